@@ -1,0 +1,3 @@
+from emulator.cli import main
+
+main()

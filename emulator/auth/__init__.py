@@ -1,0 +1,1 @@
+"""Who is calling: bearer parsing, API keys and user tokens, scopes, the admin token."""

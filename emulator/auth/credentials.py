@@ -1,0 +1,142 @@
+"""Turn an `Authorization` header into a caller, or the 401/403 that explains why not.
+
+Two kinds of credential exist: API keys (`sk-emu-...`, scoped, for the
+gateway, video and studio routes) and user tokens (`emu_user_...`, for key
+management). Each route names the kind it takes; sending the other kind is
+a 401 whose message says which one the route wants.
+"""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Literal
+
+from emulator.clock import Clock, iso
+from emulator.errors import (
+    AdminTokenRequired,
+    AuthenticationFailed,
+    KeyDisabled,
+    MissingApiKey,
+    PermissionDenied,
+)
+from emulator.ids import hash_secret
+from emulator.store import Store
+from emulator.store.accounts import account_for_user_token
+from emulator.store.keys import ApiKey, key_by_secret_hash, touch_key
+
+RouteKind = Literal["api_key", "user_token", "optional", "admin"]
+LAST_USED_RESOLUTION_S = 60  # `last_used_at` is written at most once a minute per key
+
+
+@dataclass(frozen=True)
+class RouteAuth:
+    """What a route takes: a kind of credential and, for API keys, any one of `scopes`."""
+
+    kind: RouteKind
+    scopes: tuple[str, ...] = ()
+
+    def describe_scopes(self) -> str:
+        return " or ".join(f"`{s}`" for s in self.scopes)
+
+
+@dataclass(frozen=True)
+class Caller:
+    kind: Literal["api_key", "user_token"]
+    account_id: str
+    key: ApiKey | None = None
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The token of `Bearer <token>`; None when no credential was sent at all."""
+    if header is None or not header.strip():
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        raise AuthenticationFailed(
+            "The Authorization header must be `Bearer <token>`; got a "
+            f"`{scheme[:20]}` credential instead."
+        )
+    token = token.strip()
+    return token or None
+
+
+def authenticate(store: Store, clock: Clock, auth: RouteAuth, header: str | None) -> Caller:
+    token = bearer_token(header)
+    if token is None:
+        raise MissingApiKey(_missing_message(auth))
+    secret_hash = hash_secret(token)
+    with store.read() as conn:
+        key = key_by_secret_hash(conn, secret_hash)
+        user_account = None if key else account_for_user_token(conn, secret_hash)
+    if auth.kind == "user_token":
+        if user_account is not None:
+            return Caller(kind="user_token", account_id=user_account)
+        if key is not None:
+            raise AuthenticationFailed(
+                "Key management takes a user token (for example `emu_user_demo`), not an API key."
+            )
+        raise AuthenticationFailed("The user token is not valid. The demo one is emu_user_demo.")
+    if key is None:
+        if user_account is not None:
+            raise AuthenticationFailed(
+                "This route takes an API key (for example `sk-emu-demo-all`), not a user "
+                "token; create one with POST /api/v1/keys."
+            )
+        raise AuthenticationFailed(
+            "The API key is not valid. Check it, or use a demo key such as sk-emu-demo-all."
+        )
+    _check_key(key, auth)
+    _note_use(store, clock, key)
+    return Caller(kind="api_key", account_id=key.account_id, key=key)
+
+
+def _missing_message(auth: RouteAuth) -> str:
+    if auth.kind == "user_token":
+        return (
+            "No user token was sent. Key management takes `Authorization: Bearer "
+            "<user token>`; the demo one is emu_user_demo."
+        )
+    return (
+        "No API key was sent. Send `Authorization: Bearer <API key>`; the demo key "
+        "sk-emu-demo-all has every scope."
+    )
+
+
+def _check_key(key: ApiKey, auth: RouteAuth) -> None:
+    if key.revoked_at is not None:
+        raise AuthenticationFailed(f"This API key was revoked at {key.revoked_at}.")
+    if key.status == "disabled":
+        raise KeyDisabled(
+            f"This API key ({key.id}) is disabled. Enable it with PATCH /api/v1/keys/{key.id} "
+            '{"status": "active"}, or use another key.'
+        )
+    if auth.scopes and not set(auth.scopes) & set(key.scopes):
+        raise PermissionDenied(
+            f"This API key lacks the scope {auth.describe_scopes()} that this route needs "
+            f"(it has: {', '.join(key.scopes) or 'none'}). Use a key with that scope, or "
+            "add it with PATCH /api/v1/keys/{id}.",
+            param="scopes",
+        )
+
+
+def _note_use(store: Store, clock: Clock, key: ApiKey) -> None:
+    now = clock.now()
+    if key.last_used_at is None or key.last_used_at < iso(now - LAST_USED_RESOLUTION_S):
+        with store.write() as conn:
+            touch_key(conn, key.id, iso(now))
+
+
+def check_admin(expected: str | None, authorization: str | None, header_token: str | None) -> None:
+    """The control plane is open unless the emulator runs with `--admin-token`."""
+    if expected is None:
+        return
+    sent = header_token
+    if sent is None and authorization:
+        scheme, _, token = authorization.strip().partition(" ")
+        sent = token.strip() if scheme.lower() == "bearer" else None
+    if sent is None or not hmac.compare_digest(sent.encode(), expected.encode()):
+        raise AdminTokenRequired(
+            "The control plane needs the admin token this emulator was started with: send "
+            "`Authorization: Bearer <token>` or `X-Emulator-Admin-Token: <token>`."
+        )

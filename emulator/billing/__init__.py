@@ -1,0 +1,1 @@
+"""Money: integer micros, the ledger, and (later) pricing, holds and limits."""

@@ -1,0 +1,48 @@
+"""Balance changes that are not charges: top-ups. Every change is a ledger entry."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.billing.money import micros_to_usd
+from emulator.errors import NotFound, ValidationFailed
+from emulator.store.accounts import Account, LedgerEntry, add_ledger_entry, get_account
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+MAX_TOP_UP_MICROS = 10**12  # $1,000,000 in one go is plenty for a demo
+
+
+def top_up(rt: Runtime, account_id: str, amount_micros: int, reference: str) -> LedgerEntry:
+    if not 0 < amount_micros <= MAX_TOP_UP_MICROS:
+        raise ValidationFailed(
+            f"A top-up must be more than 0 and at most {micros_to_usd(MAX_TOP_UP_MICROS)} USD.",
+            param="amount_micros",
+        )
+    with rt.store.write() as conn:
+        if get_account(conn, account_id) is None:
+            raise NotFound(f"No account {account_id!r}.", param="account_id")
+        return add_ledger_entry(
+            conn,
+            rt.ids,
+            account_id=account_id,
+            asset="usd_micros",
+            kind="topup",
+            amount=amount_micros,
+            reference=reference,
+            now=rt.clock.now_iso(),
+        )
+
+
+def balance_view(account: Account, pending_micros: int = 0) -> dict[str, Any]:
+    """The balance object: `available = balance - active holds` (holds land with billing)."""
+    available = account.balance_micros - pending_micros
+    return {
+        "balance_micros": account.balance_micros,
+        "pending_micros": pending_micros,
+        "available_micros": available,
+        "balance_usd": micros_to_usd(account.balance_micros),
+        "available_usd": micros_to_usd(available),
+        "studio_credits": account.studio_credits,
+    }

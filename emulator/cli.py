@@ -1,0 +1,351 @@
+"""The `emulator` command: serve, reset, seed, keys, topup, openapi.
+
+Every `serve` option is also an EMULATOR_* environment variable. Heavy
+imports happen inside the commands, so `emulator --help` is instant.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from emulator import __version__
+from emulator.settings import DEFAULT_DB, Settings
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+DEMO_CREDENTIALS = [
+    ("sk-emu-demo-all", "API key", "acct_demo: ai.gateway, video, studio.media"),
+    ("sk-emu-demo-gateway", "API key", "acct_demo: ai.gateway"),
+    ("sk-emu-demo-video", "API key", "acct_demo: video"),
+    ("sk-emu-demo-studio", "API key", "acct_demo: studio.media"),
+    ("sk-emu-demo-limited", "API key", "acct_demo: spend limit 2000 micros, monthly"),
+    ("sk-emu-demo-ratelimited", "API key", "acct_demo: 3 requests per minute"),
+    ("sk-emu-demo-disabled", "API key", "acct_demo: disabled"),
+    ("sk-emu-broke", "API key", "acct_broke: balance 0"),
+    ("sk-emu-other", "API key", "acct_other: all scopes"),
+    ("emu_user_demo", "user token", "acct_demo: manages its keys"),
+    ("emu_user_other", "user token", "acct_other"),
+]
+
+
+def _job_speed(value: str) -> float | None:
+    if value == "instant":
+        return None
+    try:
+        speed = float(value)
+    except ValueError:
+        speed = -1.0
+    if speed <= 0:
+        raise click.BadParameter("a positive number (2 = twice as fast) or 'instant'")
+    return speed
+
+
+db_option = click.option(
+    "--db",
+    default=DEFAULT_DB,
+    show_default=True,
+    envvar="EMULATOR_DB",
+    help="SQLite file holding the state, or :memory: for none.",
+)
+fixtures_option = click.option(
+    "--fixtures",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    envvar="EMULATOR_FIXTURES",
+    help="A fixtures folder (default: the bundled demo world).",
+)
+seed_option = click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    envvar="EMULATOR_SEED",
+    help="Seed of every generated id, secret and text.",
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="emulator")
+def main() -> None:
+    """The Gateway & Studio emulator: the whole API on your laptop, deterministic and fast.
+
+    Start it with `emulator serve`, then point a client at http://127.0.0.1:8787/api/v1
+    with the API key sk-emu-demo-all.
+    """
+
+
+@main.command()
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    envvar="EMULATOR_HOST",
+    help="Interface to listen on.",
+)
+@click.option(
+    "--port",
+    type=int,
+    default=8787,
+    show_default=True,
+    envvar="EMULATOR_PORT",
+    help="Port to listen on.",
+)
+@db_option
+@fixtures_option
+@click.option(
+    "--reset",
+    is_flag=True,
+    envvar="EMULATOR_RESET",
+    help="Wipe the state and re-seed the fixtures on start.",
+)
+@seed_option
+@click.option(
+    "--clock",
+    type=click.Choice(["real", "manual"]),
+    default="real",
+    show_default=True,
+    envvar="EMULATOR_CLOCK",
+    help="real follows the wall clock; manual stands still until POST /_emulator/clock.",
+)
+@click.option(
+    "--job-speed",
+    default="1",
+    show_default=True,
+    envvar="EMULATOR_JOB_SPEED",
+    help="Scale of simulated job durations (2 = twice as fast), or 'instant'.",
+)
+@click.option(
+    "--stream-delay-ms",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    envvar="EMULATOR_STREAM_DELAY_MS",
+    help="Pause between stream chunks; 0 = none.",
+)
+@click.option(
+    "--admin-token",
+    envvar="EMULATOR_ADMIN_TOKEN",
+    help="When set, /_emulator/* requires it as a bearer or X-Emulator-Admin-Token.",
+)
+@click.option(
+    "--log-level",
+    type=click.Choice(["critical", "error", "warning", "info", "debug"]),
+    default="info",
+    show_default=True,
+    envvar="EMULATOR_LOG_LEVEL",
+    help="Server log level; debug also logs every request.",
+)
+def serve(**options: Any) -> None:
+    """Start the emulator (default http://127.0.0.1:8787/api/v1)."""
+    options["job_speed"] = _job_speed(options["job_speed"])
+    settings = Settings(**options)
+    from emulator.server import run
+    from emulator.store.fixtures import FixtureError
+
+    try:
+        run(settings, banner=lambda rt: click.echo(banner(rt)))
+    except FixtureError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+def banner(rt: Runtime) -> str:
+    s = rt.settings
+    root = f"http://{s.host}:{s.port}"
+    lines = [
+        f"Gateway & Studio emulator {__version__}",
+        f"  API      {s.base_url}",
+        f"  Docs     {root}/schema   (OpenAPI: {root}/schema/openapi.json)",
+        f"  Control  {root}/_emulator" + ("   (admin token required)" if s.admin_token else ""),
+        f"  State    {s.db}   seed {s.seed}, clock {s.clock} ({rt.clock.now_iso()})",
+    ]
+    if s.fixtures is None:
+        lines.append("Demo credentials (Authorization: Bearer <credential>):")
+        lines += [f"  {c:<25} {kind:<10} {note}" for c, kind, note in DEMO_CREDENTIALS]
+    else:
+        lines.append(f"Fixtures: {s.fixtures}")
+    return "\n".join(lines)
+
+
+def _open(db: str, fixtures: Path | None, seed: int = 0, reset: bool = False) -> Runtime:
+    from emulator.runtime import open_runtime
+    from emulator.store.fixtures import FixtureError
+
+    try:
+        return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset))
+    except FixtureError as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@main.command()
+@db_option
+@fixtures_option
+@seed_option
+def reset(db: str, fixtures: Path | None, seed: int) -> None:
+    """Wipe the state file and load the fixtures again."""
+    rt = _open(db, fixtures, seed)
+    rt.reset()
+    click.echo(f"Reset {db} to the fixtures in {rt.fixtures_dir}.")
+
+
+@main.command()
+@db_option
+@click.option(
+    "--fixtures",
+    required=True,
+    envvar="EMULATOR_FIXTURES",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    help="The fixtures folder to load.",
+)
+@seed_option
+def seed(db: str, fixtures: Path, seed: int) -> None:
+    """Merge a fixtures folder into the state: the catalog and pricing are replaced,
+    accounts and keys are added when missing (existing balances are kept)."""
+    from emulator.runtime import merge_fixtures
+
+    rt = _open(db, fixtures, seed)
+    merge_fixtures(rt)
+    click.echo(f"Seeded {db} from {fixtures}.")
+
+
+@main.command()
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to this file instead of standard output.",
+)
+def openapi(output: Path | None) -> None:
+    """Print the OpenAPI document of every route (the one served at /schema/openapi.json)."""
+    from emulator.app import create_app
+    from emulator.openapi import finish
+
+    app = create_app(Settings(db=":memory:"))
+    text = json.dumps(finish(app.openapi_schema.to_schema()), indent=2)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n")
+
+
+@main.group()
+def keys() -> None:
+    """List or create API keys directly in the state file."""
+
+
+@keys.command("list")
+@click.argument("account")
+@db_option
+def keys_list(account: str, db: str) -> None:
+    """List ACCOUNT's API keys (never their secrets)."""
+    from emulator.keys.service import list_keys
+
+    rt = _open(db, None)
+    page = list_keys(rt, account, limit=100, cursor=None)
+    if not page["data"]:
+        click.echo(f"{account} has no API keys.")
+    for key in page["data"]:
+        limit = key["spend_limit_micros"]
+        spend = f"limit {limit} micros {key['spend_reset_interval'] or 'total'}" if limit else ""
+        click.echo(
+            f"{key['id']:<26} {key['key_hint']:<16} {key['status']:<9} "
+            f"{','.join(key['scopes']):<32} {key['name']} {spend}".rstrip()
+        )
+
+
+@keys.command("create")
+@click.argument("account")
+@click.option("--name", required=True, help="A label for the key.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    default=["ai.gateway"],
+    show_default=True,
+    type=click.Choice(["ai.gateway", "video", "studio.media"]),
+    help="Repeat for several scopes.",
+)
+@click.option(
+    "--product",
+    type=click.Choice(["ai_gateway", "video", "studio"]),
+    default="ai_gateway",
+    show_default=True,
+)
+@click.option("--spend-limit-micros", type=click.IntRange(min=0), help="Spend limit in micros.")
+@click.option(
+    "--reset-interval",
+    type=click.Choice(["daily", "weekly", "monthly"]),
+    help="Window of the spend limit (none: the limit covers all time).",
+)
+@db_option
+def keys_create(
+    account: str,
+    name: str,
+    scopes: tuple[str, ...],
+    product: str,
+    spend_limit_micros: int | None,
+    reset_interval: str | None,
+    db: str,
+) -> None:
+    """Create an API key for ACCOUNT and print its secret (shown only now)."""
+    from emulator.errors import EmulatorError
+    from emulator.keys.schemas import KeyCreate
+    from emulator.keys.service import create_key
+    from emulator.store.accounts import get_account
+
+    rt = _open(db, None)
+    with rt.store.read() as conn:
+        if get_account(conn, account) is None:
+            raise click.ClickException(f"no account {account!r} in {db}")
+    body = KeyCreate.model_validate(
+        {
+            "name": name,
+            "scopes": list(scopes),
+            "product": product,
+            "spend_limit_micros": spend_limit_micros,
+            "spend_reset_interval": reset_interval,
+        }
+    )
+    try:
+        created = create_key(rt, account, body)
+    except EmulatorError as exc:
+        raise click.ClickException(exc.message) from exc
+    click.echo(f"{created.id}  {created.key}")
+    click.echo("Store the secret now: it is not shown again.", err=True)
+
+
+@main.command()
+@click.argument("account")
+@click.argument("usd")
+@db_option
+def topup(account: str, usd: str, db: str) -> None:
+    """Add USD (e.g. 10.00) to ACCOUNT's balance, as the dashboard does: a ledger entry."""
+    from emulator.billing.ledger import top_up
+    from emulator.billing.money import micros_to_usd, usd_to_micros
+    from emulator.errors import EmulatorError
+    from emulator.store.accounts import get_account
+
+    try:
+        micros = usd_to_micros(usd)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="USD") from exc
+    rt = _open(db, None)
+    try:
+        entry = top_up(rt, account, micros, reference="cli")
+    except EmulatorError as exc:
+        raise click.ClickException(exc.message) from exc
+    with rt.store.read() as conn:
+        balance = get_account(conn, account)
+    assert balance is not None
+    click.echo(
+        f"{account}: +{micros_to_usd(micros)} USD (ledger entry {entry.id}); "
+        f"balance {micros_to_usd(balance.balance_micros)} USD"
+    )
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The control plane, /_emulator/*: health, reset, tenants, top-ups, the clock."""

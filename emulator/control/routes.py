@@ -1,0 +1,61 @@
+"""/_emulator/*: the control plane. Plain JSON; guarded by --admin-token when set."""
+
+from __future__ import annotations
+
+from litestar import Controller, get, post
+
+from emulator.control import service
+from emulator.control.schemas import (
+    AccountOut,
+    ClockOut,
+    ClockSet,
+    HealthOut,
+    ResetOut,
+    TenantCreate,
+    TenantOut,
+    TopUp,
+    TopUpOut,
+)
+from emulator.runtime import Runtime
+from emulator.web import auth_opt
+
+ADMIN: list[dict[str, list[str]]] = [{"admin": []}]
+
+
+class ControlController(Controller):
+    path = "/_emulator"
+    tags = ["Control plane"]
+    opt = auth_opt("admin")
+    security = ADMIN
+
+    @get("/health", summary="Status, version, uptime and clock")
+    async def health(self, rt: Runtime) -> HealthOut:
+        return service.health(rt)
+
+    @post("/reset", status_code=200, summary="Back to the fixtures' state (milliseconds)")
+    async def reset(self, rt: Runtime) -> ResetOut:
+        return service.reset(rt)
+
+    @post("/accounts", status_code=201, summary="A fresh isolated tenant: account, token, key")
+    async def create_account(self, rt: Runtime, data: TenantCreate | None = None) -> TenantOut:
+        return service.create_tenant(rt, data or TenantCreate())
+
+    @get("/accounts/{account_id:str}", summary="Balance, pending holds, credits and limits")
+    async def get_account(self, rt: Runtime, account_id: str) -> AccountOut:
+        return service.get_account(rt, account_id)
+
+    @post(
+        "/accounts/{account_id:str}/topup",
+        status_code=200,
+        summary="Add to the balance, as the dashboard's top-up does (a ledger entry)",
+    )
+    async def top_up(self, rt: Runtime, account_id: str, data: TopUp) -> TopUpOut:
+        return service.top_up_account(rt, account_id, data)
+
+    @get("/clock", summary="The virtual clock")
+    async def get_clock(self, rt: Runtime) -> ClockOut:
+        return service.clock_state(rt)
+
+    @post("/clock", status_code=200, summary="Advance or set the virtual clock (never back)")
+    async def set_clock(self, rt: Runtime, data: ClockSet) -> ClockOut:
+        return service.set_clock(rt, data)

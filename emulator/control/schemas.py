@@ -1,0 +1,100 @@
+"""Bodies of the control plane (SPEC section 10), spelled the same for every client."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+
+Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TenantCreate(_Body):
+    name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    balance_micros: Micros = 25_000_000
+    studio_credits: Micros = 1000
+    rate_limit_rpm: Annotated[StrictInt, Field(ge=1, le=10_000_000)] | None = None
+    premium_approved: bool = False
+
+
+class TenantOut(BaseModel):
+    account_id: str
+    name: str
+    user_token: str
+    api_key: str
+    api_key_id: str
+    balance_micros: int
+    studio_credits: int
+    rate_limit_rpm: int
+    premium_approved: bool
+    base_url: str
+
+
+class AccountOut(BaseModel):
+    id: str
+    object: Literal["account"] = "account"
+    name: str
+    origin: str
+    balance_micros: int
+    pending_micros: int
+    available_micros: int
+    balance_usd: str
+    available_usd: str
+    studio_credits: int
+    rate_limit_rpm: int
+    premium_approved: bool
+    created_at: str
+
+
+class TopUp(_Body):
+    amount_micros: Annotated[StrictInt, Field(gt=0)] | None = None
+    amount_usd: Annotated[str, Field(examples=["10.00"])] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> TopUp:
+        if (self.amount_micros is None) == (self.amount_usd is None):
+            raise ValueError("send exactly one of amount_micros or amount_usd")
+        return self
+
+
+class TopUpOut(BaseModel):
+    account: AccountOut
+    ledger_entry_id: str
+    amount_micros: int
+
+
+class ClockOut(BaseModel):
+    mode: Literal["real", "manual"]
+    now: str
+    epoch_seconds: float
+
+
+class ClockSet(_Body):
+    advance_seconds: Annotated[float, Field(ge=0, le=100 * 365 * 86400)] | None = None
+    now: Annotated[str, Field(examples=["2026-02-01T00:00:00Z"])] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> ClockSet:
+        if (self.advance_seconds is None) == (self.now is None):
+            raise ValueError("send exactly one of advance_seconds or now")
+        return self
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+    uptime_seconds: float
+    clock: ClockOut
+    db: str
+    seed: int
+    fixtures: str
+
+
+class ResetOut(BaseModel):
+    status: Literal["reset"] = "reset"
+    took_ms: float
+    clock: ClockOut

@@ -1,0 +1,160 @@
+"""The rules behind /_emulator/*: tenants, top-ups, the clock, reset, health."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from emulator import __version__
+from emulator.billing.ledger import balance_view, top_up
+from emulator.billing.money import usd_to_micros
+from emulator.clock import parse_iso
+from emulator.control.schemas import (
+    AccountOut,
+    ClockOut,
+    ClockSet,
+    HealthOut,
+    ResetOut,
+    TenantCreate,
+    TenantOut,
+    TopUp,
+    TopUpOut,
+)
+from emulator.errors import NotFound, ValidationFailed
+from emulator.ids import hash_secret
+from emulator.store import accounts as account_rows
+from emulator.store import keys as key_rows
+from emulator.store.meta import get_platform, new_id, next_sequence
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+ALL_SCOPES = ("ai.gateway", "video", "studio.media")
+
+
+def health(rt: Runtime) -> HealthOut:
+    return HealthOut(
+        version=__version__,
+        uptime_seconds=round(rt.clock.uptime(), 3),
+        clock=clock_state(rt),
+        db=rt.settings.db,
+        seed=rt.settings.seed,
+        fixtures=str(rt.fixtures_dir),
+    )
+
+
+def reset(rt: Runtime) -> ResetOut:
+    started = rt.clock.monotonic()
+    rt.reset()
+    took_ms = (rt.clock.monotonic() - started) * 1000
+    return ResetOut(took_ms=round(took_ms, 3), clock=clock_state(rt))
+
+
+def clock_state(rt: Runtime) -> ClockOut:
+    now = rt.clock.now()
+    return ClockOut(mode=rt.clock.mode, now=rt.clock.now_iso(), epoch_seconds=now)
+
+
+def set_clock(rt: Runtime, body: ClockSet) -> ClockOut:
+    if body.advance_seconds is not None:
+        rt.clock.advance(body.advance_seconds)
+    elif body.now is not None:
+        try:
+            when = parse_iso(body.now)
+        except ValueError as exc:
+            raise ValidationFailed(
+                f"`now` must be an ISO-8601 instant such as 2026-02-01T00:00:00Z ({exc}).",
+                param="now",
+            ) from exc
+        rt.clock.set(when)
+    rt.save_clock()
+    return clock_state(rt)
+
+
+def create_tenant(rt: Runtime, body: TenantCreate) -> TenantOut:
+    """A fresh isolated account with a user token and an all-scopes API key."""
+    now = rt.clock.now_iso()
+    with rt.store.write() as conn:
+        number = next_sequence(conn, "tenant")
+        world = get_platform(conn, "world") or {}
+        account = account_rows.Account(
+            id=rt.ids.make("acct", number),
+            name=body.name or f"Tenant {number}",
+            balance_micros=body.balance_micros,
+            studio_credits=body.studio_credits,
+            rate_limit_rpm=body.rate_limit_rpm or world.get("default_rate_limit_rpm", 600),
+            premium_approved=body.premium_approved,
+            origin="tenant",
+            created_at=now,
+        )
+        account_rows.insert_account(conn, account)
+        account_rows.open_balances(conn, rt.ids, account, now)
+        user_token = rt.ids.secret("emu_user_", number)
+        account_rows.insert_user_token(conn, hash_secret(user_token), account.id, "tenant", now)
+        api_key = rt.ids.secret("sk-emu-", next_sequence(conn, "api_key_secret"))
+        key = key_rows.ApiKey(
+            id=new_id(conn, rt.ids, "key"),
+            account_id=account.id,
+            secret_hash=hash_secret(api_key),
+            secret_hint=key_rows.secret_hint(api_key),
+            name="Tenant key (all scopes)",
+            scopes=ALL_SCOPES,
+            product="ai_gateway",
+            environment="test",
+            spend_limit_micros=None,
+            spend_reset_interval=None,
+            rate_limit_rpm=None,
+            status="active",
+            created_at=now,
+            updated_at=now,
+            last_used_at=None,
+            revoked_at=None,
+            request_count=0,
+            charge_micros=0,
+        )
+        key_rows.insert_key(conn, key)
+    return TenantOut(
+        account_id=account.id,
+        name=account.name,
+        user_token=user_token,
+        api_key=api_key,
+        api_key_id=key.id,
+        balance_micros=account.balance_micros,
+        studio_credits=account.studio_credits,
+        rate_limit_rpm=account.rate_limit_rpm,
+        premium_approved=account.premium_approved,
+        base_url=rt.settings.base_url,
+    )
+
+
+def get_account(rt: Runtime, account_id: str) -> AccountOut:
+    with rt.store.read() as conn:
+        account = account_rows.get_account(conn, account_id)
+    if account is None:
+        raise NotFound(f"No account {account_id!r}.", param="account_id")
+    return account_out(account)
+
+
+def account_out(account: account_rows.Account) -> AccountOut:
+    return AccountOut(
+        id=account.id,
+        name=account.name,
+        origin=account.origin,
+        rate_limit_rpm=account.rate_limit_rpm,
+        premium_approved=account.premium_approved,
+        created_at=account.created_at,
+        **balance_view(account),
+    )
+
+
+def top_up_account(rt: Runtime, account_id: str, body: TopUp) -> TopUpOut:
+    amount = body.amount_micros
+    if body.amount_usd is not None:
+        try:
+            amount = usd_to_micros(body.amount_usd)
+        except ValueError as exc:
+            raise ValidationFailed(str(exc), param="amount_usd") from exc
+    assert amount is not None  # the schema requires one of the two
+    entry = top_up(rt, account_id, amount, reference="control-plane")
+    return TopUpOut(
+        account=get_account(rt, account_id), ledger_entry_id=entry.id, amount_micros=amount
+    )

@@ -1,0 +1,111 @@
+"""Render every error, ours or the framework's, as the envelope of SPEC section 6.
+
+Nothing leaves as a bare 500 or a stack trace: an unexpected exception is
+logged with its traceback and answered as 500 `internal_error` in the envelope.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from litestar import Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+
+from emulator.errors import (
+    EmulatorError,
+    InternalError,
+    InvalidRequest,
+    MalformedJson,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
+
+log = logging.getLogger("emulator")
+_BY_STATUS: dict[int, type[EmulatorError]] = {
+    400: InvalidRequest,
+    404: NotFound,
+    405: MethodNotAllowed,
+    413: PayloadTooLarge,
+    415: UnsupportedMediaType,
+    422: ValidationFailed,
+}
+
+
+def render(exc: EmulatorError) -> Response[Any]:
+    return Response(
+        content=exc.envelope(),
+        status_code=exc.status,
+        headers=exc.headers,
+        media_type="application/json",
+    )
+
+
+def handle_emulator_error(_: Request[Any, Any, Any], exc: EmulatorError) -> Response[Any]:
+    return render(exc)
+
+
+def handle_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    return render(translate(request, exc))
+
+
+def translate(request: Request[Any, Any, Any], exc: Exception) -> EmulatorError:
+    """The framework's exceptions, said in our vocabulary."""
+    if isinstance(exc, EmulatorError):
+        return exc
+    if isinstance(exc, ValidationException):
+        return _validation_error(exc)
+    if isinstance(exc, NotFoundException):
+        return NotFound(
+            f"No route matches {request.method} {request.url.path}. The routes are listed at "
+            "/schema (OpenAPI: /schema/openapi.json)."
+        )
+    if isinstance(exc, MethodNotAllowedException):
+        return MethodNotAllowed(
+            f"{request.method} is not allowed on {request.url.path}.",
+            headers=dict(exc.headers or {}),
+        )
+    if isinstance(exc, HTTPException):
+        detail = str(exc.detail)
+        if exc.status_code == 400 and "JSON is malformed" in detail:
+            return MalformedJson(
+                f"The request body is not valid JSON ({detail.split(': ', 1)[-1]}). "
+                "Send a JSON object with Content-Type: application/json."
+            )
+        cls = _BY_STATUS.get(exc.status_code)
+        if cls is not None:
+            return cls(detail)
+        if exc.status_code < 500:
+            return InvalidRequest(detail)
+    log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    return InternalError(
+        "The emulator hit an unexpected error; it has been logged. This is a bug in the "
+        "emulator: please report it with the X-Request-Id of this answer."
+    )
+
+
+def _validation_error(exc: ValidationException) -> EmulatorError:
+    problems: list[dict[str, Any]] = list(exc.extra or []) if isinstance(exc.extra, list) else []
+    if not problems:
+        return ValidationFailed(str(exc.detail))
+    first = problems[0]
+    key = first.get("key")
+    source = first.get("source")
+    message = str(first.get("message", "is not valid"))
+    if key == "data" and source == "body":
+        return InvalidRequest("The request body is missing: send a JSON object.")
+    if not key:
+        if "valid dictionary" in message:
+            return InvalidRequest("The request body must be a JSON object.")
+        return ValidationFailed(f"{message.removeprefix('Value error, ')}.")
+    where = "query parameter" if source == "query" else "field"
+    more = f" ({len(problems) - 1} more problem(s) in this request)" if len(problems) > 1 else ""
+    return ValidationFailed(f"Invalid {where} `{key}`: {message}.{more}", param=str(key))

@@ -1,0 +1,174 @@
+"""The one error tree of the emulator, and the envelope every error is sent in.
+
+Each class carries the wire's status, type and code; `app.py` renders any of
+them (and the framework's own errors) as SPEC section 6's envelope:
+``{"error": {"message", "type", "code", "param"}}``.
+
+    EmulatorError
+    ├── InvalidRequest            400 invalid_request_error / invalid_request
+    │   ├── MalformedJson         400                       / invalid_json
+    │   ├── ValidationFailed      422                       / invalid_request (or a field code)
+    │   └── ModelNotFound         404                       / model_not_found
+    ├── AuthenticationFailed      401 authentication_error  / invalid_api_key
+    │   ├── MissingApiKey         401                       / missing_api_key
+    │   ├── KeyDisabled           401                       / key_disabled
+    │   └── AdminTokenRequired    401                       / invalid_admin_token
+    ├── BillingError              402 billing_error         / insufficient_credits
+    ├── PermissionDenied          403 permission_error      / insufficient_scope
+    ├── NotFound                  404 not_found_error       / not_found
+    ├── MethodNotAllowed          405 invalid_request_error / method_not_allowed
+    ├── Conflict                  409 conflict_error        / idempotency_key_in_use
+    ├── PayloadTooLarge           413 invalid_request_error / payload_too_large
+    ├── UnsupportedMediaType      415 invalid_request_error / unsupported_media_type
+    ├── RateLimited               429 rate_limit_error      / rate_limit_exceeded
+    ├── InternalError             500 api_error             / internal_error
+    ├── NotImplementedYet         501 not_implemented_error / not_implemented
+    └── UpstreamError             503 upstream_error        / upstream_failed
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class EmulatorError(Exception):
+    status: ClassVar[int] = 500
+    type: ClassVar[str] = "api_error"
+    code: ClassVar[str] = "internal_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        param: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.instance_code = code or self.code
+        self.headers = headers or {}
+        self.metadata = metadata
+
+    def envelope(self) -> dict[str, Any]:
+        return error_envelope(
+            self.message, self.type, self.instance_code, self.param, self.metadata
+        )
+
+
+def error_envelope(
+    message: str,
+    type_: str,
+    code: str,
+    param: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"message": message, "type": type_, "code": code, "param": param}
+    if metadata is not None:
+        body["metadata"] = metadata
+    return {"error": body}
+
+
+class InvalidRequest(EmulatorError):
+    status = 400
+    type = "invalid_request_error"
+    code = "invalid_request"
+
+
+class MalformedJson(InvalidRequest):
+    code = "invalid_json"
+
+
+class ValidationFailed(InvalidRequest):
+    status = 422
+
+
+class ModelNotFound(InvalidRequest):
+    status = 404
+    code = "model_not_found"
+
+
+class AuthenticationFailed(EmulatorError):
+    status = 401
+    type = "authentication_error"
+    code = "invalid_api_key"
+
+
+class MissingApiKey(AuthenticationFailed):
+    code = "missing_api_key"
+
+
+class KeyDisabled(AuthenticationFailed):
+    code = "key_disabled"
+
+
+class AdminTokenRequired(AuthenticationFailed):
+    code = "invalid_admin_token"
+
+
+class BillingError(EmulatorError):
+    status = 402
+    type = "billing_error"
+    code = "insufficient_credits"
+
+
+class PermissionDenied(EmulatorError):
+    status = 403
+    type = "permission_error"
+    code = "insufficient_scope"
+
+
+class NotFound(EmulatorError):
+    status = 404
+    type = "not_found_error"
+    code = "not_found"
+
+
+class MethodNotAllowed(EmulatorError):
+    status = 405
+    type = "invalid_request_error"
+    code = "method_not_allowed"
+
+
+class Conflict(EmulatorError):
+    status = 409
+    type = "conflict_error"
+    code = "idempotency_key_in_use"
+
+
+class PayloadTooLarge(EmulatorError):
+    status = 413
+    type = "invalid_request_error"
+    code = "payload_too_large"
+
+
+class UnsupportedMediaType(EmulatorError):
+    status = 415
+    type = "invalid_request_error"
+    code = "unsupported_media_type"
+
+
+class RateLimited(EmulatorError):
+    status = 429
+    type = "rate_limit_error"
+    code = "rate_limit_exceeded"
+
+
+class InternalError(EmulatorError):
+    status = 500
+    type = "api_error"
+    code = "internal_error"
+
+
+class NotImplementedYet(EmulatorError):
+    status = 501
+    type = "not_implemented_error"
+    code = "not_implemented"
+
+
+class UpstreamError(EmulatorError):
+    status = 503
+    type = "upstream_error"
+    code = "upstream_failed"

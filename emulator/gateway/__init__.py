@@ -1,0 +1,1 @@
+"""The model gateway: catalog, pricing, and (later) chat, responses and routing."""

@@ -1,0 +1,212 @@
+"""The model catalog and the pricing object, as clients see them.
+
+Both are built from the store once and kept, encoded, until the catalog
+changes (a reset, a seed, a provider marked up or down, or another process
+writing to the same database file), so `GET /models` costs a dictionary
+lookup.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
+from emulator.errors import ModelNotFound
+from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.store import Store
+from emulator.store.catalog import CatalogRows, ModelRow, ProviderRow, ServingRow, load_catalog
+from emulator.store.meta import get_platform
+
+_CAPABILITY_PARAMETERS = {
+    "tools": ["tools", "tool_choice"],
+    "structured_output": ["response_format", "structured_outputs"],
+    "reasoning": ["reasoning", "include_reasoning"],
+}
+_COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "stream"]
+
+
+@dataclass(frozen=True)
+class CatalogView:
+    models: list[dict[str, Any]]
+    by_id: dict[str, dict[str, Any]]
+    models_page_bytes: bytes  # the whole list, encoded: the common case
+    pricing: dict[str, Any]
+    pricing_bytes: bytes
+
+
+class Catalog:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._view: CatalogView | None = None
+        self._data_version = -1
+
+    def invalidate(self) -> None:
+        self._view = None
+
+    def view(self) -> CatalogView:
+        version = self._store.data_version()
+        view = self._view
+        if view is not None and version == self._data_version:
+            return view
+        with self._lock:
+            with self._store.read() as conn:
+                rows = load_catalog(conn)
+                pricing = get_platform(conn, "pricing") or {}
+            view = build_view(rows, pricing)
+            self._view, self._data_version = view, version
+        return view
+
+
+def build_view(rows: CatalogRows, pricing: dict[str, Any]) -> CatalogView:
+    providers = {p.name: p for p in rows.providers}
+    serving: dict[str, list[ServingRow]] = {}
+    for entry in rows.serving:
+        serving.setdefault(entry.model_id, []).append(entry)
+    models = [model_wire(m, serving.get(m.id, []), providers) for m in rows.models]
+    page = {"object": "list", "data": models, "has_more": False, "next_cursor": None}
+    pricing_body = pricing_wire(pricing, models)
+    return CatalogView(
+        models=models,
+        by_id={m["id"]: m for m in models},
+        models_page_bytes=encode(page),
+        pricing=pricing_body,
+        pricing_bytes=encode(pricing_body),
+    )
+
+
+def encode(body: Any) -> bytes:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def model_wire(
+    model: ModelRow, serving: list[ServingRow], providers: dict[str, ProviderRow]
+) -> dict[str, Any]:
+    body = model.body
+    created = datetime.fromisoformat(body["created"]).replace(tzinfo=UTC)
+    routes = [provider_wire(entry, providers[entry.provider], body) for entry in serving]
+    capabilities = set(body["capabilities"])
+    parameters = list(_COMMON_PARAMETERS)
+    for capability, names in _CAPABILITY_PARAMETERS.items():
+        if capability in capabilities:
+            parameters += names
+    top = routes[0] if routes else None
+    return {
+        "id": model.id,
+        "object": "model",
+        "created": int(created.timestamp()),
+        "owned_by": model.vendor,
+        "vendor": model.vendor,
+        "name": body["name"],
+        "description": body["description"],
+        "context_length": body["context_length"],
+        "max_output_tokens": body["max_output_tokens"],
+        "modality": model.modality,
+        "architecture": {
+            "input_modalities": body["input_modalities"],
+            "output_modalities": body["output_modalities"],
+            "tokenizer": body["tokenizer"],
+        },
+        "pricing": top["pricing"] if top else None,
+        "capabilities": {
+            name: name in capabilities
+            for name in ("tools", "structured_output", "streaming", "vision", "reasoning")
+        },
+        "supported_parameters": parameters,
+        "data_policy": body["data_policy"],
+        "premium": model.premium,
+        "top_provider": top,
+        "providers": routes,
+        "emulated": True,
+    }
+
+
+def provider_wire(
+    entry: ServingRow, provider: ProviderRow, model_body: dict[str, Any]
+) -> dict[str, Any]:
+    extra = entry.body
+    return {
+        "name": provider.name,
+        "display_name": provider.body["display_name"],
+        "wire_format": provider.wire_format,
+        "status": provider.status,
+        "context_length": extra.get("context_length") or model_body["context_length"],
+        "max_output_tokens": extra.get("max_output_tokens") or model_body["max_output_tokens"],
+        "latency_ms": provider.latency_ms,
+        "throughput_tps": provider.body["throughput_tps"],
+        "pricing": {
+            "prompt": per_token_usd(entry.prompt_micros_per_mtok),
+            "completion": per_token_usd(entry.completion_micros_per_mtok),
+            "image": usd_compact(extra.get("image_micros", 0)),
+            "request": usd_compact(extra.get("request_micros", 0)),
+            "prompt_micros_per_mtok": entry.prompt_micros_per_mtok,
+            "completion_micros_per_mtok": entry.completion_micros_per_mtok,
+            "image_micros": extra.get("image_micros", 0),
+            "request_micros": extra.get("request_micros", 0),
+        },
+    }
+
+
+def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[str, Any]:
+    packages = [
+        {
+            **package,
+            "amount_usd": micros_to_usd(package["amount_micros"]),
+            "credited_micros": package["amount_micros"] + package["bonus_micros"],
+        }
+        for package in pricing.get("packages", [])
+    ]
+    return {
+        "object": "pricing",
+        "currency": pricing.get("currency", "USD"),
+        "platform_fee_percent": pricing.get("platform_fee_percent", 0),
+        "minimum_charge_micros": pricing.get("minimum_charge_micros", 0),
+        "minimum_charge_usd": micros_to_usd(pricing.get("minimum_charge_micros", 0)),
+        "packages": packages,
+        "models": [
+            {
+                "id": m["id"],
+                "modality": m["modality"],
+                "provider": m["top_provider"]["name"] if m["top_provider"] else None,
+                **(m["pricing"] or {}),
+                "providers": [{"name": p["name"], **p["pricing"]} for p in m["providers"]],
+            }
+            for m in models
+        ],
+    }
+
+
+def find_model(view: CatalogView, model_id: str) -> dict[str, Any]:
+    """The catalog entry of `model_id`, or a 404 that suggests the closest ids."""
+    model = view.by_id.get(model_id)
+    if model is not None:
+        return model
+    import difflib
+
+    ids = list(view.by_id)
+    close = difflib.get_close_matches(model_id, ids, n=3, cutoff=0.4)
+    if not close:  # match on the part after the vendor, e.g. "gpt-4o" -> "openai/gpt-4o"
+        names = {i.split("/", 1)[1]: i for i in ids}
+        close = [names[n] for n in difflib.get_close_matches(model_id, list(names), n=3)]
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise ModelNotFound(
+        f"The model {model_id!r} is not in the catalog.{hint} GET /api/v1/models lists them all.",
+        param="model",
+    )
+
+
+def models_page(view: CatalogView, limit: int | None, cursor: str | None) -> bytes:
+    if limit is None and not cursor:
+        return view.models_page_bytes
+    size = check_limit(limit, default=len(view.models) or 1, maximum=500)
+    after = decode_cursor(cursor, 1)
+    start = 0
+    if after is not None:
+        ids = [m["id"] for m in view.models]
+        start = ids.index(after[0]) + 1 if after[0] in ids else len(ids)
+    items = view.models[start : start + size + 1]
+    return encode(page(items, size, cursor_of=lambda m: encode_cursor(m["id"]), render=dict))

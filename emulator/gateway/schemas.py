@@ -1,0 +1,107 @@
+"""Wire models of the catalog and pricing, for the OpenAPI document.
+
+The handlers send pre-encoded bytes built by `catalog.py`; these models
+describe those bytes field by field, and a test checks they agree.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+
+class ProviderPricing(BaseModel):
+    prompt: str
+    completion: str
+    image: str
+    request: str
+    prompt_micros_per_mtok: int
+    completion_micros_per_mtok: int
+    image_micros: int
+    request_micros: int
+
+
+class ModelProvider(BaseModel):
+    name: str
+    display_name: str
+    wire_format: Literal["chat", "responses", "messages"]
+    status: Literal["up", "down", "slow"]
+    context_length: int
+    max_output_tokens: int
+    latency_ms: int
+    throughput_tps: int
+    pricing: ProviderPricing
+
+
+class Architecture(BaseModel):
+    input_modalities: list[str]
+    output_modalities: list[str]
+    tokenizer: str
+
+
+class Capabilities(BaseModel):
+    tools: bool
+    structured_output: bool
+    streaming: bool
+    vision: bool
+    reasoning: bool
+
+
+class ModelOut(BaseModel):
+    id: str
+    object: Literal["model"]
+    created: int
+    owned_by: str
+    vendor: str
+    name: str
+    description: str
+    context_length: int
+    max_output_tokens: int
+    modality: Literal["text", "image", "video", "audio"]
+    architecture: Architecture
+    pricing: ProviderPricing | None
+    capabilities: Capabilities
+    supported_parameters: list[str]
+    data_policy: dict[str, Any]
+    premium: bool
+    top_provider: ModelProvider | None
+    providers: list[ModelProvider]
+    emulated: bool
+
+
+class ModelList(BaseModel):
+    object: Literal["list"]
+    data: list[ModelOut]
+    has_more: bool
+    next_cursor: str | None
+
+
+class Package(BaseModel):
+    id: str
+    name: str
+    amount_micros: int
+    bonus_micros: int
+    amount_usd: str
+    credited_micros: int
+
+
+class ProviderPrice(ProviderPricing):
+    name: str
+
+
+class ModelPrice(ProviderPricing):
+    id: str
+    modality: str
+    provider: str | None
+    providers: list[ProviderPrice]
+
+
+class Pricing(BaseModel):
+    object: Literal["pricing"]
+    currency: str
+    platform_fee_percent: float
+    minimum_charge_micros: int
+    minimum_charge_usd: str
+    packages: list[Package]
+    models: list[ModelPrice]

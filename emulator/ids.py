@@ -1,0 +1,58 @@
+"""The one source of identifiers, secrets and randomness.
+
+Everything is derived from the seed (`--seed`) and a sequence number or a
+key, so the same state and requests give the same ids on any machine.
+Nothing else in the package may call `uuid4()`, `secrets` or `random`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import random
+
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _digest(*parts: object) -> bytes:
+    return hashlib.sha256(":".join(str(p) for p in parts).encode()).digest()
+
+
+def _base62(data: bytes, length: int) -> str:
+    n = int.from_bytes(data, "big")
+    out = []
+    for _ in range(length):
+        n, r = divmod(n, 62)
+        out.append(_ALPHABET[r])
+    return "".join(out)
+
+
+def hash_secret(secret: str) -> str:
+    """How API keys and user tokens are stored: never the raw secret."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Ids:
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self._requests = itertools.count(1)
+
+    def make(self, prefix: str, n: int) -> str:
+        """The n-th id of a kind, e.g. `key_3k9x…`."""
+        token = base64.b32encode(_digest(self.seed, prefix, n)).decode().lower()
+        return f"{prefix}_{token[:20]}"
+
+    def secret(self, prefix: str, n: int) -> str:
+        """The n-th raw secret of a kind (API keys, user tokens)."""
+        return prefix + _base62(_digest(self.seed, "secret", prefix, n), 40)
+
+    def request_id(self) -> str:
+        return self.make("req", next(self._requests))
+
+    def rng(self, *key: object) -> random.Random:
+        """A generator seeded by the run's seed and the request's key."""
+        return random.Random(int.from_bytes(_digest(self.seed, *key)[:8], "big"))
+
+    def reset(self) -> None:
+        self._requests = itertools.count(1)

@@ -1,0 +1,1 @@
+"""API key management: /api/v1/keys (user token)."""

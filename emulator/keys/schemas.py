@@ -1,0 +1,94 @@
+"""Wire models of /keys: what a client sends and what it gets back."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+
+Scope = Literal["ai.gateway", "video", "studio.media"]
+Product = Literal["ai_gateway", "video", "studio"]
+ResetInterval = Literal["daily", "weekly", "monthly"]
+Name = Annotated[str, Field(min_length=1, max_length=100)]
+Label = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("name", check_fields=False)
+    @classmethod
+    def _name_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("the name must not be blank")
+        return value.strip() if value is not None else None
+
+    @field_validator("scopes", check_fields=False)
+    @classmethod
+    def _scopes_unique(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and len(set(value)) != len(value):
+            raise ValueError("a scope is listed twice")
+        return value
+
+
+class KeyCreate(_Body):
+    name: Name
+    scopes: list[Scope] = Field(default=["ai.gateway"], min_length=1)
+    product: Product = "ai_gateway"
+    environment: Label = "production"
+    spend_limit_micros: Micros | None = None
+    spend_reset_interval: ResetInterval | None = None
+    rate_limit_rpm: Annotated[StrictInt, Field(ge=1, le=1_000_000)] | None = None
+
+
+class KeyUpdate(_Body):
+    """Only the fields sent are changed; `null` clears a spend limit or interval."""
+
+    name: Name | None = None
+    status: Literal["active", "disabled"] | None = None
+    scopes: list[Scope] | None = Field(default=None, min_length=1)
+    environment: Label | None = None
+    spend_limit_micros: Micros | None = None
+    spend_reset_interval: ResetInterval | None = None
+
+
+class KeyUsage(BaseModel):
+    requests: int
+    charge_micros: int
+    window_charge_micros: int
+
+
+class ApiKeyOut(BaseModel):
+    id: str
+    object: Literal["api_key"] = "api_key"
+    name: str
+    scopes: list[str]
+    product: str
+    environment: str
+    spend_limit_micros: int | None
+    spend_reset_interval: str | None
+    rate_limit_rpm: int | None
+    status: str
+    key_hint: str
+    created_at: str
+    updated_at: str
+    last_used_at: str | None
+    usage: KeyUsage
+
+
+class ApiKeyCreated(ApiKeyOut):
+    key: str = Field(description="The raw secret. Shown once, at creation; store it now.")
+
+
+class ApiKeyList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ApiKeyOut]
+    has_more: bool
+    next_cursor: str | None
+
+
+class ApiKeyDeleted(BaseModel):
+    id: str
+    object: Literal["api_key"] = "api_key"
+    deleted: bool = True

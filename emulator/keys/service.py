@@ -1,0 +1,152 @@
+"""The rules of API keys: creation, listing, updates and revocation.
+
+The raw secret exists only in the answer to its creation; the store keeps a
+hash. A user token sees only its own account's keys: another account's key
+id is a 404, so ids do not leak.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from emulator.errors import NotFound, ValidationFailed
+from emulator.ids import hash_secret
+from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
+from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.store import keys as key_rows
+from emulator.store.meta import new_id, next_sequence
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+SECRET_PREFIX = "sk-emu-"
+
+
+def create_key(rt: Runtime, account_id: str, body: KeyCreate) -> ApiKeyCreated:
+    check_key_rules(body.product, body.scopes, body.spend_limit_micros, body.spend_reset_interval)
+    now = rt.clock.now_iso()
+    with rt.store.write() as conn:
+        secret = rt.ids.secret(SECRET_PREFIX, next_sequence(conn, "api_key_secret"))
+        key = key_rows.ApiKey(
+            id=new_id(conn, rt.ids, "key"),
+            account_id=account_id,
+            secret_hash=hash_secret(secret),
+            secret_hint=key_rows.secret_hint(secret),
+            name=body.name,
+            scopes=tuple(body.scopes),
+            product=body.product,
+            environment=body.environment,
+            spend_limit_micros=body.spend_limit_micros,
+            spend_reset_interval=body.spend_reset_interval,
+            rate_limit_rpm=body.rate_limit_rpm,
+            status="active",
+            created_at=now,
+            updated_at=now,
+            last_used_at=None,
+            revoked_at=None,
+            request_count=0,
+            charge_micros=0,
+        )
+        key_rows.insert_key(conn, key)
+    return ApiKeyCreated(**to_wire(key).model_dump(), key=secret)
+
+
+def list_keys(
+    rt: Runtime, account_id: str, limit: int | None, cursor: str | None
+) -> dict[str, Any]:
+    size = check_limit(limit, default=50, maximum=100)
+    after = decode_cursor(cursor, 2)
+    with rt.store.read() as conn:
+        keys = key_rows.list_keys(conn, account_id, size + 1, after)
+    return page(
+        keys,
+        size,
+        cursor_of=lambda k: encode_cursor(k.created_at, k.id),
+        render=lambda k: to_wire(k).model_dump(),
+    )
+
+
+def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:
+    with rt.store.read() as conn:
+        return to_wire(_live_key(conn, account_id, key_id))
+
+
+def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> ApiKeyOut:
+    changes = {field: getattr(body, field) for field in body.model_fields_set}
+    if changes.get("name") is None:
+        changes.pop("name", None)
+    for required in ("status", "scopes", "environment"):
+        if required in changes and changes[required] is None:
+            raise ValidationFailed(f"`{required}` cannot be null.", param=required)
+    now = rt.clock.now_iso()
+    with rt.store.write() as conn:
+        key = _live_key(conn, account_id, key_id)
+        fields: dict[str, Any] = {k: tuple(v) if k == "scopes" else v for k, v in changes.items()}
+        merged = replace(key, **fields)
+        check_key_rules(
+            merged.product,
+            merged.scopes,
+            merged.spend_limit_micros,
+            merged.spend_reset_interval,
+        )
+        if changes:
+            key_rows.update_key(conn, key_id, changes, now)
+            merged = replace(merged, updated_at=now)
+    return to_wire(merged)
+
+
+def revoke_key(rt: Runtime, account_id: str, key_id: str) -> str:
+    with rt.store.write() as conn:
+        _live_key(conn, account_id, key_id)
+        key_rows.revoke_key(conn, key_id, rt.clock.now_iso())
+    return key_id
+
+
+def check_key_rules(
+    product: str, scopes: Sequence[str], limit: int | None, interval: str | None
+) -> None:
+    if product == "ai_gateway" and "ai.gateway" not in scopes:
+        raise ValidationFailed(
+            "A key for product `ai_gateway` needs the `ai.gateway` scope: add it to `scopes`, "
+            "or choose product `video` or `studio`.",
+            param="scopes",
+            code="missing_gateway_scope",
+        )
+    if interval is not None and limit is None:
+        raise ValidationFailed(
+            "`spend_reset_interval` only applies with a `spend_limit_micros`: set both, or "
+            "leave the interval out.",
+            param="spend_reset_interval",
+            code="reset_interval_without_limit",
+        )
+
+
+def to_wire(key: key_rows.ApiKey) -> ApiKeyOut:
+    return ApiKeyOut(
+        id=key.id,
+        name=key.name,
+        scopes=list(key.scopes),
+        product=key.product,
+        environment=key.environment,
+        spend_limit_micros=key.spend_limit_micros,
+        spend_reset_interval=key.spend_reset_interval,
+        rate_limit_rpm=key.rate_limit_rpm,
+        status=key.status,
+        key_hint=key.secret_hint,
+        created_at=key.created_at,
+        updated_at=key.updated_at,
+        last_used_at=key.last_used_at,
+        # Totals come from billing (a later issue); until then no request is billed.
+        usage=KeyUsage(
+            requests=key.request_count, charge_micros=key.charge_micros, window_charge_micros=0
+        ),
+    )
+
+
+def _live_key(conn: Any, account_id: str, key_id: str) -> key_rows.ApiKey:
+    key = key_rows.get_key(conn, account_id, key_id)
+    if key is None:
+        raise NotFound(f"No API key {key_id!r} in this account.", param="id")
+    return key

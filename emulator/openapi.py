@@ -1,0 +1,111 @@
+"""The OpenAPI document: litestar's, finished so that every error says our envelope.
+
+Litestar documents its own validation error shape; ours is different, so the
+finished document replaces every 4xx/5xx body with `ErrorEnvelope` and adds
+the 401/403/422 answers each route can give.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from litestar import Request
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
+from litestar.openapi.spec import Components, SecurityScheme, Tag
+
+from emulator import __version__
+from emulator.web import ErrorEnvelope
+
+_ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+_DESCRIPTIONS = {
+    "400": "Bad request: malformed JSON or a body that is not an object",
+    "401": "No credential, an unknown one, or the wrong kind for this route",
+    "403": "The API key lacks the scope this route needs",
+    "404": "Not found",
+    "422": "A field is invalid; `error.param` names it",
+}
+
+
+def finish(document: dict[str, Any]) -> dict[str, Any]:
+    doc = copy.deepcopy(document)
+    schema = ErrorEnvelope.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(schema.pop("$defs", {}))
+    schemas["ErrorEnvelope"] = schema
+    for item in doc.get("paths", {}).values():
+        for method, operation in item.items():
+            if isinstance(operation, dict) and method != "parameters":
+                _finish_operation(operation)
+    return doc
+
+
+def _finish_operation(operation: dict[str, Any]) -> None:
+    responses = operation.setdefault("responses", {})
+    wanted = ["400"]
+    if operation.get("security"):
+        wanted += ["401", "403"] if {"bearer": []} in operation["security"] else ["401"]
+    if operation.get("requestBody") or operation.get("parameters"):
+        wanted.append("422")
+    for status in wanted:
+        responses.setdefault(status, {"description": _DESCRIPTIONS[status]})
+    for status, response in responses.items():
+        if status[0] in "45":
+            response["content"] = {"application/json": {"schema": _ERROR_REF}}
+            response.pop("headers", None)
+            if status in _DESCRIPTIONS:
+                response["description"] = _DESCRIPTIONS[status]
+
+
+class _Finished:
+    _cache: tuple[int, dict[str, Any]] | None = None
+
+    def finished(self, openapi_schema: dict[str, Any]) -> dict[str, Any]:
+        if self._cache is None or self._cache[0] != id(openapi_schema):
+            self._cache = (id(openapi_schema), finish(openapi_schema))
+        return self._cache[1]
+
+
+class FinishedJson(_Finished, JsonRenderPlugin):
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return super().render(request, self.finished(openapi_schema))
+
+
+class FinishedSwagger(_Finished, SwaggerRenderPlugin):
+    def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
+        return super().render(request, self.finished(openapi_schema))
+
+
+def openapi_config() -> OpenAPIConfig:
+    return OpenAPIConfig(
+        title="Gateway & Studio emulator",
+        version=__version__,
+        description=(
+            "A local-first emulator of the Gateway & Studio API. Base URL `/api/v1`; the "
+            "control plane lives under `/_emulator`. Demo credentials: API key "
+            "`sk-emu-demo-all`, user token `emu_user_demo`. Every error answer is "
+            '`{"error": {"message", "type", "code", "param"}}`.'
+        ),
+        path="/schema",
+        render_plugins=[FinishedSwagger(path="/"), FinishedJson()],
+        components=Components(
+            security_schemes={
+                "bearer": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="An API key (sk-emu-...) or, on /keys, a user token.",
+                ),
+                "admin": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="The --admin-token, when the emulator was started with one.",
+                ),
+            }
+        ),
+        tags=[
+            Tag(name="Gateway"),
+            Tag(name="API keys"),
+            Tag(name="Control plane", description="Outside /api/v1: drive the emulator."),
+        ],
+    )

@@ -1,0 +1,66 @@
+"""The list shape of SPEC section 8, with `limit` and an opaque `cursor`."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from emulator.errors import ValidationFailed
+
+T = TypeVar("T")
+
+
+def check_limit(limit: int | None, default: int, maximum: int) -> int:
+    if limit is None:
+        return default
+    if not 1 <= limit <= maximum:
+        raise ValidationFailed(
+            f"limit must be between 1 and {maximum}; got {limit}.", param="limit"
+        )
+    return limit
+
+
+def encode_cursor(*parts: str) -> str:
+    return base64.urlsafe_b64encode(json.dumps(parts).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str | None, size: int) -> tuple[str, ...] | None:
+    """The parts of a cursor made by `encode_cursor`; a garbled one is a 422."""
+    if cursor is None or cursor == "":
+        return None
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        parts = json.loads(base64.urlsafe_b64decode(padded.encode()))
+    except (binascii.Error, ValueError, UnicodeDecodeError):
+        parts = None
+    if (
+        not isinstance(parts, list)
+        or len(parts) != size
+        or not all(isinstance(p, str) for p in parts)
+    ):
+        raise ValidationFailed(
+            "cursor is not one this emulator gave out: pass the `next_cursor` of the "
+            "previous page unchanged.",
+            param="cursor",
+        )
+    return tuple(parts)
+
+
+def page(
+    items: Sequence[T],
+    limit: int,
+    cursor_of: Callable[[T], str],
+    render: Callable[[T], Any],
+) -> dict[str, Any]:
+    """One page from up to `limit + 1` items, newest first (the extra one says more exist)."""
+    shown = items[:limit]
+    has_more = len(items) > limit
+    return {
+        "object": "list",
+        "data": [render(item) for item in shown],
+        "has_more": has_more,
+        "next_cursor": cursor_of(shown[-1]) if has_more and shown else None,
+    }

@@ -1,0 +1,121 @@
+"""Routes of the interface (sections 4.1-4.5) that later issues build.
+
+Each already exists with its real auth and scope, so clients and tests see
+the right 401/403 today; past the guard it answers 501 `not_implemented` in
+the error envelope. A route leaves this table when its feature lands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.enums import HttpMethod
+from litestar.handlers import HTTPRouteHandler
+from litestar.openapi.datastructures import ResponseSpec
+
+from emulator.errors import NotImplementedYet
+from emulator.web import BEARER, ErrorEnvelope, auth_opt
+
+GATEWAY = ("ai.gateway",)
+VIDEO = ("video",)
+STUDIO = ("studio.media", "video")
+
+# (method, path under /api/v1, scopes any of which is accepted, OpenAPI tag)
+PENDING: list[tuple[str, str, tuple[str, ...], str]] = [
+    ("POST", "/chat/completions", GATEWAY, "Gateway"),
+    ("POST", "/responses", GATEWAY, "Gateway"),
+    ("POST", "/responses/input_tokens", GATEWAY, "Gateway"),
+    ("GET", "/ai-gateway/balance", GATEWAY, "Billing"),
+    ("POST", "/ai-gateway/quote", GATEWAY, "Billing"),
+    ("GET", "/ai-gateway/usage", GATEWAY, "Billing"),
+    ("GET", "/ai-gateway/usage/{id:str}", GATEWAY, "Billing"),
+    ("GET", "/ai-gateway/reservations", GATEWAY, "Billing"),
+    ("GET", "/studio/workflows", STUDIO, "Studio"),
+    ("GET", "/studio/recipes", STUDIO, "Studio"),
+    ("POST", "/studio/sessions", STUDIO, "Studio"),
+    ("GET", "/studio/sessions", STUDIO, "Studio"),
+    ("GET", "/studio/sessions/{id:str}", STUDIO, "Studio"),
+    ("POST", "/studio/sessions/{id:str}/approve", STUDIO, "Studio"),
+    ("GET", "/studio/sessions/{id:str}/events", STUDIO, "Studio"),
+    ("POST", "/studio/sessions/{id:str}/messages", STUDIO, "Studio"),
+    ("GET", "/studio/sessions/{id:str}/assets", STUDIO, "Studio"),
+    ("POST", "/studio/mcp", STUDIO, "Studio"),
+    ("GET", "/studio/assets", STUDIO, "Studio"),
+    ("POST", "/studio/assets", STUDIO, "Studio"),
+    ("GET", "/studio/assets/{id:str}", STUDIO, "Studio"),
+    ("POST", "/generate/video", VIDEO, "Video"),
+    ("GET", "/generation/{id:str}", VIDEO, "Video"),
+    ("POST", "/vidprov/videos/effects", VIDEO, "Video provider"),
+    ("POST", "/vidprov/lipsync", VIDEO, "Video provider"),
+    ("POST", "/vidprov/multi-elements", VIDEO, "Video provider"),
+    ("GET", "/vidprov/tasks/{id:str}", VIDEO, "Video provider"),
+    ("POST", "/repurpose", VIDEO, "Repurpose"),
+    ("GET", "/repurpose", VIDEO, "Repurpose"),
+    ("GET", "/repurpose/{task_id:str}", VIDEO, "Repurpose"),
+    ("POST", "/repurpose/{task_id:str}/retry", VIDEO, "Repurpose"),
+    ("DELETE", "/repurpose/{task_id:str}", VIDEO, "Repurpose"),
+    ("PUT", "/repurpose/{task_id:str}/clip/{clip_id:str}", VIDEO, "Repurpose"),
+    ("POST", "/repurpose/{task_id:str}/clip/{clip_id:str}/render-captions", VIDEO, "Repurpose"),
+    ("POST", "/images/generate", VIDEO, "Images"),
+    ("POST", "/vidprov/images/generations", VIDEO, "Images"),
+    ("POST", "/vidprov/general/ai-multi-shot", VIDEO, "Images"),
+    ("POST", "/vidprov/images/vidprov-virtual-try-on", VIDEO, "Images"),
+    ("POST", "/images/edit", VIDEO, "Images"),
+    ("POST", "/images/enhance", VIDEO, "Images"),
+    ("POST", "/images/faceswap", VIDEO, "Images"),
+    ("POST", "/images/3d-angles", VIDEO, "Images"),
+    ("POST", "/images/character-gen", VIDEO, "Images"),
+    ("POST", "/vidprov/image-recognize", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/audio/text-to-audio", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/audio/video-to-audio", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/lipsync/identify-face", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/voices", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/voices", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/voices/presets", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/voices/{id:str}", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/voices/delete", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/elements", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/elements", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/elements/{id:str}", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/multi-elements/init-selection", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/multi-elements/add-selection", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/multi-elements/delete-selection", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/multi-elements/clear-selection", VIDEO, "Studio tools"),
+    ("POST", "/vidprov/multi-elements/preview-selection", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/multi-elements", VIDEO, "Studio tools"),
+    ("GET", "/vidprov/multi-elements/{id:str}", VIDEO, "Studio tools"),
+    ("POST", "/repurpose/tts", VIDEO, "Studio tools"),
+    ("POST", "/repurpose/enhance-audio", VIDEO, "Studio tools"),
+    ("POST", "/repurpose/lipsync", VIDEO, "Studio tools"),
+    ("POST", "/repurpose/recast", VIDEO, "Studio tools"),
+    ("POST", "/video/transitions", VIDEO, "Studio tools"),
+    ("POST", "/video/edit", VIDEO, "Studio tools"),
+    ("POST", "/ads/generate", VIDEO, "Studio tools"),
+    ("GET", "/broll/search", VIDEO, "Studio tools"),
+]
+
+
+def pending_handlers() -> list[HTTPRouteHandler]:
+    return [_pending(method, path, scopes, tag) for method, path, scopes, tag in PENDING]
+
+
+def _pending(method: str, path: str, scopes: tuple[str, ...], tag: str) -> HTTPRouteHandler:
+    async def not_yet(request: Request[Any, Any, Any]) -> None:
+        raise NotImplementedYet(
+            f"{method} /api/v1{request.url.path.split('/api/v1', 1)[-1]} is part of the "
+            "interface but not emulated yet: its auth and scopes are checked, its behaviour "
+            "lands in a later release (see docs/fidelity.md)."
+        )
+
+    return HTTPRouteHandler(
+        path=path,
+        http_method=HttpMethod(method),
+        opt=auth_opt("api_key", *scopes),
+        security=BEARER,
+        tags=[tag],
+        summary=f"Not emulated yet (answers 501); needs scope {' or '.join(scopes)}",
+        operation_id=f"pending_{method.lower()}_{path}".replace("/", "_").replace(":str", ""),
+        status_code=501,
+        responses={501: ResponseSpec(data_container=ErrorEnvelope, description="Not yet")},
+    )(not_yet)

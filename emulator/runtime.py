@@ -1,0 +1,99 @@
+"""The running emulator's world: settings, store, clock, ids and caches.
+
+Start-up and reset take the same path: migrate, seed (when empty), done.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from emulator.clock import Clock, parse_iso
+from emulator.gateway.catalog import Catalog
+from emulator.ids import Ids
+from emulator.settings import Settings, default_fixtures_dir
+from emulator.store import Store
+from emulator.store.fixtures import Fixtures, load_fixtures
+from emulator.store.meta import get_meta, get_platform, set_meta
+from emulator.store.migrations import data_tables, migrate
+from emulator.store.seed import seed
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    store: Store
+    clock: Clock
+    ids: Ids
+    catalog: Catalog
+    fixtures_dir: Path
+    started_at: float = field(default_factory=time.monotonic)
+
+    def fixtures(self) -> Fixtures:
+        return load_fixtures(self.fixtures_dir)
+
+    def save_clock(self) -> None:
+        manual_now, offset = self.clock.state()
+        with self.store.write() as conn:
+            set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset})
+
+    def reset(self) -> None:
+        """Back to the fixtures' state: wipe, migrate, seed; the clock to its start."""
+        fx = self.fixtures()
+        with self.store.write() as conn:
+            wipe(conn)
+            self.clock.reset(fx.world.clock_start_ts)
+            self.ids.reset()
+            build(conn, fx, self.ids, self.clock)
+        self.catalog.invalidate()
+
+
+def open_runtime(settings: Settings) -> Runtime:
+    fixtures_dir = settings.fixtures or default_fixtures_dir()
+    store = Store(settings.db)
+    ids = Ids(settings.seed)
+    with store.write() as conn:
+        migrate(conn)
+        if settings.reset:
+            wipe(conn)
+        world = get_platform(conn, "world")
+        if world is None:  # an empty database: seed it from the fixtures
+            fx = load_fixtures(fixtures_dir)
+            clock = Clock(settings.clock, fx.world.clock_start_ts)
+            build(conn, fx, ids, clock)
+        else:
+            clock = Clock(settings.clock, parse_iso(world["clock_start"]))
+            saved = get_meta(conn, "clock") or {}
+            clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
+    return Runtime(
+        settings=settings,
+        store=store,
+        clock=clock,
+        ids=ids,
+        catalog=Catalog(store),
+        fixtures_dir=fixtures_dir,
+    )
+
+
+def wipe(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA defer_foreign_keys = ON")
+    for table in data_tables(conn):
+        conn.execute(f'DELETE FROM "{table}"')
+
+
+def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> None:
+    migrate(conn)
+    seed(conn, fx, ids, clock.now_iso())
+    manual_now, offset = clock.state()
+    set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset})
+
+
+def merge_fixtures(rt: Runtime) -> None:
+    """`emulator seed`: load the fixtures over the current state without wiping it."""
+    fx = rt.fixtures()
+    with rt.store.write() as conn:
+        migrate(conn)
+        seed(conn, fx, rt.ids, rt.clock.now_iso())
+    rt.catalog.invalidate()

@@ -1,0 +1,75 @@
+"""Run the app under uvicorn: in the foreground (`emulator serve`) or in a thread (tests)."""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import uvicorn
+
+from emulator.app import create_app
+from emulator.runtime import Runtime, open_runtime
+from emulator.settings import Settings
+
+
+def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
+    fast = importlib.util.find_spec("uvloop") and importlib.util.find_spec("httptools")
+    return uvicorn.Config(
+        app,
+        host=settings.host,
+        port=settings.port,
+        loop="uvloop" if fast else "asyncio",
+        http="httptools" if fast else "h11",
+        ws="none",
+        lifespan="on",
+        log_level=settings.log_level,
+        access_log=settings.log_level == "debug",
+        server_header=False,
+    )
+
+
+def run(settings: Settings, banner: Callable[[Runtime], None]) -> None:
+    rt = open_runtime(settings)
+    app = create_app(settings, rt)
+    banner(rt)
+    uvicorn.Server(uvicorn_config(app, settings)).run()
+
+
+class BackgroundServer:
+    """A live emulator on a free port of 127.0.0.1, in a daemon thread."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind((settings.host, 0))
+        self.settings = settings.with_(port=self.sock.getsockname()[1])
+        self.runtime = open_runtime(self.settings)
+        self.app = create_app(self.settings, self.runtime)
+        self.server = uvicorn.Server(uvicorn_config(self.app, self.settings))
+        self.thread = threading.Thread(target=self._serve, name="emulator", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.settings.host}:{self.settings.port}"
+
+    def _serve(self) -> None:
+        self.server.run(sockets=[self.sock])
+
+    def start(self, timeout: float = 10.0) -> BackgroundServer:
+        self.thread.start()
+        waited = threading.Event()
+        for _ in range(int(timeout / 0.01)):
+            if self.server.started or not self.thread.is_alive():
+                break
+            waited.wait(0.01)
+        if not self.server.started:
+            raise RuntimeError("the emulator did not start")
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()

@@ -1,0 +1,43 @@
+"""One frozen Settings object, built by the CLI (options or EMULATOR_* variables)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Literal
+
+DEFAULT_DB = ".emulator/state.db"
+MEMORY_DB = ":memory:"
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "127.0.0.1"
+    port: int = 8787
+    db: str = DEFAULT_DB
+    fixtures: Path | None = None  # None: the bundled default fixtures
+    reset: bool = False
+    seed: int = 0
+    clock: Literal["real", "manual"] = "real"
+    job_speed: float | None = 1.0  # None means "instant": jobs finish at creation
+    stream_delay_ms: int = 20
+    admin_token: str | None = None
+    log_level: str = "info"
+
+    @property
+    def in_memory(self) -> bool:
+        return self.db == MEMORY_DB
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/api/v1"
+
+    def with_(self, **changes: object) -> Settings:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def default_fixtures_dir() -> Path:
+    """The bundled fixtures: inside the wheel, or at the top of a source checkout."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_fixtures"
+    return packaged if packaged.is_dir() else here.parent / "fixtures"

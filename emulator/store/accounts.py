@@ -1,0 +1,181 @@
+"""Accounts, their user tokens and their ledger.
+
+A balance only ever changes through `apply_ledger_entry`, in the caller's
+transaction, so `balance = sum of ledger amounts` holds for every asset.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from emulator.store.meta import new_id
+
+if TYPE_CHECKING:
+    from emulator.ids import Ids
+
+Asset = Literal["usd_micros", "studio_credits"]
+_BALANCE_COLUMN: dict[str, str] = {
+    "usd_micros": "balance_micros",
+    "studio_credits": "studio_credits",
+}
+
+
+@dataclass(frozen=True)
+class Account:
+    id: str
+    name: str
+    balance_micros: int
+    studio_credits: int
+    rate_limit_rpm: int
+    premium_approved: bool
+    origin: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    id: str
+    account_id: str
+    asset: str
+    kind: str
+    amount: int
+    balance_after: int
+    reference: str | None
+    created_at: str
+
+
+def _account(row: sqlite3.Row) -> Account:
+    return Account(
+        id=row["id"],
+        name=row["name"],
+        balance_micros=row["balance_micros"],
+        studio_credits=row["studio_credits"],
+        rate_limit_rpm=row["rate_limit_rpm"],
+        premium_approved=bool(row["premium_approved"]),
+        origin=row["origin"],
+        created_at=row["created_at"],
+    )
+
+
+def insert_account(conn: sqlite3.Connection, account: Account) -> bool:
+    """Insert with zero balances (openings go through the ledger); False if it exists."""
+    cur = conn.execute(
+        "INSERT OR IGNORE INTO accounts (id, name, balance_micros, studio_credits, "
+        "rate_limit_rpm, premium_approved, origin, created_at) VALUES (?, ?, 0, 0, ?, ?, ?, ?)",
+        [
+            account.id,
+            account.name,
+            account.rate_limit_rpm,
+            int(account.premium_approved),
+            account.origin,
+            account.created_at,
+        ],
+    )
+    return cur.rowcount == 1
+
+
+def get_account(conn: sqlite3.Connection, account_id: str) -> Account | None:
+    row = conn.execute("SELECT * FROM accounts WHERE id = ?", [account_id]).fetchone()
+    return None if row is None else _account(row)
+
+
+def apply_ledger_entry(conn: sqlite3.Connection, entry: LedgerEntry) -> int:
+    """Add `entry.amount` to the account's balance of `entry.asset`; return the new balance."""
+    column = _BALANCE_COLUMN[entry.asset]
+    row = conn.execute(
+        f"UPDATE accounts SET {column} = {column} + ? WHERE id = ? RETURNING {column}",
+        [entry.amount, entry.account_id],
+    ).fetchone()
+    balance_after = int(row[0])
+    conn.execute(
+        "INSERT INTO ledger (id, account_id, asset, kind, amount, balance_after, reference, "
+        "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            entry.id,
+            entry.account_id,
+            entry.asset,
+            entry.kind,
+            entry.amount,
+            balance_after,
+            entry.reference,
+            entry.created_at,
+        ],
+    )
+    return balance_after
+
+
+def add_ledger_entry(
+    conn: sqlite3.Connection,
+    ids: Ids,
+    *,
+    account_id: str,
+    asset: Asset,
+    kind: str,
+    amount: int,
+    reference: str | None,
+    now: str,
+) -> LedgerEntry:
+    entry = LedgerEntry(
+        id=new_id(conn, ids, "le"),
+        account_id=account_id,
+        asset=asset,
+        kind=kind,
+        amount=amount,
+        balance_after=0,
+        reference=reference,
+        created_at=now,
+    )
+    balance_after = apply_ledger_entry(conn, entry)
+    return LedgerEntry(**{**entry.__dict__, "balance_after": balance_after})
+
+
+def open_balances(conn: sqlite3.Connection, ids: Ids, account: Account, now: str) -> None:
+    """The opening ledger entries that give a new account its starting balances."""
+    for asset, amount in (
+        ("usd_micros", account.balance_micros),
+        ("studio_credits", account.studio_credits),
+    ):
+        add_ledger_entry(
+            conn,
+            ids,
+            account_id=account.id,
+            asset=asset,  # type: ignore[arg-type]
+            kind="opening",
+            amount=amount,
+            reference=None,
+            now=now,
+        )
+
+
+def ledger_sum(conn: sqlite3.Connection, account_id: str, asset: Asset) -> int:
+    row = conn.execute(
+        "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ? AND asset = ?",
+        [account_id, asset],
+    ).fetchone()
+    return int(row[0])
+
+
+def list_ledger(conn: sqlite3.Connection, account_id: str) -> list[LedgerEntry]:
+    rows = conn.execute(
+        "SELECT * FROM ledger WHERE account_id = ? ORDER BY created_at, rowid", [account_id]
+    )
+    return [LedgerEntry(**dict(row)) for row in rows]
+
+
+def insert_user_token(
+    conn: sqlite3.Connection, token_hash: str, account_id: str, label: str, created_at: str
+) -> None:
+    conn.execute(
+        "INSERT OR IGNORE INTO user_tokens (token_hash, account_id, label, created_at) "
+        "VALUES (?, ?, ?, ?)",
+        [token_hash, account_id, label, created_at],
+    )
+
+
+def account_for_user_token(conn: sqlite3.Connection, token_hash: str) -> str | None:
+    row = conn.execute(
+        "SELECT account_id FROM user_tokens WHERE token_hash = ?", [token_hash]
+    ).fetchone()
+    return None if row is None else str(row[0])

@@ -1,0 +1,73 @@
+"""One SQLite connection per emulator, shared by every thread under one lock.
+
+A file database runs in WAL mode so that the CLI (`emulator topup`, `keys
+create`) can write while a server runs. `:memory:` is a named shared-cache
+database: one in-memory database for the whole process, however many
+connections or threads look at it, kept alive by this connection.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from emulator.settings import MEMORY_DB
+
+_memory_names = itertools.count(1)
+
+
+def _connect(path: str) -> tuple[sqlite3.Connection, str]:
+    if path == MEMORY_DB:
+        uri = f"file:emulator-{os.getpid()}-{next(_memory_names)}?mode=memory&cache=shared"
+    else:
+        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        uri = Path(path).expanduser().resolve().as_uri()
+    conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA busy_timeout = 5000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if path != MEMORY_DB:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    return conn, uri
+
+
+class Store:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.conn, self.uri = _connect(path)
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+        with self._lock:
+            if self.conn.in_transaction:
+                yield self.conn
+                return
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    @contextmanager
+    def read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self.conn
+
+    def data_version(self) -> int:
+        """Changes when another connection (the CLI) commits to the same file."""
+        with self._lock:
+            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self.conn.close()

@@ -1,0 +1,198 @@
+"""Read and check a fixtures folder (plain YAML files a user can copy and edit).
+
+A mistake in a user's fixtures is reported with the file and the field, not
+as a stack trace. Parsed fixtures are cached, so a reset costs no parsing.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from emulator.clock import parse_iso
+
+SCOPES = ("ai.gateway", "video", "studio.media")
+WIRE_FORMATS = ("chat", "responses", "messages")
+RESET_INTERVALS = ("daily", "weekly", "monthly")
+
+
+class FixtureError(Exception):
+    """A fixtures folder that cannot be loaded; the message names file and field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KeyFixture(_Strict):
+    id: str
+    secret: str
+    name: str
+    scopes: list[Literal["ai.gateway", "video", "studio.media"]]
+    product: str = "ai_gateway"
+    environment: str = "production"
+    spend_limit_micros: int | None = Field(default=None, ge=0)
+    spend_reset_interval: Literal["daily", "weekly", "monthly"] | None = None
+    rate_limit_rpm: int | None = Field(default=None, ge=1)
+    status: Literal["active", "disabled"] = "active"
+
+
+class AccountFixture(_Strict):
+    id: str
+    name: str
+    balance_micros: int = Field(ge=0)
+    studio_credits: int = Field(default=0, ge=0)
+    rate_limit_rpm: int | None = Field(default=None, ge=1)
+    premium_approved: bool = False
+    user_tokens: list[str] = []
+    keys: list[KeyFixture] = []
+
+
+class ProviderFixture(_Strict):
+    name: str
+    display_name: str
+    wire_format: Literal["chat", "responses", "messages"]
+    latency_ms: int = Field(default=500, ge=0)
+    throughput_tps: int = Field(default=100, ge=1)
+    behavior: Literal["ok", "fail", "slow"] = "ok"
+    status: Literal["up", "down", "slow"] = "up"
+    description: str = "An emulated provider: deterministic, no upstream is called."
+
+
+class ModelProviderFixture(_Strict):
+    provider: str
+    prompt_micros_per_mtok: int = Field(ge=0)
+    completion_micros_per_mtok: int = Field(ge=0)
+    image_micros: int = Field(default=0, ge=0)
+    request_micros: int = Field(default=0, ge=0)
+    context_length: int | None = Field(default=None, ge=1)
+    max_output_tokens: int | None = Field(default=None, ge=1)
+
+
+class ModelFixture(_Strict):
+    id: str
+    name: str
+    description: str
+    created: date
+    context_length: int = Field(ge=1)
+    max_output_tokens: int = Field(ge=1)
+    modality: Literal["text", "image", "video", "audio"] = "text"
+    input_modalities: list[str] = ["text"]
+    output_modalities: list[str] = ["text"]
+    tokenizer: str = "default"
+    capabilities: list[
+        Literal["tools", "structured_output", "streaming", "vision", "reasoning"]
+    ] = []
+    data_policy: dict[str, Any] = {}
+    premium: bool = False
+    providers: list[ModelProviderFixture] = Field(min_length=1)
+
+    @field_validator("id")
+    @classmethod
+    def _vendor_slash_name(cls, value: str) -> str:
+        vendor, _, name = value.partition("/")
+        if not vendor or not name:
+            raise ValueError("a model id has the form <vendor>/<model_name>")
+        return value
+
+
+class PackageFixture(_Strict):
+    id: str
+    name: str
+    amount_micros: int = Field(ge=0)
+    bonus_micros: int = Field(default=0, ge=0)
+
+
+class PricingFixture(_Strict):
+    platform_fee_percent: float = Field(ge=0, le=100)
+    minimum_charge_micros: int = Field(ge=0)
+    currency: str = "USD"
+    packages: list[PackageFixture] = []
+
+
+class WorldFixture(_Strict):
+    clock_start: str = "2026-01-01T00:00:00Z"
+    default_rate_limit_rpm: int = Field(default=600, ge=1)
+
+    @property
+    def clock_start_ts(self) -> float:
+        return parse_iso(self.clock_start)
+
+
+class Fixtures(_Strict):
+    source: str
+    world: WorldFixture
+    pricing: PricingFixture
+    providers: list[ProviderFixture]
+    models: list[ModelFixture]
+    accounts: list[AccountFixture]
+
+
+_FILES = {
+    "world": ("world.yaml", None),
+    "pricing": ("pricing.yaml", None),
+    "providers": ("providers.yaml", "providers"),
+    "models": ("models.yaml", "models"),
+    "accounts": ("accounts.yaml", "accounts"),
+}
+_cache: dict[tuple[str, tuple[float, ...]], Fixtures] = {}
+
+
+def load_fixtures(folder: Path) -> Fixtures:
+    folder = folder.expanduser().resolve()
+    if not folder.is_dir():
+        raise FixtureError(f"fixtures folder {folder} does not exist")
+    paths = [folder / name for name, _ in _FILES.values()]
+    stamp = (str(folder), tuple(p.stat().st_mtime if p.exists() else 0.0 for p in paths))
+    if stamp not in _cache:
+        _cache[stamp] = _parse(folder)
+    return _cache[stamp]
+
+
+def _parse(folder: Path) -> Fixtures:
+    import yaml  # only when fixtures are (re)read, not on every start-up path
+
+    raw: dict[str, Any] = {"source": str(folder)}
+    for field, (filename, list_key) in _FILES.items():
+        path = folder / filename
+        try:
+            data = yaml.safe_load(path.read_text()) if path.exists() else None
+        except yaml.YAMLError as exc:
+            raise FixtureError(f"{path}: not valid YAML: {exc}") from exc
+        data = data or {}
+        raw[field] = data.get(list_key, []) if list_key else data
+    try:
+        fixtures = Fixtures.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise FixtureError(f"{folder}: {where}: {first['msg']}") from exc
+    _check_references(fixtures)
+    return fixtures
+
+
+def _check_references(fx: Fixtures) -> None:
+    providers = {p.name for p in fx.providers}
+    for model in fx.models:
+        for entry in model.providers:
+            if entry.provider not in providers:
+                raise FixtureError(
+                    f"models.yaml: {model.id} names provider {entry.provider!r}, "
+                    "which providers.yaml does not define"
+                )
+    _unique("models.yaml model ids", [m.id for m in fx.models])
+    _unique("accounts.yaml account ids", [a.id for a in fx.accounts])
+    _unique("accounts.yaml key ids", [k.id for a in fx.accounts for k in a.keys])
+    _unique("accounts.yaml key secrets", [k.secret for a in fx.accounts for k in a.keys])
+    _unique("accounts.yaml user tokens", [t for a in fx.accounts for t in a.user_tokens])
+
+
+def _unique(what: str, values: list[str]) -> None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            raise FixtureError(f"{what}: {value!r} appears twice")
+        seen.add(value)

@@ -1,0 +1,107 @@
+"""API keys: stored with a hash of the secret, never the secret itself."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+# Columns that PATCH /keys/{id} may change; anything else is not updatable.
+UPDATABLE = frozenset(
+    {"name", "status", "scopes", "environment", "spend_limit_micros", "spend_reset_interval"}
+)
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    id: str
+    account_id: str
+    secret_hash: str
+    secret_hint: str
+    name: str
+    scopes: tuple[str, ...]
+    product: str
+    environment: str
+    spend_limit_micros: int | None
+    spend_reset_interval: str | None
+    rate_limit_rpm: int | None
+    status: str
+    created_at: str
+    updated_at: str
+    last_used_at: str | None
+    revoked_at: str | None
+    request_count: int
+    charge_micros: int
+
+
+def _key(row: sqlite3.Row) -> ApiKey:
+    data = dict(row)
+    data["scopes"] = tuple(json.loads(data["scopes"]))
+    return ApiKey(**data)
+
+
+def insert_key(conn: sqlite3.Connection, key: ApiKey) -> bool:
+    data = key.__dict__ | {"scopes": json.dumps(list(key.scopes))}
+    columns = ", ".join(data)
+    marks = ", ".join("?" for _ in data)
+    cur = conn.execute(
+        f"INSERT OR IGNORE INTO api_keys ({columns}) VALUES ({marks})", list(data.values())
+    )
+    return cur.rowcount == 1
+
+
+def key_by_secret_hash(conn: sqlite3.Connection, secret_hash: str) -> ApiKey | None:
+    row = conn.execute("SELECT * FROM api_keys WHERE secret_hash = ?", [secret_hash]).fetchone()
+    return None if row is None else _key(row)
+
+
+def get_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> ApiKey | None:
+    """A live (not revoked) key of this account; another account's id is None."""
+    row = conn.execute(
+        "SELECT * FROM api_keys WHERE id = ? AND account_id = ? AND revoked_at IS NULL",
+        [key_id, account_id],
+    ).fetchone()
+    return None if row is None else _key(row)
+
+
+def list_keys(
+    conn: sqlite3.Connection, account_id: str, limit: int, after: tuple[str, ...] | None
+) -> list[ApiKey]:
+    """Live keys, newest first; `after` is the (created_at, id) of the last one seen."""
+    sql = "SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"
+    params: list[Any] = [account_id]
+    if after is not None:
+        sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
+        params += [after[0], after[0], after[1]]
+    sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+    params.append(limit)
+    return [_key(row) for row in conn.execute(sql, params)]
+
+
+def update_key(
+    conn: sqlite3.Connection, key_id: str, changes: dict[str, Any], updated_at: str
+) -> None:
+    unknown = set(changes) - UPDATABLE
+    if unknown:
+        raise ValueError(f"not updatable: {sorted(unknown)}")
+    values = {k: json.dumps(list(v)) if k == "scopes" else v for k, v in changes.items()}
+    values["updated_at"] = updated_at
+    assignments = ", ".join(f"{column} = ?" for column in values)
+    conn.execute(f"UPDATE api_keys SET {assignments} WHERE id = ?", [*values.values(), key_id])
+
+
+def revoke_key(conn: sqlite3.Connection, key_id: str, revoked_at: str) -> None:
+    conn.execute(
+        "UPDATE api_keys SET revoked_at = ?, updated_at = ?, status = 'revoked' WHERE id = ?",
+        [revoked_at, revoked_at, key_id],
+    )
+
+
+def touch_key(conn: sqlite3.Connection, key_id: str, used_at: str) -> None:
+    conn.execute("UPDATE api_keys SET last_used_at = ? WHERE id = ?", [used_at, key_id])
+
+
+def secret_hint(secret: str) -> str:
+    """What a list may show of a secret: its prefix and its last four characters."""
+    return f"{secret[:7]}...{secret[-4:]}"

@@ -1,0 +1,142 @@
+"""Schema changes, only through registered migrations, each in the caller's transaction.
+
+Tables are declared with sqlite-utils; a migration runs once and is recorded
+in `_migrations`. Add a new function at the end; never edit an applied one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+Migration = Callable[[Any], None]  # receives a sqlite_utils.Database
+MIGRATIONS: list[tuple[str, Migration]] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append((fn.__name__, fn))
+    return fn
+
+
+@migration
+def m0001_foundation(db: Any) -> None:
+    db["meta"].create({"key": str, "value": str}, pk="key")
+    db["sequences"].create({"name": str, "value": int}, pk="name", not_null={"value"})
+    db["platform"].create({"key": str, "value": str}, pk="key")
+    db["accounts"].create(
+        {
+            "id": str,
+            "name": str,
+            "balance_micros": int,
+            "studio_credits": int,
+            "rate_limit_rpm": int,
+            "premium_approved": int,
+            "origin": str,  # "fixture" or "tenant"
+            "created_at": str,
+        },
+        pk="id",
+        not_null={"name", "balance_micros", "studio_credits", "rate_limit_rpm", "created_at"},
+    )
+    db["ledger"].create(
+        {
+            "id": str,
+            "account_id": str,
+            "asset": str,  # "usd_micros" or "studio_credits"
+            "kind": str,  # opening, topup, charge, refund, ...
+            "amount": int,
+            "balance_after": int,
+            "reference": str,
+            "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"account_id", "asset", "kind", "amount", "balance_after", "created_at"},
+    )
+    db["ledger"].create_index(["account_id", "asset", "created_at"])
+    db["user_tokens"].create(
+        {"token_hash": str, "account_id": str, "label": str, "created_at": str},
+        pk="token_hash",
+        foreign_keys=[("account_id", "accounts", "id")],
+    )
+    db["api_keys"].create(
+        {
+            "id": str,
+            "account_id": str,
+            "secret_hash": str,
+            "secret_hint": str,
+            "name": str,
+            "scopes": str,  # JSON array
+            "product": str,
+            "environment": str,
+            "spend_limit_micros": int,
+            "spend_reset_interval": str,
+            "rate_limit_rpm": int,
+            "status": str,
+            "created_at": str,
+            "updated_at": str,
+            "last_used_at": str,
+            "revoked_at": str,
+            "request_count": int,
+            "charge_micros": int,
+        },
+        pk="id",
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"account_id", "secret_hash", "name", "scopes", "status", "created_at"},
+        defaults={"request_count": 0, "charge_micros": 0},
+    )
+    db["api_keys"].create_index(["secret_hash"], unique=True)
+    db["api_keys"].create_index(["account_id", "created_at"])
+    db["providers"].create(
+        {
+            "name": str,
+            "position": int,
+            "wire_format": str,
+            "status": str,
+            "latency_ms": int,
+            "body": str,  # JSON: display name, description, throughput, ...
+        },
+        pk="name",
+        not_null={"wire_format", "status"},
+    )
+    db["models"].create(
+        {"id": str, "position": int, "vendor": str, "modality": str, "premium": int, "body": str},
+        pk="id",
+        not_null={"vendor", "body"},
+    )
+    db["model_providers"].create(
+        {
+            "model_id": str,
+            "provider": str,
+            "position": int,
+            "prompt_micros_per_mtok": int,
+            "completion_micros_per_mtok": int,
+            "body": str,  # JSON: image/request prices, context length, ...
+        },
+        pk=("model_id", "provider"),
+        foreign_keys=[("model_id", "models", "id"), ("provider", "providers", "name")],
+    )
+
+
+def migrate(conn: sqlite3.Connection) -> list[str]:
+    """Apply pending migrations (the caller holds the transaction); return their names."""
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")
+    done = {row[0] for row in conn.execute("SELECT name FROM _migrations")}
+    pending = [(name, fn) for name, fn in MIGRATIONS if name not in done]
+    if not pending:
+        return []
+    import sqlite_utils  # imported only when the schema changes: it is slow to import
+
+    db = sqlite_utils.Database(conn)
+    for name, fn in pending:
+        fn(db)
+        conn.execute("INSERT INTO _migrations (name) VALUES (?)", [name])
+    return [name for name, _ in pending]
+
+
+def data_tables(conn: sqlite3.Connection) -> list[str]:
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND name NOT LIKE 'sqlite_%' AND name != '_migrations'"
+    )
+    return [row[0] for row in rows]

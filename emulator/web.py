@@ -1,0 +1,71 @@
+"""The thin HTTP glue every router shares: auth guard, dependencies, JSON answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response
+from litestar.connection import ASGIConnection
+from litestar.handlers.base import BaseRouteHandler
+from pydantic import BaseModel
+
+from emulator.auth.credentials import Caller, RouteAuth, authenticate, check_admin
+from emulator.runtime import Runtime
+
+JSON = "application/json"
+BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
+
+
+def auth_opt(kind: str, *scopes: str) -> dict[str, Any]:
+    """Route metadata read by `guard`: e.g. `opt=auth_opt("api_key", "video")`."""
+    return {"auth": RouteAuth(kind, scopes)}  # type: ignore[arg-type]
+
+
+def runtime_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Runtime:
+    rt: Runtime = connection.app.state.runtime
+    return rt
+
+
+def guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """Authenticate by the route's `opt["auth"]`; the caller lands in `request.state`."""
+    auth: RouteAuth | None = handler.opt.get("auth")
+    if auth is None or auth.kind == "optional":
+        return
+    rt = runtime_of(connection)
+    headers = connection.headers
+    if auth.kind == "admin":
+        check_admin(
+            rt.settings.admin_token,
+            headers.get("authorization"),
+            headers.get("x-emulator-admin-token"),
+        )
+        return
+    connection.state.caller = authenticate(rt.store, rt.clock, auth, headers.get("authorization"))
+
+
+def provide_runtime(request: Request[Any, Any, Any]) -> Runtime:
+    return runtime_of(request)
+
+
+def provide_caller(request: Request[Any, Any, Any]) -> Caller:
+    caller: Caller = request.state.caller
+    return caller
+
+
+def json_bytes(body: bytes, status: int = 200) -> Response[bytes]:
+    """An already-encoded JSON answer (cached catalog pages)."""
+    return Response(content=body, status_code=status, media_type=JSON)
+
+
+class ErrorBody(BaseModel):
+    message: str
+    type: str
+    code: str
+    param: str | None
+    metadata: dict[str, Any] | None = None
+
+
+class ErrorEnvelope(BaseModel):
+    """Every error answer: SPEC section 6."""
+
+    error: ErrorBody
