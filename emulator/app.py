@@ -9,6 +9,7 @@ from litestar.config.cors import CORSConfig
 from litestar.datastructures import MutableScopeHeaders
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
+from litestar.plugins.pydantic import PydanticPlugin
 from litestar.types import Message, Scope
 
 from emulator import __version__
@@ -49,6 +50,8 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         on_shutdown=[lambda: rt.store.close()],
         cors_config=CORSConfig(allow_origins=["*"], expose_headers=EXPOSED_HEADERS),
         openapi_config=openapi_config(),
+        # Strict: JSON types as sent ("100" is not an integer, 1 is not a boolean).
+        plugins=[PydanticPlugin(validate_strict=True)],
         logging_config=None,
         debug=False,
     )

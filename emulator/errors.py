@@ -35,6 +35,8 @@ class EmulatorError(Exception):
     status: ClassVar[int] = 500
     type: ClassVar[str] = "api_error"
     code: ClassVar[str] = "internal_error"
+    # Sent with every instance, e.g. `x-should-retry: false` so SDKs fail fast.
+    default_headers: ClassVar[dict[str, str]] = {}
 
     def __init__(
         self,
@@ -49,7 +51,7 @@ class EmulatorError(Exception):
         self.message = message
         self.param = param
         self.instance_code = code or self.code
-        self.headers = headers or {}
+        self.headers = {**self.default_headers, **(headers or {})}
         self.metadata = metadata
 
     def envelope(self) -> dict[str, Any]:
@@ -166,6 +168,7 @@ class NotImplementedYet(EmulatorError):
     status = 501
     type = "not_implemented_error"
     code = "not_implemented"
+    default_headers = {"x-should-retry": "false"}
 
 
 class UpstreamError(EmulatorError):

@@ -6,6 +6,7 @@ from typing import Any
 
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
+from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
 from pydantic import BaseModel
 
@@ -13,6 +14,9 @@ from emulator.auth.credentials import Caller, RouteAuth, authenticate, check_adm
 from emulator.runtime import Runtime
 
 JSON = "application/json"
+# Handler parameters filled by the app's dependencies (`rt`, `caller`).
+RuntimeDep = NamedDependency[Runtime]
+CallerDep = NamedDependency[Caller]
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 
 

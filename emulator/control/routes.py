@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from litestar import Controller, get, post
+from litestar.params import FromPath, JSONBody
 
 from emulator.control import service
 from emulator.control.schemas import (
@@ -16,8 +17,7 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
-from emulator.runtime import Runtime
-from emulator.web import auth_opt
+from emulator.web import RuntimeDep, auth_opt
 
 ADMIN: list[dict[str, list[str]]] = [{"admin": []}]
 
@@ -29,19 +29,21 @@ class ControlController(Controller):
     security = ADMIN
 
     @get("/health", summary="Status, version, uptime and clock")
-    async def health(self, rt: Runtime) -> HealthOut:
+    async def health(self, rt: RuntimeDep) -> HealthOut:
         return service.health(rt)
 
     @post("/reset", status_code=200, summary="Back to the fixtures' state (milliseconds)")
-    async def reset(self, rt: Runtime) -> ResetOut:
+    async def reset(self, rt: RuntimeDep) -> ResetOut:
         return service.reset(rt)
 
     @post("/accounts", status_code=201, summary="A fresh isolated tenant: account, token, key")
-    async def create_account(self, rt: Runtime, data: TenantCreate | None = None) -> TenantOut:
+    async def create_account(
+        self, rt: RuntimeDep, data: JSONBody[TenantCreate | None] = None
+    ) -> TenantOut:
         return service.create_tenant(rt, data or TenantCreate())
 
     @get("/accounts/{account_id:str}", summary="Balance, pending holds, credits and limits")
-    async def get_account(self, rt: Runtime, account_id: str) -> AccountOut:
+    async def get_account(self, rt: RuntimeDep, account_id: FromPath[str]) -> AccountOut:
         return service.get_account(rt, account_id)
 
     @post(
@@ -49,13 +51,15 @@ class ControlController(Controller):
         status_code=200,
         summary="Add to the balance, as the dashboard's top-up does (a ledger entry)",
     )
-    async def top_up(self, rt: Runtime, account_id: str, data: TopUp) -> TopUpOut:
+    async def top_up(
+        self, rt: RuntimeDep, account_id: FromPath[str], data: JSONBody[TopUp]
+    ) -> TopUpOut:
         return service.top_up_account(rt, account_id, data)
 
     @get("/clock", summary="The virtual clock")
-    async def get_clock(self, rt: Runtime) -> ClockOut:
+    async def get_clock(self, rt: RuntimeDep) -> ClockOut:
         return service.clock_state(rt)
 
     @post("/clock", status_code=200, summary="Advance or set the virtual clock (never back)")
-    async def set_clock(self, rt: Runtime, data: ClockSet) -> ClockOut:
+    async def set_clock(self, rt: RuntimeDep, data: JSONBody[ClockSet]) -> ClockOut:
         return service.set_clock(rt, data)

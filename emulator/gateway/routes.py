@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from litestar import Controller, Response, get
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import FromPath, FromQuery
 
 from emulator.gateway.catalog import find_model, models_page
 from emulator.gateway.schemas import ModelList, ModelOut, Pricing
-from emulator.runtime import Runtime
-from emulator.web import auth_opt, json_bytes
+from emulator.web import RuntimeDep, auth_opt, json_bytes
 
 
 class CatalogController(Controller):
@@ -22,12 +22,15 @@ class CatalogController(Controller):
         responses={200: ResponseSpec(data_container=ModelList, description="The catalog")},
     )
     async def list_models(
-        self, rt: Runtime, limit: int | None = None, cursor: str | None = None
+        self,
+        rt: RuntimeDep,
+        limit: FromQuery[int | None] = None,
+        cursor: FromQuery[str | None] = None,
     ) -> Response[bytes]:
         return json_bytes(models_page(rt.catalog.view(), limit, cursor))
 
     @get("/models/{model_id:path}", summary="One catalog entry by its <vendor>/<model_name> id")
-    async def get_model(self, rt: Runtime, model_id: str) -> ModelOut:
+    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> ModelOut:
         return ModelOut.model_validate(find_model(rt.catalog.view(), model_id.lstrip("/")))
 
     @get(
@@ -35,5 +38,5 @@ class CatalogController(Controller):
         summary="Packages, platform fee, minimum charge and model prices",
         responses={200: ResponseSpec(data_container=Pricing, description="The pricing")},
     )
-    async def pricing(self, rt: Runtime) -> Response[bytes]:
+    async def pricing(self, rt: RuntimeDep) -> Response[bytes]:
         return json_bytes(rt.catalog.view().pricing_bytes)

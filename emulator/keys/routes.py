@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Controller, delete, get, patch, post
+from litestar.params import FromPath, FromQuery, JSONBody
 
-from emulator.auth.credentials import Caller
 from emulator.keys import service
 from emulator.keys.schemas import (
     ApiKeyCreated,
@@ -16,8 +16,7 @@ from emulator.keys.schemas import (
     KeyCreate,
     KeyUpdate,
 )
-from emulator.runtime import Runtime
-from emulator.web import BEARER, auth_opt
+from emulator.web import BEARER, CallerDep, RuntimeDep, auth_opt
 
 
 class KeysController(Controller):
@@ -28,26 +27,34 @@ class KeysController(Controller):
 
     @get("/", summary="List the account's API keys (never their secrets)")
     async def list_keys(
-        self, rt: Runtime, caller: Caller, limit: int | None = None, cursor: str | None = None
+        self,
+        rt: RuntimeDep,
+        caller: CallerDep,
+        limit: FromQuery[int | None] = None,
+        cursor: FromQuery[str | None] = None,
     ) -> ApiKeyList:
         return ApiKeyList(**service.list_keys(rt, caller.account_id, limit, cursor))
 
     @post("/", summary="Create an API key; the raw secret is in this answer only")
-    async def create_key(self, rt: Runtime, caller: Caller, data: KeyCreate) -> ApiKeyCreated:
+    async def create_key(
+        self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[KeyCreate]
+    ) -> ApiKeyCreated:
         return service.create_key(rt, caller.account_id, data)
 
     @get("/{key_id:str}", summary="Fetch one API key")
-    async def get_key(self, rt: Runtime, caller: Caller, key_id: str) -> ApiKeyOut:
+    async def get_key(self, rt: RuntimeDep, caller: CallerDep, key_id: FromPath[str]) -> ApiKeyOut:
         return service.get_key(rt, caller.account_id, key_id)
 
     @patch("/{key_id:str}", summary="Update name, status, scopes, environment or spend limit")
     async def update_key(
-        self, rt: Runtime, caller: Caller, key_id: str, data: KeyUpdate
+        self, rt: RuntimeDep, caller: CallerDep, key_id: FromPath[str], data: JSONBody[KeyUpdate]
     ) -> ApiKeyOut:
         return service.update_key(rt, caller.account_id, key_id, data)
 
     @delete("/{key_id:str}", status_code=200, summary="Revoke an API key")
-    async def revoke_key(self, rt: Runtime, caller: Caller, key_id: str) -> ApiKeyDeleted:
+    async def revoke_key(
+        self, rt: RuntimeDep, caller: CallerDep, key_id: FromPath[str]
+    ) -> ApiKeyDeleted:
         return ApiKeyDeleted(id=service.revoke_key(rt, caller.account_id, key_id))
 
 

@@ -1,0 +1,30 @@
+"""Shared fixtures. The live server and tenants come from the package's own plugin
+(`emulator`, `emulator_tenant`); these add the demo world and plain HTTP clients."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+
+
+@pytest.fixture
+def tenant(emulator_tenant: Tenant) -> Tenant:
+    return emulator_tenant
+
+
+@pytest.fixture
+def demo(emulator: EmulatorHandle) -> EmulatorHandle:
+    """The demo world of the fixtures, fresh: reset before the test."""
+    emulator.reset()
+    return emulator
+
+
+@pytest.fixture
+def http(emulator: EmulatorHandle) -> Iterator[httpx.Client]:
+    """A plain client on the server root, with no credentials."""
+    with httpx.Client(base_url=emulator.url) as client:
+        yield client
