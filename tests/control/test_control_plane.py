@@ -1,0 +1,152 @@
+"""/_emulator/*: health, reset, tenants, top-ups, the clock, and the admin token."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from emulator.app import create_app
+from emulator.settings import Settings
+from emulator.testing import EmulatorHandle
+from tests.helpers import assert_error, bearer
+
+
+@pytest.fixture
+def control(emulator: EmulatorHandle) -> httpx.Client:
+    with httpx.Client(base_url=f"{emulator.url}/_emulator") as client:
+        yield client  # type: ignore[misc]
+
+
+def test_health(control: httpx.Client) -> None:
+    body = control.get("/health").json()
+    assert body["status"] == "ok" and body["version"] == "0.1.0"
+    assert body["db"] == ":memory:" and body["seed"] == 0
+    assert body["clock"]["mode"] == "manual"
+    assert body["uptime_seconds"] >= 0
+
+
+def test_reset_restores_the_fixtures_state(demo: EmulatorHandle, control: httpx.Client) -> None:
+    with httpx.Client(base_url=demo.base_url, headers=bearer("emu_user_demo")) as user:
+        made = user.post("/keys", json={"name": "temporary"}).json()
+        demo.top_up("acct_demo", 5_000_000)
+        demo.advance(3600)
+        body = control.post("/reset").json()
+        assert body["status"] == "reset" and body["clock"]["now"] == "2026-01-01T00:00:00.000Z"
+        assert made["id"] not in [k["id"] for k in user.get("/keys").json()["data"]]
+    assert demo.account("acct_demo")["balance_micros"] == 25_000_000
+    # A key made before the reset is gone for good.
+    assert_error(
+        httpx.get(f"{demo.base_url}/ai-gateway/balance", headers=bearer(made["key"])),
+        401,
+        "invalid_api_key",
+    )
+
+
+def test_reset_is_deterministic(demo: EmulatorHandle) -> None:
+    def one_run() -> tuple[str, str, str]:
+        demo.reset()
+        t = demo.create_tenant()
+        return t.account_id, t.api_key, t.user_token
+
+    assert one_run() == one_run()
+
+
+def test_new_tenant_is_isolated_and_has_every_scope(emulator: EmulatorHandle) -> None:
+    a = emulator.create_tenant(balance_micros=1_000, studio_credits=7, rate_limit_rpm=42)
+    b = emulator.create_tenant()
+    assert a.account_id != b.account_id and a.api_key != b.api_key
+    account = emulator.account(a.account_id)
+    assert account["balance_micros"] == 1_000 and account["studio_credits"] == 7
+    assert account["rate_limit_rpm"] == 42 and account["pending_micros"] == 0
+    assert account["available_micros"] == 1_000 and account["balance_usd"] == "0.001000"
+    keys = httpx.get(f"{a.base_url}/keys", headers=bearer(a.user_token)).json()["data"]
+    assert [k["id"] for k in keys] == [a.api_key_id]
+    assert sorted(keys[0]["scopes"]) == ["ai.gateway", "studio.media", "video"]
+
+
+def test_tenant_defaults_and_validation(control: httpx.Client) -> None:
+    created = control.post("/accounts").json()
+    assert created["balance_micros"] == 25_000_000 and created["studio_credits"] == 1000
+    assert created["rate_limit_rpm"] == 600 and created["premium_approved"] is False
+    for body, param in [
+        ({"balance_micros": -1}, "balance_micros"),
+        ({"balance_micros": "5"}, "balance_micros"),
+        ({"rate_limit_rpm": 0}, "rate_limit_rpm"),
+        ({"premium_approved": "yes"}, "premium_approved"),
+        ({"bogus": 1}, "bogus"),
+    ]:
+        assert assert_error(control.post("/accounts", json=body), 422, "invalid_request")["param"] == param
+
+
+def test_top_up_is_a_ledger_entry(emulator: EmulatorHandle, control: httpx.Client) -> None:
+    tenant = emulator.create_tenant(balance_micros=0)
+    r = control.post(f"/accounts/{tenant.account_id}/topup", json={"amount_micros": 1_500_000})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["amount_micros"] == 1_500_000 and body["ledger_entry_id"].startswith("le_")
+    body = control.post(f"/accounts/{tenant.account_id}/topup", json={"amount_usd": "10.25"}).json()
+    assert body["account"]["balance_micros"] == 11_750_000
+    assert body["account"]["balance_usd"] == "11.750000"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"amount_micros": 0},
+        {"amount_micros": -5},
+        {"amount_micros": 1, "amount_usd": "1"},
+        {"amount_usd": "ten"},
+        {"amount_usd": "0.0000001"},
+        {"amount_usd": "-3"},
+        {"amount_micros": 10**13},
+    ],
+)
+def test_bad_top_ups_are_422(emulator: EmulatorHandle, control: httpx.Client, body: dict) -> None:
+    tenant = emulator.create_tenant()
+    assert_error(control.post(f"/accounts/{tenant.account_id}/topup", json=body), 422, "invalid_request")
+    assert emulator.account(tenant.account_id)["balance_micros"] == 25_000_000
+
+
+def test_unknown_account_is_404(control: httpx.Client) -> None:
+    assert_error(control.get("/accounts/acct_nope"), 404, "not_found")
+    assert_error(control.post("/accounts/acct_nope/topup", json={"amount_micros": 5}), 404, "not_found")
+
+
+def test_clock_advances_sets_and_never_goes_back(demo: EmulatorHandle, control: httpx.Client) -> None:
+    assert control.get("/clock").json()["now"] == "2026-01-01T00:00:00.000Z"
+    assert control.post("/clock", json={"advance_seconds": 90.5}).json()["now"] == "2026-01-01T00:01:30.500Z"
+    assert control.post("/clock", json={"now": "2026-03-01T12:00:00Z"}).json()["now"] == "2026-03-01T12:00:00.000Z"
+    error = assert_error(control.post("/clock", json={"now": "2026-02-01T00:00:00Z"}), 422, "clock_backwards")
+    assert error["param"] == "now"
+    assert_error(control.post("/clock", json={"advance_seconds": -1}), 422, "invalid_request")
+    assert_error(control.post("/clock", json={"now": "yesterday"}), 422, "invalid_request")
+    assert_error(control.post("/clock", json={}), 422, "invalid_request")
+
+
+def test_timestamps_come_from_the_virtual_clock(demo: EmulatorHandle) -> None:
+    demo.advance(86400 * 10)
+    tenant = demo.create_tenant()
+    keys = httpx.get(f"{demo.base_url}/keys", headers=bearer(tenant.user_token)).json()["data"]
+    assert keys[0]["created_at"] == "2026-01-11T00:00:00.000Z"
+    assert demo.account(tenant.account_id)["created_at"] == "2026-01-11T00:00:00.000Z"
+
+
+def test_last_used_at_follows_use(emulator: EmulatorHandle, tenant) -> None:
+    with tenant.client() as c:
+        c.get("/ai-gateway/balance")
+    keys = httpx.get(f"{tenant.base_url}/keys", headers=bearer(tenant.user_token)).json()["data"]
+    assert keys[0]["last_used_at"] == emulator.clock()["now"]
+
+
+def test_admin_token_guards_the_control_plane() -> None:
+    app = create_app(Settings(db=":memory:", admin_token="s3cret"))
+    with TestClient(app) as client:
+        assert_error(client.get("/_emulator/health"), 401, "invalid_admin_token")
+        assert_error(client.post("/_emulator/reset", headers=bearer("wrong")), 401, "invalid_admin_token")
+        assert client.get("/_emulator/health", headers=bearer("s3cret")).status_code == 200
+        ok = client.post("/_emulator/accounts", headers={"X-Emulator-Admin-Token": "s3cret"})
+        assert ok.status_code == 201
+        # The API itself does not take the admin token.
+        assert client.get("/api/v1/models").status_code == 200

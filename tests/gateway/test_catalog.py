@@ -1,0 +1,119 @@
+"""GET /models, /models/{id} and /ai-gateway/pricing: the catalog from the fixtures."""
+
+from __future__ import annotations
+
+import httpx
+import openai
+import pytest
+
+from emulator.gateway.schemas import ModelList, Pricing
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+MAGIC = {"emulator/echo", "emulator/fail-503", "emulator/flaky", "emulator/slow", "emulator/premium"}
+
+
+@pytest.fixture
+def api(demo: EmulatorHandle) -> httpx.Client:
+    with httpx.Client(base_url=demo.base_url) as client:
+        yield client  # type: ignore[misc]
+
+
+def test_catalog_has_a_dozen_models_of_five_vendors_plus_the_magic_ones(api: httpx.Client) -> None:
+    body = api.get("/models").json()
+    assert body["object"] == "list" and body["has_more"] is False and body["next_cursor"] is None
+    ids = [m["id"] for m in body["data"]]
+    real = [i for i in ids if not i.startswith("emulator/")]
+    assert len(real) >= 12
+    assert len({i.split("/")[0] for i in real}) >= 5
+    assert MAGIC <= set(ids)
+    assert all(len(i.split("/")) == 2 and all(i.split("/")) for i in ids)
+
+
+def test_every_model_has_the_documented_fields(api: httpx.Client) -> None:
+    body = api.get("/models").json()
+    ModelList.model_validate(body)  # the OpenAPI schema describes the bytes exactly
+    for model in body["data"]:
+        assert model["name"] and model["description"] and model["context_length"] > 0
+        assert set(model["capabilities"]) == {"tools", "structured_output", "streaming", "vision", "reasoning"}
+        assert "zero_data_retention" in model["data_policy"]
+        assert 1 <= len(model["providers"]) <= 3
+        for provider in model["providers"]:
+            assert provider["wire_format"] in {"chat", "responses", "messages"}
+            assert provider["status"] == "up"
+            assert float(provider["pricing"]["prompt"]) >= 0
+        # The customer-visible price is the default (first) provider's.
+        assert model["pricing"] == model["providers"][0]["pricing"]
+
+
+def test_prices_are_per_token_usd_strings_and_micros_per_million(api: httpx.Client) -> None:
+    model = api.get("/models/openai/gpt-4o-mini").json()
+    assert model["pricing"]["prompt"] == "0.00000015"
+    assert model["pricing"]["completion"] == "0.0000006"
+    assert model["pricing"]["prompt_micros_per_mtok"] == 150_000
+    assert model["pricing"]["image"] == "0.000217"
+    azure = next(p for p in model["providers"] if p["name"] == "azure")
+    assert azure["pricing"]["prompt_micros_per_mtok"] == 165_000  # its own price
+    assert {p["wire_format"] for p in model["providers"]} == {"responses", "chat"}
+
+
+def test_all_three_wire_formats_are_served(api: httpx.Client) -> None:
+    formats = {p["wire_format"] for m in api.get("/models").json()["data"] for p in m["providers"]}
+    assert formats == {"chat", "responses", "messages"}
+
+
+def test_unknown_model_is_404_with_suggestions(api: httpx.Client) -> None:
+    error = assert_error(api.get("/models/openai/gpt-4o-mni"), 404, "model_not_found")
+    assert "openai/gpt-4o-mini" in error["message"] and error["param"] == "model"
+    assert "openai/gpt-4o" in assert_error(api.get("/models/gpt-4o"), 404, "model_not_found")["message"]
+
+
+def test_models_page_with_limit_and_cursor(api: httpx.Client) -> None:
+    everything = [m["id"] for m in api.get("/models").json()["data"]]
+    seen, cursor = [], None
+    while True:
+        page = api.get("/models", params={"limit": 5} | ({"cursor": cursor} if cursor else {})).json()
+        seen += [m["id"] for m in page["data"]]
+        if not page["has_more"]:
+            break
+        cursor = page["next_cursor"]
+    assert seen == everything
+    assert_error(api.get("/models", params={"limit": 0}), 422, "invalid_request")
+
+
+def test_pricing_has_packages_fee_minimum_and_model_prices(api: httpx.Client) -> None:
+    body = api.get("/ai-gateway/pricing").json()
+    Pricing.model_validate(body)
+    assert body["platform_fee_percent"] == 5.5
+    assert body["minimum_charge_micros"] == 20
+    assert [p["id"] for p in body["packages"]] == ["pkg_starter", "pkg_builder", "pkg_scale"]
+    builder = body["packages"][1]
+    assert builder["amount_usd"] == "50.000000"
+    assert builder["credited_micros"] == 52_500_000
+    mini = next(m for m in body["models"] if m["id"] == "openai/gpt-4o-mini")
+    assert mini["prompt_micros_per_mtok"] == 150_000 and mini["provider"] == "openai"
+    assert {p["name"] for p in mini["providers"]} == {"openai", "azure"}
+
+
+def test_openai_sdk_lists_and_retrieves_models(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    client = openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
+    ids = [m.id for m in client.models.list()]
+    assert "openai/gpt-4o" in ids and "emulator/echo" in ids
+    model = client.models.retrieve("anthropic/claude-sonnet-4")
+    assert model.owned_by == "anthropic" and model.object == "model"
+    with pytest.raises(openai.NotFoundError) as info:
+        client.models.retrieve("anthropic/claude-sonet-4")
+    assert info.value.code == "model_not_found"
+
+
+def test_openai_sdk_raises_its_error_classes(emulator: EmulatorHandle) -> None:
+    def chat(key: str) -> None:
+        client = openai.OpenAI(base_url=emulator.base_url, api_key=key, max_retries=0)
+        client.chat.completions.create(model="emulator/echo", messages=[{"role": "user", "content": "hi"}])
+
+    with pytest.raises(openai.AuthenticationError) as info:
+        chat("sk-emu-demo-disabled")
+    assert info.value.code == "key_disabled"
+    with pytest.raises(openai.PermissionDeniedError) as info2:
+        chat("sk-emu-demo-video")
+    assert info2.value.code == "insufficient_scope"

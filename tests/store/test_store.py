@@ -1,0 +1,149 @@
+"""The store: one shared in-memory database, migrations, seeding, the ledger, fixtures."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from emulator.runtime import merge_fixtures, open_runtime
+from emulator.settings import Settings, default_fixtures_dir
+from emulator.store import Store
+from emulator.store.accounts import get_account, ledger_sum
+from emulator.store.fixtures import FixtureError, load_fixtures
+from emulator.store.migrations import MIGRATIONS, migrate
+
+
+def test_memory_database_is_one_database_for_every_connection_and_thread() -> None:
+    store = Store(":memory:")
+    with store.write() as conn:
+        conn.execute("CREATE TABLE t (v INTEGER)")
+        conn.execute("INSERT INTO t VALUES (1)")
+    # A second connection to the same URI sees the same data...
+    other = sqlite3.connect(store.uri, uri=True)
+    assert other.execute("SELECT v FROM t").fetchall() == [(1,)]
+    other.close()
+    # ...and so does every thread going through the store.
+    seen: list[int] = []
+    threads = [
+        threading.Thread(
+            target=lambda: seen.append(store.read().__enter__().execute("SELECT v FROM t").fetchone()[0])
+        )
+        for _ in range(4)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [1, 1, 1, 1]
+    # Two stores are two databases.
+    assert Store(":memory:").uri != store.uri
+
+
+def test_write_rolls_back_on_error() -> None:
+    store = Store(":memory:")
+    with store.write() as conn:
+        conn.execute("CREATE TABLE t (v INTEGER)")
+    with pytest.raises(RuntimeError), store.write() as conn:
+        conn.execute("INSERT INTO t VALUES (1)")
+        raise RuntimeError
+    with store.read() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
+
+
+def test_migrations_run_once() -> None:
+    store = Store(":memory:")
+    with store.write() as conn:
+        assert migrate(conn) == [name for name, _ in MIGRATIONS]
+        assert migrate(conn) == []
+
+
+def test_file_state_survives_a_restart_and_reset_flag_wipes_it(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    rt = open_runtime(Settings(db=db, clock="manual"))
+    rt.clock.advance(120)
+    rt.save_clock()
+    from emulator.billing.ledger import top_up
+
+    top_up(rt, "acct_demo", 1_000_000, "test")
+    rt.store.close()
+    again = open_runtime(Settings(db=db, clock="manual"))
+    with again.store.read() as conn:
+        assert get_account(conn, "acct_demo").balance_micros == 26_000_000  # type: ignore[union-attr]
+    assert again.clock.now_iso() == "2026-01-01T00:02:00.000Z"
+    again.store.close()
+    wiped = open_runtime(Settings(db=db, clock="manual", reset=True))
+    with wiped.store.read() as conn:
+        assert get_account(conn, "acct_demo").balance_micros == 25_000_000  # type: ignore[union-attr]
+    assert wiped.clock.now_iso() == "2026-01-01T00:00:00.000Z"
+
+
+def test_balances_equal_the_sum_of_the_ledger() -> None:
+    rt = open_runtime(Settings(db=":memory:"))
+    with rt.store.read() as conn:
+        for account_id in ("acct_demo", "acct_broke", "acct_other"):
+            account = get_account(conn, account_id)
+            assert account is not None
+            assert ledger_sum(conn, account_id, "usd_micros") == account.balance_micros
+            assert ledger_sum(conn, account_id, "studio_credits") == account.studio_credits
+
+
+def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    rt = open_runtime(Settings(db=":memory:", fixtures=fixtures))
+    from emulator.billing.ledger import top_up
+
+    top_up(rt, "acct_demo", 5, "test")
+    text = (fixtures / "pricing.yaml").read_text().replace("platform_fee_percent: 5.5", "platform_fee_percent: 7")
+    (fixtures / "pricing.yaml").write_text(text)
+    merge_fixtures(rt)
+    assert rt.catalog.view().pricing["platform_fee_percent"] == 7
+    with rt.store.read() as conn:
+        assert get_account(conn, "acct_demo").balance_micros == 25_000_005  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "message"),
+    [
+        ("models.yaml", "provider: xai,", "provider: nobody,", "nobody"),
+        ("models.yaml", "id: openai/gpt-4.1", "id: gpt-4.1", "vendor"),
+        ("accounts.yaml", "id: key_other", "id: key_broke", "key_broke"),
+        ("pricing.yaml", "minimum_charge_micros: 20", "minimum_charge_micros: -1", "minimum_charge_micros"),
+        ("world.yaml", "default_rate_limit_rpm: 600", "default_rate_limit_rpm: [", "not valid YAML"),
+    ],
+)
+def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    path = fixtures / file
+    assert old in path.read_text()
+    path.write_text(path.read_text().replace(old, new, 1))
+    with pytest.raises(FixtureError, match=message):
+        load_fixtures(fixtures)
+
+
+def test_the_default_fixtures_hold_the_contract_credentials() -> None:
+    fx = load_fixtures(default_fixtures_dir())
+    secrets = {k.secret: (a.id, k) for a in fx.accounts for k in a.keys}
+    assert set(secrets) == {
+        "sk-emu-demo-all", "sk-emu-demo-gateway", "sk-emu-demo-video", "sk-emu-demo-studio",
+        "sk-emu-demo-limited", "sk-emu-demo-ratelimited", "sk-emu-demo-disabled",
+        "sk-emu-broke", "sk-emu-other",
+    }  # fmt: skip
+    assert secrets["sk-emu-demo-limited"][1].spend_limit_micros == 2000
+    assert secrets["sk-emu-broke"][0] == "acct_broke"
+    tokens = {t: a.id for a in fx.accounts for t in a.user_tokens}
+    assert tokens == {"emu_user_demo": "acct_demo", "emu_user_other": "acct_other"}
+    demo = next(a for a in fx.accounts if a.id == "acct_demo")
+    assert demo.balance_micros == 25_000_000 and demo.studio_credits > 0
+
+
+def test_secrets_are_stored_only_as_hashes() -> None:
+    rt = open_runtime(Settings(db=":memory:"))
+    with rt.store.read() as conn:
+        dump = "\n".join(conn.iterdump())
+    assert "sk-emu-demo-all" not in dump and "emu_user_demo" not in dump

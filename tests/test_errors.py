@@ -1,0 +1,91 @@
+"""Every error, ours or the framework's, is the SPEC section 6 envelope: never a 500 page."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from emulator.app import create_app
+from emulator.settings import Settings
+from emulator.testing import Tenant
+from tests.helpers import assert_error, bearer
+
+
+@pytest.fixture
+def keys(tenant: Tenant) -> httpx.Client:
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(tenant.user_token)) as c:
+        yield c  # type: ignore[misc]
+
+
+def test_unknown_route_is_404_envelope(http: httpx.Client) -> None:
+    for path in ("/nope", "/api/v1/nope", "/api/v2/models", "/_emulator/nope"):
+        error = assert_error(http.get(path), 404, "not_found", "not_found_error")
+        assert path in error["message"]
+
+
+def test_wrong_method_is_405_envelope(http: httpx.Client) -> None:
+    response = http.delete("/api/v1/models")
+    assert_error(response, 405, "method_not_allowed")
+    assert "GET" in response.headers.get("allow", "")
+
+
+@pytest.mark.parametrize("body", [b"{bad", b"{'single': 1}", b'{"name": "x",}', b"\xff\xfe"])
+def test_malformed_json_is_400_invalid_json(keys: httpx.Client, body: bytes) -> None:
+    response = keys.post("/keys", content=body, headers={"Content-Type": "application/json"})
+    assert_error(response, 400, "invalid_json", "invalid_request_error")
+
+
+@pytest.mark.parametrize("body", [b"[]", b'"text"', b"42", b"null"])
+def test_a_body_that_is_not_an_object_is_400(keys: httpx.Client, body: bytes) -> None:
+    response = keys.post("/keys", content=body, headers={"Content-Type": "application/json"})
+    assert response.status_code in (400, 422)
+    assert_error(response, response.status_code, "invalid_request")
+
+
+def test_empty_body_is_400(keys: httpx.Client) -> None:
+    response = keys.post("/keys", headers={"Content-Type": "application/json"})
+    assert "body" in assert_error(response, 400, "invalid_request")["message"]
+
+
+def test_json_without_content_type_is_still_parsed(keys: httpx.Client) -> None:
+    # Like curl -d: clients that forget the header still get a useful answer.
+    response = keys.post("/keys", content=b'{"name": "curl"}')
+    assert response.status_code == 201, response.text
+
+
+def test_oversized_body_is_413(keys: httpx.Client) -> None:
+    big = b'{"name": "' + b"x" * 11_000_000 + b'"}'
+    response = keys.post("/keys", content=big, headers={"Content-Type": "application/json"})
+    assert_error(response, 413, "payload_too_large")
+
+
+def test_every_answer_has_request_id_and_version(http: httpx.Client) -> None:
+    ids = set()
+    for response in (http.get("/api/v1/models"), http.get("/nope"), http.post("/api/v1/keys")):
+        assert response.headers["x-emulator-version"] == "0.1.0"
+        ids.add(response.headers["x-request-id"])
+    assert len(ids) == 3 and all(i.startswith("req_") for i in ids)
+
+
+def test_cors_lets_a_browser_app_call_the_api(http: httpx.Client) -> None:
+    response = http.options(
+        "/api/v1/models",
+        headers={"Origin": "http://localhost:3000", "Access-Control-Request-Method": "GET"},
+    )
+    assert response.status_code in (200, 204)
+    assert response.headers["access-control-allow-origin"] in ("*", "http://localhost:3000")
+
+
+def test_an_unexpected_exception_is_a_500_envelope_without_a_traceback(monkeypatch) -> None:
+    from emulator.control import service
+
+    def boom(rt):
+        raise RuntimeError("kaboom internals")
+
+    monkeypatch.setattr(service, "health", boom)
+    with TestClient(create_app(Settings(db=":memory:"))) as client:
+        response = client.get("/_emulator/health")
+    error = assert_error(response, 500, "internal_error", "api_error")
+    assert "kaboom" not in response.text and "Traceback" not in response.text
+    assert "X-Request-Id" in error["message"]
