@@ -11,7 +11,9 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def assert_error(response: httpx.Response, status: int, code: str, type_: str | None = None) -> dict[str, Any]:
+def assert_error(
+    response: httpx.Response, status: int, code: str, type_: str | None = None
+) -> dict[str, Any]:
     """The answer is the SPEC section 6 envelope with this status and code."""
     assert response.status_code == status, response.text
     assert response.headers["content-type"] == "application/json"

@@ -46,7 +46,9 @@ def test_concurrent_key_creation_gives_distinct_ids_and_secrets(emulator: Emulat
         listed = []
         cursor = None
         while True:
-            page = client.get("/keys", params={"limit": 100} | ({"cursor": cursor} if cursor else {}))
+            page = client.get(
+                "/keys", params={"limit": 100} | ({"cursor": cursor} if cursor else {})
+            )
             listed += page.json()["data"]
             if not page.json()["has_more"]:
                 break

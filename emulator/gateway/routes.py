@@ -19,7 +19,11 @@ class CatalogController(Controller):
     @get(
         "/models",
         summary="The model catalog (a bearer is accepted, not required)",
-        responses={200: ResponseSpec(data_container=ModelList, description="The catalog")},
+        responses={
+            200: ResponseSpec(
+                data_container=ModelList, description="The catalog", generate_examples=False
+            )
+        },
     )
     async def list_models(
         self,
@@ -36,7 +40,11 @@ class CatalogController(Controller):
     @get(
         "/ai-gateway/pricing",
         summary="Packages, platform fee, minimum charge and model prices",
-        responses={200: ResponseSpec(data_container=Pricing, description="The pricing")},
+        responses={
+            200: ResponseSpec(
+                data_container=Pricing, description="The pricing", generate_examples=False
+            )
+        },
     )
     async def pricing(self, rt: RuntimeDep) -> Response[bytes]:
         return json_bytes(rt.catalog.view().pricing_bytes)

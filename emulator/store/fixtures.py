@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from emulator.clock import parse_iso
+from emulator.settings import default_fixtures_dir
 
 SCOPES = ("ai.gateway", "video", "studio.media")
 WIRE_FORMATS = ("chat", "responses", "messages")
@@ -158,8 +159,10 @@ def _parse(folder: Path) -> Fixtures:
     raw: dict[str, Any] = {"source": str(folder)}
     for field, (filename, list_key) in _FILES.items():
         path = folder / filename
+        if not path.exists():  # a partial folder: the bundled file fills the gap
+            path = default_fixtures_dir() / filename
         try:
-            data = yaml.safe_load(path.read_text()) if path.exists() else None
+            data = yaml.safe_load(path.read_text())
         except yaml.YAMLError as exc:
             raise FixtureError(f"{path}: not valid YAML: {exc}") from exc
         data = data or {}
@@ -168,8 +171,10 @@ def _parse(folder: Path) -> Fixtures:
         fixtures = Fixtures.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise FixtureError(f"{folder}: {where}: {first['msg']}") from exc
+        field, *rest = first["loc"]
+        where = ".".join(str(p) for p in rest) or "(top level)"
+        filename = _FILES.get(str(field), (str(field), None))[0]
+        raise FixtureError(f"{folder / filename}: {where}: {first['msg']}") from exc
     _check_references(fixtures)
     return fixtures
 

@@ -169,7 +169,9 @@ def test_optional_bearer_routes_need_no_credential(api) -> None:
 
 
 def test_key_management_takes_a_user_token_not_an_api_key(api) -> None:
-    error = assert_error(api.get("/keys", headers=bearer("sk-emu-demo-all")), 401, "invalid_api_key")
+    error = assert_error(
+        api.get("/keys", headers=bearer("sk-emu-demo-all")), 401, "invalid_api_key"
+    )
     assert "user token" in error["message"]
     assert_error(api.get("/keys"), 401, "missing_api_key")
     assert_error(api.get("/keys", headers=bearer("emu_user_nope")), 401, "invalid_api_key")

@@ -76,7 +76,10 @@ def test_tenant_defaults_and_validation(control: httpx.Client) -> None:
         ({"premium_approved": "yes"}, "premium_approved"),
         ({"bogus": 1}, "bogus"),
     ]:
-        assert assert_error(control.post("/accounts", json=body), 422, "invalid_request")["param"] == param
+        assert (
+            assert_error(control.post("/accounts", json=body), 422, "invalid_request")["param"]
+            == param
+        )
 
 
 def test_top_up_is_a_ledger_entry(emulator: EmulatorHandle, control: httpx.Client) -> None:
@@ -105,20 +108,34 @@ def test_top_up_is_a_ledger_entry(emulator: EmulatorHandle, control: httpx.Clien
 )
 def test_bad_top_ups_are_422(emulator: EmulatorHandle, control: httpx.Client, body: dict) -> None:
     tenant = emulator.create_tenant()
-    assert_error(control.post(f"/accounts/{tenant.account_id}/topup", json=body), 422, "invalid_request")
+    assert_error(
+        control.post(f"/accounts/{tenant.account_id}/topup", json=body), 422, "invalid_request"
+    )
     assert emulator.account(tenant.account_id)["balance_micros"] == 25_000_000
 
 
 def test_unknown_account_is_404(control: httpx.Client) -> None:
     assert_error(control.get("/accounts/acct_nope"), 404, "not_found")
-    assert_error(control.post("/accounts/acct_nope/topup", json={"amount_micros": 5}), 404, "not_found")
+    assert_error(
+        control.post("/accounts/acct_nope/topup", json={"amount_micros": 5}), 404, "not_found"
+    )
 
 
-def test_clock_advances_sets_and_never_goes_back(demo: EmulatorHandle, control: httpx.Client) -> None:
+def test_clock_advances_sets_and_never_goes_back(
+    demo: EmulatorHandle, control: httpx.Client
+) -> None:
     assert control.get("/clock").json()["now"] == "2026-01-01T00:00:00.000Z"
-    assert control.post("/clock", json={"advance_seconds": 90.5}).json()["now"] == "2026-01-01T00:01:30.500Z"
-    assert control.post("/clock", json={"now": "2026-03-01T12:00:00Z"}).json()["now"] == "2026-03-01T12:00:00.000Z"
-    error = assert_error(control.post("/clock", json={"now": "2026-02-01T00:00:00Z"}), 422, "clock_backwards")
+    assert (
+        control.post("/clock", json={"advance_seconds": 90.5}).json()["now"]
+        == "2026-01-01T00:01:30.500Z"
+    )
+    assert (
+        control.post("/clock", json={"now": "2026-03-01T12:00:00Z"}).json()["now"]
+        == "2026-03-01T12:00:00.000Z"
+    )
+    error = assert_error(
+        control.post("/clock", json={"now": "2026-02-01T00:00:00Z"}), 422, "clock_backwards"
+    )
     assert error["param"] == "now"
     assert_error(control.post("/clock", json={"advance_seconds": -1}), 422, "invalid_request")
     assert_error(control.post("/clock", json={"now": "yesterday"}), 422, "invalid_request")
@@ -144,7 +161,9 @@ def test_admin_token_guards_the_control_plane() -> None:
     app = create_app(Settings(db=":memory:", admin_token="s3cret"))
     with TestClient(app) as client:
         assert_error(client.get("/_emulator/health"), 401, "invalid_admin_token")
-        assert_error(client.post("/_emulator/reset", headers=bearer("wrong")), 401, "invalid_admin_token")
+        assert_error(
+            client.post("/_emulator/reset", headers=bearer("wrong")), 401, "invalid_admin_token"
+        )
         assert client.get("/_emulator/health", headers=bearer("s3cret")).status_code == 200
         ok = client.post("/_emulator/accounts", headers={"X-Emulator-Admin-Token": "s3cret"})
         assert ok.status_code == 201

@@ -59,11 +59,17 @@ def test_list_pages_with_limit_and_cursor(keys: httpx.Client) -> None:
 
 
 def test_bad_paging_parameters_are_422(keys: httpx.Client) -> None:
-    assert_error(keys.get("", params={"limit": 0}), 422, "invalid_request")["param"] == "limit"
-    assert assert_error(keys.get("", params={"limit": "x"}), 422, "invalid_request")["param"] == "limit"
-    assert assert_error(keys.get("", params={"cursor": "garbage"}), 422, "invalid_request")[
-        "param"
-    ] == "cursor"
+    assert (
+        assert_error(keys.get("", params={"limit": 0}), 422, "invalid_request")["param"] == "limit"
+    )
+    assert (
+        assert_error(keys.get("", params={"limit": "x"}), 422, "invalid_request")["param"]
+        == "limit"
+    )
+    assert (
+        assert_error(keys.get("", params={"cursor": "garbage"}), 422, "invalid_request")["param"]
+        == "cursor"
+    )
 
 
 @pytest.mark.parametrize(
@@ -82,7 +88,10 @@ def test_bad_paging_parameters_are_422(keys: httpx.Client) -> None:
         ({"name": "k", "spend_limit_micros": 1.5}, "spend_limit_micros"),
         ({"name": "k", "spend_limit_micros": "100"}, "spend_limit_micros"),
         ({"name": "k", "spend_limit_micros": True}, "spend_limit_micros"),
-        ({"name": "k", "spend_limit_micros": 10, "spend_reset_interval": "hourly"}, "spend_reset_interval"),
+        (
+            {"name": "k", "spend_limit_micros": 10, "spend_reset_interval": "hourly"},
+            "spend_reset_interval",
+        ),
         ({"name": "k", "spend_reset_interval": "monthly"}, "spend_reset_interval"),
         ({"name": "k", "product": "nope"}, "product"),
         ({"name": "k", "environment": "has space"}, "environment"),
@@ -109,7 +118,9 @@ def test_gateway_product_needs_the_gateway_scope(keys: httpx.Client) -> None:
     assert ok.status_code == 201
 
 
-def test_patch_updates_fields_without_rotating_the_secret(keys: httpx.Client, tenant: Tenant) -> None:
+def test_patch_updates_fields_without_rotating_the_secret(
+    keys: httpx.Client, tenant: Tenant
+) -> None:
     created = keys.post("", json={"name": "k"}).json()
     patch = {
         "name": "renamed",
@@ -125,14 +136,18 @@ def test_patch_updates_fields_without_rotating_the_secret(keys: httpx.Client, te
     # The same secret still works: PATCH never rotates.
     r = httpx.get(f"{tenant.base_url}/ai-gateway/balance", headers=bearer(created["key"]))
     assert r.status_code not in (401, 403)
-    cleared = keys.patch(f"/{created['id']}", json={"spend_limit_micros": None, "spend_reset_interval": None})
+    cleared = keys.patch(
+        f"/{created['id']}", json={"spend_limit_micros": None, "spend_reset_interval": None}
+    )
     assert cleared.json()["spend_limit_micros"] is None
 
 
 def test_patch_can_disable_and_enable(keys: httpx.Client, tenant: Tenant) -> None:
     created = keys.post("", json={"name": "k"}).json()
     url = f"{tenant.base_url}/ai-gateway/balance"
-    assert keys.patch(f"/{created['id']}", json={"status": "disabled"}).json()["status"] == "disabled"
+    assert (
+        keys.patch(f"/{created['id']}", json={"status": "disabled"}).json()["status"] == "disabled"
+    )
     assert_error(httpx.get(url, headers=bearer(created["key"])), 401, "key_disabled")
     keys.patch(f"/{created['id']}", json={"status": "active"})
     assert httpx.get(url, headers=bearer(created["key"])).status_code not in (401, 403)

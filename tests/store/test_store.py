@@ -30,7 +30,9 @@ def test_memory_database_is_one_database_for_every_connection_and_thread() -> No
     seen: list[int] = []
     threads = [
         threading.Thread(
-            target=lambda: seen.append(store.read().__enter__().execute("SELECT v FROM t").fetchone()[0])
+            target=lambda: seen.append(
+                store.read().__enter__().execute("SELECT v FROM t").fetchone()[0]
+            )
         )
         for _ in range(4)
     ]
@@ -98,7 +100,11 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
     from emulator.billing.ledger import top_up
 
     top_up(rt, "acct_demo", 5, "test")
-    text = (fixtures / "pricing.yaml").read_text().replace("platform_fee_percent: 5.5", "platform_fee_percent: 7")
+    text = (
+        (fixtures / "pricing.yaml")
+        .read_text()
+        .replace("platform_fee_percent: 5.5", "platform_fee_percent: 7")
+    )
     (fixtures / "pricing.yaml").write_text(text)
     merge_fixtures(rt)
     assert rt.catalog.view().pricing["platform_fee_percent"] == 7
@@ -112,8 +118,18 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
         ("models.yaml", "provider: xai,", "provider: nobody,", "nobody"),
         ("models.yaml", "id: openai/gpt-4.1", "id: gpt-4.1", "vendor"),
         ("accounts.yaml", "id: key_other", "id: key_broke", "key_broke"),
-        ("pricing.yaml", "minimum_charge_micros: 20", "minimum_charge_micros: -1", "minimum_charge_micros"),
-        ("world.yaml", "default_rate_limit_rpm: 600", "default_rate_limit_rpm: [", "not valid YAML"),
+        (
+            "pricing.yaml",
+            "minimum_charge_micros: 20",
+            "minimum_charge_micros: -1",
+            "minimum_charge_micros",
+        ),
+        (
+            "world.yaml",
+            "default_rate_limit_rpm: 600",
+            "default_rate_limit_rpm: [",
+            "not valid YAML",
+        ),
     ],
 )
 def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:
@@ -130,10 +146,16 @@ def test_the_default_fixtures_hold_the_contract_credentials() -> None:
     fx = load_fixtures(default_fixtures_dir())
     secrets = {k.secret: (a.id, k) for a in fx.accounts for k in a.keys}
     assert set(secrets) == {
-        "sk-emu-demo-all", "sk-emu-demo-gateway", "sk-emu-demo-video", "sk-emu-demo-studio",
-        "sk-emu-demo-limited", "sk-emu-demo-ratelimited", "sk-emu-demo-disabled",
-        "sk-emu-broke", "sk-emu-other",
-    }  # fmt: skip
+        "sk-emu-demo-all",
+        "sk-emu-demo-gateway",
+        "sk-emu-demo-video",
+        "sk-emu-demo-studio",
+        "sk-emu-demo-limited",
+        "sk-emu-demo-ratelimited",
+        "sk-emu-demo-disabled",
+        "sk-emu-broke",
+        "sk-emu-other",
+    }
     assert secrets["sk-emu-demo-limited"][1].spend_limit_micros == 2000
     assert secrets["sk-emu-broke"][0] == "acct_broke"
     tokens = {t: a.id for a in fx.accounts for t in a.user_tokens}

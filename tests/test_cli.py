@@ -1,0 +1,141 @@
+"""The `emulator` command: every subcommand works and has useful help."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from emulator.cli import main
+
+COMMANDS = [
+    ["serve"],
+    ["reset"],
+    ["seed"],
+    ["openapi"],
+    ["keys"],
+    ["keys", "list"],
+    ["keys", "create"],
+    ["topup"],
+]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "state.db")
+
+
+def run(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
+def test_every_command_has_help(command: list[str]) -> None:
+    out = run(*command, "--help")
+    assert "Usage:" in out and len(out.splitlines()) > 4
+
+
+def test_serve_options_are_documented_with_their_environment_variables() -> None:
+    out = run("serve", "--help")
+    for option in (
+        "--host",
+        "--port",
+        "--db",
+        "--fixtures",
+        "--reset",
+        "--seed",
+        "--clock",
+        "--job-speed",
+        "--stream-delay-ms",
+        "--admin-token",
+        "--log-level",
+    ):
+        assert option in out
+    from emulator.cli import serve
+
+    for param in serve.params:
+        assert param.envvar == f"EMULATOR_{param.name.upper()}", param.name  # type: ignore[union-attr]
+
+
+def test_bad_serve_options_are_refused_before_starting() -> None:
+    result = CliRunner().invoke(main, ["serve", "--job-speed", "fast"])
+    assert result.exit_code == 2 and "instant" in result.output
+    result = CliRunner().invoke(main, ["serve", "--clock", "sundial"])
+    assert result.exit_code == 2
+
+
+def test_keys_create_then_list(db: str) -> None:
+    out = run(
+        "keys",
+        "create",
+        "acct_demo",
+        "--name",
+        "from cli",
+        "--scope",
+        "ai.gateway",
+        "--scope",
+        "video",
+        "--spend-limit-micros",
+        "500",
+        "--reset-interval",
+        "daily",
+        "--db",
+        db,
+    )
+    key_id, secret = out.split()[:2]
+    assert key_id.startswith("key_") and secret.startswith("sk-emu-")
+    listed = run("keys", "list", "acct_demo", "--db", db)
+    assert key_id in listed and "from cli" in listed and secret not in listed
+    assert "limit 500 micros daily" in listed
+
+
+def test_keys_create_refuses_what_the_api_refuses(db: str) -> None:
+    result = CliRunner().invoke(
+        main, ["keys", "create", "acct_demo", "--name", "v", "--scope", "video", "--db", db]
+    )
+    assert result.exit_code == 1 and "ai.gateway" in result.output
+    result = CliRunner().invoke(main, ["keys", "create", "acct_nope", "--name", "v", "--db", db])
+    assert result.exit_code == 1 and "acct_nope" in result.output
+
+
+def test_topup_writes_a_ledger_entry(db: str) -> None:
+    out = run("topup", "acct_demo", "12.50", "--db", db)
+    assert "+12.500000 USD" in out and "balance 37.500000 USD" in out
+    result = CliRunner().invoke(main, ["topup", "acct_demo", "lots", "--db", db])
+    assert result.exit_code == 2
+    result = CliRunner().invoke(main, ["topup", "acct_nope", "1", "--db", db])
+    assert result.exit_code == 1 and "acct_nope" in result.output
+
+
+def test_reset_and_seed(db: str, tmp_path: Path) -> None:
+    run("topup", "acct_demo", "1", "--db", db)
+    assert "Reset" in run("reset", "--db", db)
+    assert "balance 26.000000" in run("topup", "acct_demo", "1", "--db", db)
+    from emulator.settings import default_fixtures_dir
+
+    assert "Seeded" in run("seed", "--fixtures", str(default_fixtures_dir()), "--db", db)
+    assert "balance 27.000000" in run("topup", "acct_demo", "1", "--db", db)
+
+
+def test_broken_fixtures_are_a_clear_error(tmp_path: Path, db: str) -> None:
+    folder = tmp_path / "fx"
+    folder.mkdir()
+    (folder / "models.yaml").write_text("models: [{id: nope}]\n")
+    result = CliRunner().invoke(main, ["reset", "--fixtures", str(folder), "--db", db])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert (
+        "models.yaml: 0.id: Value error, a model id has the form <vendor>/<model_name>"
+        in result.output
+    )
+
+
+def test_openapi_prints_the_document(tmp_path: Path) -> None:
+    doc = json.loads(run("openapi"))
+    assert doc["openapi"].startswith("3.") and "/api/v1/keys" in doc["paths"]
+    target = tmp_path / "openapi.json"
+    run("openapi", "-o", str(target))
+    assert json.loads(target.read_text()) == doc
