@@ -7,7 +7,6 @@ Nothing else in the package may call `uuid4()`, `secrets` or `random`.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import itertools
 import random
@@ -40,8 +39,8 @@ class Ids:
 
     def make(self, prefix: str, n: int) -> str:
         """The n-th id of a kind, e.g. `key_3k9x…`."""
-        token = base64.b32encode(_digest(self.seed, prefix, n)).decode().lower()
-        return f"{prefix}_{token[:20]}"
+        token = hashlib.blake2b(f"{self.seed}:{prefix}:{n}".encode(), digest_size=10)
+        return f"{prefix}_{token.hexdigest()}"
 
     def secret(self, prefix: str, n: int) -> str:
         """The n-th raw secret of a kind (API keys, user tokens)."""

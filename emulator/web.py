@@ -30,7 +30,7 @@ def runtime_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Runtime:
     return rt
 
 
-def guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+async def guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     """Authenticate by the route's `opt["auth"]`; the caller lands in `request.state`."""
     auth: RouteAuth | None = handler.opt.get("auth")
     if auth is None or auth.kind == "optional":

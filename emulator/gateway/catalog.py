@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
+from emulator.clock import Clock
 from emulator.errors import ModelNotFound
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import Store
@@ -26,6 +27,9 @@ _CAPABILITY_PARAMETERS = {
     "structured_output": ["response_format", "structured_outputs"],
     "reasoning": ["reasoning", "include_reasoning"],
 }
+# How often to look for catalog changes written by another process (the CLI);
+# changes made through this process invalidate the cache at once.
+EXTERNAL_CHECK_S = 0.25
 _COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "stream"]
 
 
@@ -44,13 +48,19 @@ class Catalog:
         self._lock = threading.Lock()
         self._view: CatalogView | None = None
         self._data_version = -1
+        self._checked = 0.0
 
     def invalidate(self) -> None:
         self._view = None
+        self._checked = 0.0
 
     def view(self) -> CatalogView:
-        version = self._store.data_version()
         view = self._view
+        now = Clock.monotonic()
+        if view is not None and now - self._checked < EXTERNAL_CHECK_S:
+            return view
+        self._checked = now
+        version = self._store.data_version()
         if view is not None and version == self._data_version:
             return view
         with self._lock:

@@ -171,9 +171,9 @@ def _parse(folder: Path) -> Fixtures:
         fixtures = Fixtures.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field, *rest = first["loc"]
-        where = ".".join(str(p) for p in rest) or "(top level)"
-        filename = _FILES.get(str(field), (str(field), None))[0]
+        section, *rest = (str(part) for part in first["loc"])
+        where = ".".join(rest) or "(top level)"
+        filename = _FILES.get(section, (section, None))[0]
         raise FixtureError(f"{folder / filename}: {where}: {first['msg']}") from exc
     _check_references(fixtures)
     return fixtures

@@ -1,0 +1,74 @@
+"""The outermost layer of every answer: request id, emulator version, CORS.
+
+It wraps the app's whole ASGI handler, so 404s and framework errors get the
+same headers as routed answers, and it costs a few microseconds a request:
+raw header tuples, no parsing unless a browser sent an `Origin`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
+
+from emulator import __version__
+
+EXPOSED = (
+    b"X-Request-Id, X-Emulator-Version, X-Generation-Id, Retry-After, retry-after-ms, "
+    b"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, "
+    b"x-should-retry"
+)
+ALLOWED_METHODS = b"GET, POST, PUT, PATCH, DELETE, OPTIONS"
+
+
+def with_wire_headers(inner: ASGIApp, new_request_id: Callable[[], str]) -> ASGIApp:
+    version = (b"x-emulator-version", __version__.encode())
+
+    async def handler(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # type: ignore[comparison-overlap]
+            await inner(scope, receive, send)
+            return
+        request_id = new_request_id()
+        scope.setdefault("state", {})["request_id"] = request_id
+        extra = [(b"x-request-id", request_id.encode()), version]
+        origin = _header(scope, b"origin")
+        if origin is not None:
+            if scope.get("method") == "OPTIONS" and _header(scope, b"access-control-request-method"):
+                await _preflight(scope, send, extra)
+                return
+            extra += [
+                (b"access-control-allow-origin", b"*"),
+                (b"access-control-expose-headers", EXPOSED),
+                (b"vary", b"Origin"),
+            ]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *extra]
+            await send(message)
+
+        await inner(scope, receive, send_with_headers)
+
+    return handler
+
+
+def _header(scope: Scope, name: bytes) -> bytes | None:
+    for key, value in scope["headers"]:
+        if key == name:
+            return bytes(value)
+    return None
+
+
+async def _preflight(scope: Scope, send: Send, extra: list[tuple[bytes, bytes]]) -> None:
+    """Browsers ask before a cross-origin call with a bearer: say yes to anything."""
+    asked = _header(scope, b"access-control-request-headers") or b"*"
+    headers = [
+        *extra,
+        (b"access-control-allow-origin", b"*"),
+        (b"access-control-allow-methods", ALLOWED_METHODS),
+        (b"access-control-allow-headers", asked),
+        (b"access-control-max-age", b"600"),
+        (b"content-length", b"0"),
+    ]
+    await send({"type": "http.response.start", "status": 204, "headers": headers})
+    await send({"type": "http.response.body", "body": b"", "more_body": False})
