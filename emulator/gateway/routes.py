@@ -10,11 +10,11 @@ from litestar.params import FromPath, FromQuery
 
 from emulator.gateway.catalog import find_model, models_page
 from emulator.gateway.schemas import ModelList, ModelOut, Pricing
-from emulator.web import RuntimeDep, auth_opt, json_bytes, runtime_of
+from emulator.web import API_PREFIX, RuntimeDep, auth_opt, json_bytes, runtime_of
 
 
 class CatalogController(Controller):
-    path = "/"
+    path = API_PREFIX  # no guard: these routes take no credential
     tags = ["Gateway"]
     opt = auth_opt("optional")
 

@@ -16,11 +16,12 @@ from emulator.keys.schemas import (
     KeyCreate,
     KeyUpdate,
 )
-from emulator.web import BEARER, CallerDep, RuntimeDep, auth_opt
+from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, auth_opt, guard
 
 
 class KeysController(Controller):
-    path = "/keys"
+    path = f"{API_PREFIX}/keys"
+    guards = [guard]
     tags = ["API keys"]
     opt = auth_opt("user_token")
     security = BEARER

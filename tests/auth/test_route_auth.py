@@ -175,3 +175,20 @@ def test_key_management_takes_a_user_token_not_an_api_key(api) -> None:
     assert "user token" in error["message"]
     assert_error(api.get("/keys"), 401, "missing_api_key")
     assert_error(api.get("/keys", headers=bearer("emu_user_nope")), 401, "invalid_api_key")
+
+
+def test_every_route_declares_its_auth_and_is_guarded() -> None:
+    """A new route cannot slip in without auth: it must say what it takes."""
+    from emulator.app import create_app
+    from emulator.settings import Settings
+    from emulator.web import guard
+
+    app = create_app(Settings(db=":memory:"))
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", []):
+            if route.path.startswith("/schema") or handler.http_methods == {"OPTIONS"}:
+                continue  # the docs, and litestar's automatic OPTIONS answers
+            auth = handler.opt.get("auth")
+            assert auth is not None, route.path
+            if auth.kind != "optional":
+                assert guard in handler.resolve_guards(), route.path
