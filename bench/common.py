@@ -84,5 +84,7 @@ def wrk(url: str, seconds: int = 5, connections: int = 16, script: str | None = 
 
 def report(name: str, ours: float, reference: float, unit: str, target: str) -> None:
     ratio = ours / reference if reference else float("nan")
-    print(f"{name:<44} ours {ours:>10.1f} {unit:<6} reference {reference:>10.1f} {unit:<6} "
-          f"ratio {ratio:5.2f}   target: {target}")  # fmt: skip
+    print(
+        f"{name:<46} ours {ours:>9.3f} {unit:<5}  reference {reference:>9.3f} {unit:<5}  "
+        f"ratio {ratio:5.2f}  target: {target}"
+    )
