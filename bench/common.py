@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
 SERVER_CPU = "0"  # the server gets one core, the load generator the other
 LOAD_CPU = "1"
 

@@ -57,15 +57,21 @@ def list_keys(
     rt: Runtime, account_id: str, limit: int | None, cursor: str | None
 ) -> dict[str, Any]:
     size = check_limit(limit, default=50, maximum=100)
-    after = decode_cursor(cursor, 2)
+    after = decode_cursor(cursor, 1)
     with rt.store.read() as conn:
-        keys = key_rows.list_keys(conn, account_id, size + 1, after)
+        keys = key_rows.list_keys(conn, account_id, size + 1, _seq(after[0]) if after else None)
     return page(
         keys,
         size,
-        cursor_of=lambda k: encode_cursor(k.created_at, k.id),
-        render=lambda k: to_wire(k).model_dump(),
+        cursor_of=lambda item: encode_cursor(str(item[0])),
+        render=lambda item: to_wire(item[1]).model_dump(),
     )
+
+
+def _seq(text: str) -> int:
+    if not text.isdigit():
+        raise ValidationFailed("cursor is not one this emulator gave out.", param="cursor")
+    return int(text)
 
 
 def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:

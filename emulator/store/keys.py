@@ -35,7 +35,7 @@ class ApiKey:
     charge_micros: int
 
 
-def _key(row: sqlite3.Row) -> ApiKey:
+def _key(row: sqlite3.Row | dict[str, Any]) -> ApiKey:
     data = dict(row)
     data["scopes"] = tuple(json.loads(data["scopes"]))
     return ApiKey(**data)
@@ -66,17 +66,19 @@ def get_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> ApiKey | 
 
 
 def list_keys(
-    conn: sqlite3.Connection, account_id: str, limit: int, after: tuple[str, ...] | None
-) -> list[ApiKey]:
-    """Live keys, newest first; `after` is the (created_at, id) of the last one seen."""
-    sql = "SELECT * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"
+    conn: sqlite3.Connection, account_id: str, limit: int, before_seq: int | None
+) -> list[tuple[int, ApiKey]]:
+    """Live keys with their insertion sequence, newest first (the clock never goes back,
+    so insertion order is creation order, ties included); `before_seq` pages."""
+    sql = "SELECT rowid AS seq, * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"
     params: list[Any] = [account_id]
-    if after is not None:
-        sql += " AND (created_at < ? OR (created_at = ? AND id < ?))"
-        params += [after[0], after[0], after[1]]
-    sql += " ORDER BY created_at DESC, id DESC LIMIT ?"
+    if before_seq is not None:
+        sql += " AND rowid < ?"
+        params.append(before_seq)
+    sql += " ORDER BY rowid DESC LIMIT ?"
     params.append(limit)
-    return [_key(row) for row in conn.execute(sql, params)]
+    rows = [dict(row) for row in conn.execute(sql, params)]
+    return [(row.pop("seq"), _key(row)) for row in rows]
 
 
 def update_key(
