@@ -21,9 +21,9 @@ from emulator.control.schemas import (
 )
 from emulator.errors import NotFound, ValidationFailed
 from emulator.ids import hash_secret
+from emulator.keys.service import issue_key
 from emulator.store import accounts as account_rows
-from emulator.store import keys as key_rows
-from emulator.store.meta import get_platform, new_id, next_sequence
+from emulator.store.meta import get_platform, next_sequence
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -90,28 +90,14 @@ def create_tenant(rt: Runtime, body: TenantCreate) -> TenantOut:
         account_rows.open_balances(conn, rt.ids, account, now)
         user_token = rt.ids.secret("emu_user_", number)
         account_rows.insert_user_token(conn, hash_secret(user_token), account.id, "tenant", now)
-        api_key = rt.ids.secret("sk-emu-", next_sequence(conn, "api_key_secret"))
-        key = key_rows.ApiKey(
-            id=new_id(conn, rt.ids, "key"),
-            account_id=account.id,
-            secret_hash=hash_secret(api_key),
-            secret_hint=key_rows.secret_hint(api_key),
+        key, api_key = issue_key(
+            conn,
+            rt,
+            account.id,
             name="Tenant key (all scopes)",
             scopes=ALL_SCOPES,
-            product="ai_gateway",
             environment="test",
-            spend_limit_micros=None,
-            spend_reset_interval=None,
-            rate_limit_rpm=None,
-            status="active",
-            created_at=now,
-            updated_at=now,
-            last_used_at=None,
-            revoked_at=None,
-            request_count=0,
-            charge_micros=0,
         )
-        key_rows.insert_key(conn, key)
     return TenantOut(
         account_id=account.id,
         name=account.name,

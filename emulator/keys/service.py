@@ -7,12 +7,12 @@ id is a 404, so ids do not leak.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import NotFound, ValidationFailed
-from emulator.ids import hash_secret
 from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import keys as key_rows
@@ -26,31 +26,36 @@ SECRET_PREFIX = "sk-emu-"
 
 def create_key(rt: Runtime, account_id: str, body: KeyCreate) -> ApiKeyCreated:
     check_key_rules(body.product, body.scopes, body.spend_limit_micros, body.spend_reset_interval)
-    now = rt.clock.now_iso()
     with rt.store.write() as conn:
-        secret = rt.ids.secret(SECRET_PREFIX, next_sequence(conn, "api_key_secret"))
-        key = key_rows.ApiKey(
-            id=new_id(conn, rt.ids, "key"),
-            account_id=account_id,
-            secret_hash=hash_secret(secret),
-            secret_hint=key_rows.secret_hint(secret),
+        key, secret = issue_key(
+            conn,
+            rt,
+            account_id,
             name=body.name,
-            scopes=tuple(body.scopes),
+            scopes=body.scopes,
             product=body.product,
             environment=body.environment,
             spend_limit_micros=body.spend_limit_micros,
             spend_reset_interval=body.spend_reset_interval,
             rate_limit_rpm=body.rate_limit_rpm,
-            status="active",
-            created_at=now,
-            updated_at=now,
-            last_used_at=None,
-            revoked_at=None,
-            request_count=0,
-            charge_micros=0,
         )
-        key_rows.insert_key(conn, key)
     return ApiKeyCreated(**to_wire(key).model_dump(), key=secret)
+
+
+def issue_key(
+    conn: sqlite3.Connection, rt: Runtime, account_id: str, **fields: Any
+) -> tuple[key_rows.ApiKey, str]:
+    """Make, store and return a new key with its raw secret (the only time it exists)."""
+    secret = rt.ids.secret(SECRET_PREFIX, next_sequence(conn, "api_key_secret"))
+    key = key_rows.new_key(
+        key_id=new_id(conn, rt.ids, "key"),
+        account_id=account_id,
+        secret=secret,
+        now=rt.clock.now_iso(),
+        **fields,
+    )
+    key_rows.insert_key(conn, key)
+    return key, secret
 
 
 def list_keys(
@@ -151,7 +156,7 @@ def to_wire(key: key_rows.ApiKey) -> ApiKeyOut:
     )
 
 
-def _live_key(conn: Any, account_id: str, key_id: str) -> key_rows.ApiKey:
+def _live_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> key_rows.ApiKey:
     key = key_rows.get_key(conn, account_id, key_id)
     if key is None:
         raise NotFound(f"No API key {key_id!r} in this account.", param="id")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from emulator.ids import hash_secret
 
 # Columns that PATCH /keys/{id} may change; anything else is not updatable.
 UPDATABLE = frozenset(
@@ -33,6 +36,44 @@ class ApiKey:
     revoked_at: str | None
     request_count: int
     charge_micros: int
+
+
+def new_key(
+    *,
+    key_id: str,
+    account_id: str,
+    secret: str,
+    name: str,
+    scopes: Sequence[str],
+    now: str,
+    product: str = "ai_gateway",
+    environment: str = "production",
+    spend_limit_micros: int | None = None,
+    spend_reset_interval: str | None = None,
+    rate_limit_rpm: int | None = None,
+    status: str = "active",
+) -> ApiKey:
+    """A key record as created: only the hash and a hint of the secret are kept."""
+    return ApiKey(
+        id=key_id,
+        account_id=account_id,
+        secret_hash=hash_secret(secret),
+        secret_hint=secret_hint(secret),
+        name=name,
+        scopes=tuple(scopes),
+        product=product,
+        environment=environment,
+        spend_limit_micros=spend_limit_micros,
+        spend_reset_interval=spend_reset_interval,
+        rate_limit_rpm=rate_limit_rpm,
+        status=status,
+        created_at=now,
+        updated_at=now,
+        last_used_at=None,
+        revoked_at=None,
+        request_count=0,
+        charge_micros=0,
+    )
 
 
 def _key(row: sqlite3.Row | dict[str, Any]) -> ApiKey:

@@ -19,30 +19,35 @@ def next_sequence(conn: sqlite3.Connection, name: str) -> int:
     return int(row[0])
 
 
-def get_meta(conn: sqlite3.Connection, key: str) -> Any:
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+# Two small key-value tables: `meta` (run state such as the clock) and
+# `platform` (what the fixtures say: pricing, world settings).
+def _get(conn: sqlite3.Connection, table: str, key: str) -> Any:
+    row = conn.execute(f"SELECT value FROM {table} WHERE key = ?", [key]).fetchone()
     return None if row is None else json.loads(row[0])
+
+
+def _set(conn: sqlite3.Connection, table: str, key: str, value: Any) -> None:
+    conn.execute(
+        f"INSERT INTO {table} (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+        [key, json.dumps(value)],
+    )
+
+
+def get_meta(conn: sqlite3.Connection, key: str) -> Any:
+    return _get(conn, "meta", key)
 
 
 def set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
-    conn.execute(
-        "INSERT INTO meta (key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        [key, json.dumps(value)],
-    )
+    _set(conn, "meta", key, value)
 
 
 def get_platform(conn: sqlite3.Connection, key: str) -> Any:
-    row = conn.execute("SELECT value FROM platform WHERE key = ?", [key]).fetchone()
-    return None if row is None else json.loads(row[0])
+    return _get(conn, "platform", key)
 
 
 def set_platform(conn: sqlite3.Connection, key: str, value: Any) -> None:
-    conn.execute(
-        "INSERT INTO platform (key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        [key, json.dumps(value)],
-    )
+    _set(conn, "platform", key, value)
 
 
 def new_id(conn: sqlite3.Connection, ids: Ids, prefix: str) -> str:

@@ -87,24 +87,10 @@ def _seed_account(
     for key in fx.keys:
         key_rows.insert_key(
             conn,
-            key_rows.ApiKey(
-                id=key.id,
+            key_rows.new_key(
+                key_id=key.id,
                 account_id=fx.id,
-                secret_hash=hash_secret(key.secret),
-                secret_hint=key_rows.secret_hint(key.secret),
-                name=key.name,
-                scopes=tuple(key.scopes),
-                product=key.product,
-                environment=key.environment,
-                spend_limit_micros=key.spend_limit_micros,
-                spend_reset_interval=key.spend_reset_interval,
-                rate_limit_rpm=key.rate_limit_rpm,
-                status=key.status,
-                created_at=now,
-                updated_at=now,
-                last_used_at=None,
-                revoked_at=None,
-                request_count=0,
-                charge_micros=0,
+                now=now,
+                **key.model_dump(exclude={"id"}),
             ),
         )
