@@ -17,7 +17,7 @@ from emulator.pending import pending_handlers
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
 from emulator.web import provide_caller, provide_runtime
-from emulator.wire import with_wire_headers
+from emulator.wire import route_methods, with_wire_headers
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> Litestar:
@@ -44,5 +44,6 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         debug=False,
     )
     app.state.runtime = rt
-    app.asgi_handler = with_wire_headers(app.asgi_handler, rt.ids.request_id)
+    routes = [(r.path, {str(getattr(m, "value", m)) for m in r.methods}) for r in app.routes]
+    app.asgi_handler = with_wire_headers(app.asgi_handler, rt.ids.request_id, route_methods(routes))
     return app

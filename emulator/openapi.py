@@ -14,8 +14,10 @@ from litestar import Request
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
+from pydantic import BaseModel
 
 from emulator import __version__
+from emulator.bodies import RequestBody
 from emulator.web import ErrorEnvelope
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
@@ -30,10 +32,10 @@ _DESCRIPTIONS = {
 
 def finish(document: dict[str, Any]) -> dict[str, Any]:
     doc = copy.deepcopy(document)
-    schema = ErrorEnvelope.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
-    schemas.update(schema.pop("$defs", {}))
-    schemas["ErrorEnvelope"] = schema
+    models: list[type[BaseModel]] = [ErrorEnvelope, *_subclasses(RequestBody)]
+    for model in models:
+        _add_pydantic_schema(schemas, model)
     for item in doc.get("paths", {}).values():
         for method, operation in item.items():
             if isinstance(operation, dict) and method != "parameters":
@@ -41,13 +43,36 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
+def _subclasses(cls: type[RequestBody]) -> list[type[RequestBody]]:
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *_subclasses(sub)]
+    return [c for c in found if not c.__name__.startswith("_")]
+
+
+def _add_pydantic_schema(schemas: dict[str, Any], model: type[BaseModel]) -> None:
+    """Pydantic's schema keeps what litestar's drops: bounds of optional fields, patterns,
+    and `additionalProperties: false` for bodies that refuse unknown fields."""
+    schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(schema.pop("$defs", {}))
+    schemas[model.__name__] = schema
+
+
 def _finish_operation(operation: dict[str, Any]) -> None:
+    body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
+    choices = body.get("schema", {}).get("oneOf", [])
+    if len(choices) == 2 and {"type": "null"} in choices:  # `data: X | None = None`
+        body["schema"] = next(c for c in choices if c != {"type": "null"})
+        operation["requestBody"]["required"] = False
     responses = operation.setdefault("responses", {})
     wanted = ["400"]
     if operation.get("security"):
         wanted += ["401", "403"] if {"bearer": []} in operation["security"] else ["401"]
-    if operation.get("requestBody") or operation.get("parameters"):
+    parameters = operation.get("parameters", [])
+    if operation.get("requestBody") or parameters:
         wanted.append("422")
+    if any(p.get("in") == "path" for p in parameters):
+        wanted.append("404")
     for status in wanted:
         responses.setdefault(status, {"description": _DESCRIPTIONS[status]})
     for status, response in responses.items():

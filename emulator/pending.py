@@ -97,12 +97,18 @@ PENDING: list[tuple[str, str, tuple[str, ...], str]] = [
 
 
 def pending_handlers() -> list[HTTPRouteHandler]:
-    """One handler per (method, scopes, tag) serving all its paths: ~15 handlers, not 70,
-    which keeps start-up fast."""
-    groups: dict[tuple[str, tuple[str, ...], str], list[str]] = {}
+    """One handler per (methods, scopes, tag) serving all its paths: ~15 handlers, not 70,
+    which keeps start-up fast. All methods of a path go in one handler, so the
+    automatic OPTIONS answer's `Allow` lists every one of them."""
+    methods: dict[str, list[str]] = {}
+    meta: dict[str, tuple[tuple[str, ...], str]] = {}
     for method, path, scopes, tag in PENDING:
-        groups.setdefault((method, scopes, tag), []).append(path)
-    return [_pending(method, paths, scopes, tag) for (method, scopes, tag), paths in groups.items()]
+        methods.setdefault(path, []).append(method)
+        meta[path] = (scopes, tag)
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...], str], list[str]] = {}
+    for path, verbs in methods.items():
+        groups.setdefault((tuple(sorted(verbs)), *meta[path]), []).append(path)
+    return [_pending(verbs, paths, scopes, tag) for (verbs, scopes, tag), paths in groups.items()]
 
 
 def _operation_id(handler: HTTPRouteHandler, method: str, components: list[Any]) -> str:
@@ -110,18 +116,20 @@ def _operation_id(handler: HTTPRouteHandler, method: str, components: list[Any])
     return "_".join(["pending", method.lower(), *parts]).replace("-", "_")
 
 
-def _pending(method: str, paths: list[str], scopes: tuple[str, ...], tag: str) -> HTTPRouteHandler:
+def _pending(
+    methods: tuple[str, ...], paths: list[str], scopes: tuple[str, ...], tag: str
+) -> HTTPRouteHandler:
     async def not_yet(request: Request[Any, Any, Any]) -> None:
         raise NotImplementedYet(
-            f"{method} {request.url.path} is part of the interface but not emulated yet: its "
-            "auth and scopes are checked, its behaviour lands in a later release (see "
-            "docs/fidelity.md)."
+            f"{request.method} {request.url.path} is part of the interface but not emulated "
+            "yet: its auth and scopes are checked, its behaviour lands in a later release "
+            "(see docs/fidelity.md)."
         )
 
     return HTTPRouteHandler(
         path=[API_PREFIX + path for path in paths],
         guards=[guard],
-        http_method=HttpMethod(method),
+        http_method=[HttpMethod(m) for m in methods],
         opt=auth_opt("api_key", *scopes),
         security=BEARER,
         tags=[tag],

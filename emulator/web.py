@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.handlers.base import BaseRouteHandler
+from litestar.params import QueryParameter
 from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller, RouteAuth, authenticate, check_admin
@@ -15,6 +16,12 @@ from emulator.runtime import Runtime
 
 JSON = "application/json"
 API_PREFIX = "/api/v1"
+# Query parameters of every list (SPEC section 8), documented with their bounds.
+Cursor = Annotated[
+    str | None, QueryParameter(description="The `next_cursor` of the previous page, unchanged.")
+]
+
+
 # Handler parameters filled by the app's dependencies (`rt`, `caller`).
 RuntimeDep = NamedDependency[Runtime]
 CallerDep = NamedDependency[Caller]

@@ -7,6 +7,7 @@ raw header tuples, no parsing unless a browser sent an `Origin`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,7 +22,10 @@ EXPOSED = (
 ALLOWED_METHODS = b"GET, POST, PUT, PATCH, DELETE, OPTIONS"
 
 
-def with_wire_headers(inner: ASGIApp, new_request_id: Callable[[], str]) -> ASGIApp:
+def with_wire_headers(
+    inner: ASGIApp, new_request_id: Callable[[], str], allow: Callable[[str], str | None]
+) -> ASGIApp:
+    """`allow(path)` gives the `Allow` header of a path (None: no such route)."""
     version = (b"x-emulator-version", __version__.encode())
 
     async def handler(scope: Scope, receive: Receive, send: Send) -> None:
@@ -43,6 +47,12 @@ def with_wire_headers(inner: ASGIApp, new_request_id: Callable[[], str]) -> ASGI
                 (b"access-control-expose-headers", EXPOSED),
                 (b"vary", b"Origin"),
             ]
+
+        methods = allow(scope["path"]) if scope.get("method") == "OPTIONS" else None
+        if methods is not None:  # answered here: litestar's own OPTIONS may miss a method
+            extra.append((b"allow", methods.encode()))
+            await _no_content(send, extra)
+            return
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -70,7 +80,31 @@ async def _preflight(scope: Scope, send: Send, extra: list[tuple[bytes, bytes]])
         (b"access-control-allow-methods", ALLOWED_METHODS),
         (b"access-control-allow-headers", asked),
         (b"access-control-max-age", b"600"),
-        (b"content-length", b"0"),
     ]
+    await _no_content(send, headers)
+
+
+async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:
+    headers = [*headers, (b"content-length", b"0")]
     await send({"type": "http.response.start", "status": 204, "headers": headers})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def route_methods(routes: list[tuple[str, set[str]]]) -> Callable[[str], str | None]:
+    """The methods of the route a concrete path lands on, as litestar routes it:
+    a literal segment wins over a parameter (`/voices/presets` before `/voices/{id}`)."""
+    table = []
+    for template, methods in routes:
+        parts = template.strip("/").split("/")
+        pattern = "/".join(
+            (".+" if ":path}" in part else "[^/]+") if part.startswith("{") else re.escape(part)
+            for part in parts
+        )
+        literal = [not part.startswith("{") for part in parts]
+        table.append((re.compile(f"^/{pattern}/?$"), literal, ", ".join(sorted(methods))))
+
+    def allow(path: str) -> str | None:
+        matches = [(literal, methods) for regex, literal, methods in table if regex.match(path)]
+        return max(matches)[1] if matches else None
+
+    return allow

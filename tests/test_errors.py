@@ -89,3 +89,20 @@ def test_an_unexpected_exception_is_a_500_envelope_without_a_traceback(monkeypat
     error = assert_error(response, 500, "internal_error", "api_error")
     assert "kaboom" not in response.text and "Traceback" not in response.text
     assert "X-Request-Id" in error["message"]
+
+
+def test_options_lists_every_method_of_the_path(http: httpx.Client) -> None:
+    for path, expected in [
+        ("/_emulator/clock", "GET, OPTIONS, POST"),
+        ("/api/v1/keys", "GET, OPTIONS, POST"),
+        ("/api/v1/keys/key_x", "DELETE, GET, OPTIONS, PATCH"),
+        ("/api/v1/repurpose", "GET, OPTIONS, POST"),
+        ("/api/v1/vidprov/voices/presets", "GET, OPTIONS"),
+        ("/api/v1/vidprov/voices/delete", "OPTIONS, POST"),
+        ("/api/v1/vidprov/voices/voice_1", "GET, OPTIONS"),
+        ("/api/v1/models/openai/gpt-4o", "GET, OPTIONS"),
+    ]:
+        response = http.options(path)
+        assert response.status_code == 204, path
+        assert response.headers["allow"] == expected, path
+    assert_error(http.options("/api/v1/nope"), 404, "not_found")

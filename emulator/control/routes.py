@@ -19,7 +19,8 @@ from emulator.control.schemas import (
 )
 from emulator.web import RuntimeDep, auth_opt, guard
 
-ADMIN: list[dict[str, list[str]]] = [{"admin": []}]
+# Open unless the emulator runs with --admin-token: "no credential" is a valid choice.
+ADMIN: list[dict[str, list[str]]] = [{}, {"admin": []}]
 
 
 class ControlController(Controller):

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
+from pydantic import BaseModel, Field, StrictInt, model_validator
 
+from emulator.bodies import RequestBody
+
+USD_PATTERN = r"^[0-9]+(\.[0-9]{1,6})?$"  # up to six decimals: whole micros
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class TenantCreate(_Body):
+class TenantCreate(RequestBody):
     name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
     balance_micros: Micros = 25_000_000
     studio_credits: Micros = 1000
@@ -50,9 +49,9 @@ class AccountOut(BaseModel):
     created_at: str
 
 
-class TopUp(_Body):
+class TopUp(RequestBody):
     amount_micros: Annotated[StrictInt, Field(gt=0)] | None = None
-    amount_usd: Annotated[str, Field(examples=["10.00"])] | None = None
+    amount_usd: Annotated[str, Field(examples=["10.00"], pattern=USD_PATTERN)] | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> TopUp:
@@ -73,9 +72,14 @@ class ClockOut(BaseModel):
     epoch_seconds: float
 
 
-class ClockSet(_Body):
+class ClockSet(RequestBody):
     advance_seconds: Annotated[float, Field(ge=0, le=100 * 365 * 86400)] | None = None
-    now: Annotated[str, Field(examples=["2026-02-01T00:00:00Z"])] | None = None
+    now: (
+        Annotated[
+            str, Field(examples=["2026-02-01T00:00:00Z"], json_schema_extra={"format": "date-time"})
+        ]
+        | None
+    ) = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> ClockSet:

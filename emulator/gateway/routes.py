@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromPath, QueryParameter
 
 from emulator.gateway.catalog import find_model, models_page
 from emulator.gateway.schemas import ModelList, ModelOut, Pricing
-from emulator.web import API_PREFIX, RuntimeDep, auth_opt, json_bytes, runtime_of
+from emulator.web import (
+    API_PREFIX,
+    Cursor,
+    RuntimeDep,
+    auth_opt,
+    json_bytes,
+    runtime_of,
+)
+
+ModelsLimit = Annotated[
+    int | None,
+    QueryParameter(ge=1, le=500, description="Items a page, 1-500 (default: all)."),
+]
 
 
 class CatalogController(Controller):
@@ -30,8 +42,8 @@ class CatalogController(Controller):
     async def list_models(
         self,
         request: Request[Any, Any, Any],
-        limit: FromQuery[int | None] = None,
-        cursor: FromQuery[str | None] = None,
+        limit: ModelsLimit = None,
+        cursor: Cursor = None,
     ) -> Response[bytes]:
         # The hottest read of all: no dependency injection, cached bytes.
         return json_bytes(models_page(runtime_of(request).catalog.view(), limit, cursor))

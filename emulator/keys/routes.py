@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Controller, delete, get, patch, post
-from litestar.params import FromPath, FromQuery, JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from emulator.keys import service
 from emulator.keys.schemas import (
@@ -16,7 +16,19 @@ from emulator.keys.schemas import (
     KeyCreate,
     KeyUpdate,
 )
-from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, auth_opt, guard
+from emulator.web import (
+    API_PREFIX,
+    BEARER,
+    CallerDep,
+    Cursor,
+    RuntimeDep,
+    auth_opt,
+    guard,
+)
+
+KeysLimit = Annotated[
+    int | None, QueryParameter(ge=1, le=100, description="Items a page, 1-100 (default 50).")
+]
 
 
 class KeysController(Controller):
@@ -31,8 +43,8 @@ class KeysController(Controller):
         self,
         rt: RuntimeDep,
         caller: CallerDep,
-        limit: FromQuery[int | None] = None,
-        cursor: FromQuery[str | None] = None,
+        limit: KeysLimit = None,
+        cursor: Cursor = None,
     ) -> ApiKeyList:
         return ApiKeyList(**service.list_keys(rt, caller.account_id, limit, cursor))
 

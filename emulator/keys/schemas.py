@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from pydantic import BaseModel, Field, StrictInt, field_validator
+
+from emulator.bodies import RequestBody
 
 Scope = Literal["ai.gateway", "video", "studio.media"]
 Product = Literal["ai_gateway", "video", "studio"]
@@ -14,9 +16,7 @@ Label = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
 
 
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class _Body(RequestBody):
     @field_validator("name", check_fields=False)
     @classmethod
     def _name_not_blank(cls, value: str | None) -> str | None:
