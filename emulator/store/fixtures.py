@@ -156,13 +156,15 @@ def load_fixtures(folder: Path) -> Fixtures:
 def _parse(folder: Path) -> Fixtures:
     import yaml  # only when fixtures are (re)read, not on every start-up path
 
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ten times faster
+
     raw: dict[str, Any] = {"source": str(folder)}
     for field, (filename, list_key) in _FILES.items():
         path = folder / filename
         if not path.exists():  # a partial folder: the bundled file fills the gap
             path = default_fixtures_dir() / filename
         try:
-            data = yaml.safe_load(path.read_text())
+            data = yaml.load(path.read_text(), Loader=loader)
         except yaml.YAMLError as exc:
             raise FixtureError(f"{path}: not valid YAML: {exc}") from exc
         data = data or {}
