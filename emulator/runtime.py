@@ -6,8 +6,7 @@ Start-up and reset take the same path: migrate, seed (when empty), done.
 from __future__ import annotations
 
 import sqlite3
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,6 @@ class Runtime:
     ids: Ids
     catalog: Catalog
     fixtures_dir: Path
-    started_at: float = field(default_factory=time.monotonic)
 
     def fixtures(self) -> Fixtures:
         from emulator.store.fixtures import load_fixtures
@@ -39,9 +37,8 @@ class Runtime:
         return load_fixtures(self.fixtures_dir)
 
     def save_clock(self) -> None:
-        manual_now, offset = self.clock.state()
         with self.store.write() as conn:
-            set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset})
+            save_clock(conn, self.clock)
 
     def reset(self) -> None:
         """Back to the fixtures' state: wipe, migrate, seed; the clock to its start."""
@@ -94,6 +91,11 @@ def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> Non
 
     migrate(conn)
     seed(conn, fx, ids, clock.now_iso())
+    save_clock(conn, clock)
+
+
+def save_clock(conn: sqlite3.Connection, clock: Clock) -> None:
+    """The clock survives a restart of a file database (it never moves backwards)."""
     manual_now, offset = clock.state()
     set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset})
 

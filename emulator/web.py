@@ -11,7 +11,8 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.params import QueryParameter
 from pydantic import BaseModel
 
-from emulator.auth.credentials import Caller, RouteAuth, authenticate, check_admin
+from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
+from emulator.errors import InternalError
 from emulator.runtime import Runtime
 
 JSON = "application/json"
@@ -28,9 +29,9 @@ CallerDep = NamedDependency[Caller]
 BEARER: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
-def auth_opt(kind: str, *scopes: str) -> dict[str, Any]:
+def auth_opt(kind: RouteKind, *scopes: str) -> dict[str, Any]:
     """Route metadata read by `guard`: e.g. `opt=auth_opt("api_key", "video")`."""
-    return {"auth": RouteAuth(kind, scopes)}  # type: ignore[arg-type]
+    return {"auth": RouteAuth(kind, scopes)}
 
 
 def runtime_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Runtime:
@@ -41,7 +42,9 @@ def runtime_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Runtime:
 async def guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
     """Authenticate by the route's `opt["auth"]`; the caller lands in `request.state`."""
     auth: RouteAuth | None = handler.opt.get("auth")
-    if auth is None or auth.kind == "optional":
+    if auth is None:  # fail closed: a guarded route must say what it takes
+        raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
+    if auth.kind == "optional":
         return
     rt = runtime_of(connection)
     headers = connection.headers
