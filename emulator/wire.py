@@ -92,18 +92,23 @@ async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:
 
 def route_methods(routes: list[tuple[str, set[str]]]) -> Callable[[str], str | None]:
     """The methods of the route a concrete path lands on, as litestar routes it:
-    a literal segment wins over a parameter (`/voices/presets` before `/voices/{id}`)."""
-    table = []
-    for template, methods in routes:
-        parts = template.strip("/").split("/")
-        pattern = "/".join(
-            (".+" if ":path}" in part else "[^/]+") if part.startswith("{") else re.escape(part)
-            for part in parts
-        )
-        literal = [not part.startswith("{") for part in parts]
-        table.append((re.compile(f"^/{pattern}/?$"), literal, ", ".join(sorted(methods))))
+    a literal segment wins over a parameter (`/voices/presets` before `/voices/{id}`).
+    The table is built on the first OPTIONS request, not at start-up."""
+    table: list[tuple[re.Pattern[str], list[bool], str]] = []
+
+    def build() -> None:
+        for template, methods in routes:
+            parts = template.strip("/").split("/")
+            pattern = "/".join(
+                (".+" if ":path}" in part else "[^/]+") if part.startswith("{") else re.escape(part)
+                for part in parts
+            )
+            literal = [not part.startswith("{") for part in parts]
+            table.append((re.compile(f"^/{pattern}/?$"), literal, ", ".join(sorted(methods))))
 
     def allow(path: str) -> str | None:
+        if not table:
+            build()
         matches = [(literal, methods) for regex, literal, methods in table if regex.match(path)]
         return max(matches)[1] if matches else None
 
