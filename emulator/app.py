@@ -10,6 +10,7 @@ from litestar.plugins.pydantic import PydanticPlugin
 from emulator.control.routes import ControlController
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
+from emulator.gateway.chat_routes import ChatController
 from emulator.gateway.routes import CatalogController
 from emulator.keys.routes import KeysController
 from emulator.openapi import openapi_config
@@ -26,7 +27,13 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     app = Litestar(
         # Handlers are registered directly, not through Routers: litestar deep-copies a
         # registered Router with all its handlers, which slows start-up.
-        route_handlers=[CatalogController, KeysController, ControlController, *pending_handlers()],
+        route_handlers=[
+            CatalogController,
+            ChatController,
+            KeysController,
+            ControlController,
+            *pending_handlers(),
+        ],
         dependencies={
             "rt": Provide(provide_runtime, sync_to_thread=False),
             "caller": Provide(provide_caller, sync_to_thread=False),

@@ -40,6 +40,7 @@ class CatalogView:
     models_page_bytes: bytes  # the whole list, encoded: the common case
     pricing: dict[str, Any]
     pricing_bytes: bytes
+    providers: dict[str, ProviderRow]
 
 
 class Catalog:
@@ -86,6 +87,7 @@ def build_view(rows: CatalogRows, pricing: dict[str, Any]) -> CatalogView:
         models_page_bytes=encode(page),
         pricing=pricing_body,
         pricing_bytes=encode(pricing_body),
+        providers=providers,
     )
 
 

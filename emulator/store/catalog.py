@@ -116,3 +116,12 @@ def load_catalog(conn: sqlite3.Connection) -> CatalogRows:
         for r in conn.execute("SELECT * FROM model_providers ORDER BY model_id, position")
     ]
     return CatalogRows(providers=providers, models=models, serving=serving)
+
+
+def set_provider_status(
+    conn: sqlite3.Connection, name: str, status: str, latency_ms: int | None
+) -> bool:
+    sql = "UPDATE providers SET status = ?" + (", latency_ms = ?" if latency_ms is not None else "")
+    params: list[Any] = [status] + ([latency_ms] if latency_ms is not None else [])
+    cur = conn.execute(sql + " WHERE name = ?", [*params, name])
+    return cur.rowcount == 1

@@ -118,6 +118,35 @@ def m0001_foundation(db: Any) -> None:
     )
 
 
+@migration
+def m0002_usage_events(db: Any) -> None:
+    db["usage_events"].create(
+        {
+            "id": str,
+            "account_id": str,
+            "key_id": str,
+            "created_at": str,
+            "endpoint": str,
+            "model": str,
+            "provider": str,
+            "status": str,  # succeeded, failed
+            "prompt_tokens": int,
+            "completion_tokens": int,
+            "total_tokens": int,
+            "provider_cost_micros": int,
+            "platform_fee_micros": int,
+            "charge_micros": int,
+            "margin_micros": int,
+            "route_attempts": str,  # JSON list
+            "metadata": str,  # JSON object
+        },
+        pk="id",
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"account_id", "created_at", "endpoint", "model", "status"},
+    )
+    db["usage_events"].create_index(["account_id", "created_at"])
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

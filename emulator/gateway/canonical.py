@@ -1,0 +1,124 @@
+"""The gateway's own shape of a conversation and of an answer.
+
+Every wire format (chat, responses, messages) is translated to and from
+these types, so a client format and a provider format never meet directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+def role_of(raw: str) -> Role:
+    """A wire role as ours: `developer` is a system message."""
+    role: Role = "system" if raw in ("developer", "system") else raw  # type: ignore[assignment]
+    return role
+
+
+FinishReason = Literal["stop", "length", "tool_calls"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: str  # JSON text, as every wire format carries it
+
+
+@dataclass(frozen=True)
+class Message:
+    role: Role
+    text: str = ""
+    images: int = 0
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Request:
+    messages: tuple[Message, ...]
+    max_tokens: int | None = None
+    tools: tuple[Tool, ...] = ()
+    tool_choice: str = "auto"  # auto, none, required, or the name of a tool
+    response_format: dict[str, Any] | None = None  # {"type": "json_object"|"json_schema", ...}
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    temperature: float | None = None
+    n: int = 1
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str | None
+    tool_calls: tuple[ToolCall, ...]
+    finish_reason: FinishReason
+    input_tokens: int
+    output_tokens: int
+
+
+# Stream pieces, in the order a provider sends them.
+@dataclass(frozen=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallStart:
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class ToolArgumentsDelta:
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True)
+class Finish:
+    reason: FinishReason
+    input_tokens: int
+    output_tokens: int
+
+
+Delta = TextDelta | ToolCallStart | ToolArgumentsDelta | Finish
+
+
+@dataclass
+class Collected:
+    """Deltas gathered back into a completion (what a client saw of a stream)."""
+
+    text: list[str] = field(default_factory=list)
+    calls: list[list[str]] = field(default_factory=list)  # [id, name, arguments]
+    finish: Finish | None = None
+
+    def add(self, delta: Delta) -> None:
+        if isinstance(delta, TextDelta):
+            self.text.append(delta.text)
+        elif isinstance(delta, ToolCallStart):
+            self.calls.append([delta.id, delta.name, ""])
+        elif isinstance(delta, ToolArgumentsDelta):
+            self.calls[delta.index][2] += delta.fragment
+        else:
+            self.finish = delta
+
+    def completion(self) -> Completion:
+        finish = self.finish or Finish("stop", 0, 0)
+        return Completion(
+            text="".join(self.text) if self.text or not self.calls else None,
+            tool_calls=tuple(ToolCall(i, n, a) for i, n, a in self.calls),
+            finish_reason=finish.reason,
+            input_tokens=finish.input_tokens,
+            output_tokens=finish.output_tokens,
+        )

@@ -1,0 +1,91 @@
+"""The fake upstream providers: each speaks one wire format, deterministically.
+
+A provider receives a request in its own format, answers in its own format,
+and streams its own events; it never sees the client's format. Its
+`behavior` (fixtures) and `status` (control plane) decide whether it fails.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from emulator.gateway import content
+from emulator.gateway.canonical import Completion
+from emulator.gateway.tokens import token_spans
+from emulator.gateway.wire import chat, messages, responses
+
+WIRE: dict[str, ModuleType] = {"chat": chat, "responses": responses, "messages": messages}
+
+
+class ProviderFailed(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class FakeProvider:
+    name: str
+    wire_format: str
+    status: str
+    behavior: str
+
+    def check(self) -> None:
+        if self.status == "down":
+            raise ProviderFailed("provider_down", f"{self.name} is marked down.")
+        if self.behavior == "fail":
+            raise ProviderFailed("upstream_error", f"{self.name} failed (it always does).")
+
+    def complete(self, request: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+        """A whole answer, in this provider's format."""
+        self.check()
+        completions = self._generate(request, rng)
+        return self._render(completions, request["model"], rng)
+
+    def stream(self, request: dict[str, Any], rng: random.Random) -> Iterator[dict[str, Any]]:
+        """The answer as this provider's stream events."""
+        self.check()
+        completion = self._generate(request, rng)[0]
+        pieces = _pieces(completion.text or "", self.wire_format)
+        deltas = chat.deltas(completion, pieces)
+        ident = f"{self.name}-{rng.getrandbits(48):012x}"
+        if self.wire_format == "chat":
+            return chat.render_chunks(deltas, id=ident, model=request["model"], created=0, extra={})
+        if self.wire_format == "messages":
+            return messages.render_events(deltas, id=ident, model=request["model"])
+        return responses.render_events(deltas, id=ident, model=request["model"], created=0)
+
+    def _generate(self, request: dict[str, Any], rng: random.Random) -> list[Completion]:
+        canonical = WIRE[self.wire_format].parse_request(request)
+        return [
+            content.generate(request["model"], canonical, self.wire_format, rng)
+            for _ in range(canonical.n)
+        ]
+
+    def _render(
+        self, completions: list[Completion], model: str, rng: random.Random
+    ) -> dict[str, Any]:
+        ident = f"{self.name}-{rng.getrandbits(48):012x}"
+        if self.wire_format == "chat":
+            return chat.render_response(completions, id=ident, model=model, created=0, extra={})
+        if self.wire_format == "messages":
+            return messages.render_response(completions[0], id=ident, model=model)
+        return responses.render_response(completions[0], id=ident, model=model, created=0)
+
+
+def _pieces(text: str, family: str) -> list[str]:
+    """Stream text a token or two at a time, as real providers do."""
+    spans = token_spans(text, family)
+    pieces, start = [], 0
+    for index in range(1, len(spans), 2):
+        end = spans[index][1]
+        pieces.append(text[start:end])
+        start = end
+    if start < len(text):
+        pieces.append(text[start:])
+    return pieces

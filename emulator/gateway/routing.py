@@ -1,0 +1,95 @@
+"""Which provider routes a request may take, in which order (SPEC section 5).
+
+Candidates are `model`, then each of `models` (only `model` when
+`provider.allow_fallbacks` is false), each expanded to the providers that
+serve it, filtered by `provider.only` / `provider.ignore`, ordered by
+`provider.order`, then by `provider.sort` (`price`, `latency`,
+`throughput`), else by the catalog's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from emulator.gateway.catalog import CatalogView, find_model
+
+
+@dataclass(frozen=True)
+class Route:
+    model: str
+    provider: str
+    wire_format: str
+    status: str
+    latency_ms: int
+    throughput_tps: int
+    prompt_micros_per_mtok: int
+    completion_micros_per_mtok: int
+
+
+@dataclass(frozen=True)
+class ProviderPrefs:
+    order: tuple[str, ...] = ()
+    only: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    allow_fallbacks: bool = True
+    sort: str | None = None
+
+    @classmethod
+    def from_body(cls, raw: dict[str, Any] | None) -> ProviderPrefs:
+        raw = raw or {}
+        only = raw.get("only")
+        return cls(
+            order=tuple(raw.get("order") or ()),
+            only=tuple(only) if only is not None else None,
+            ignore=tuple(raw.get("ignore") or ()),
+            allow_fallbacks=raw.get("allow_fallbacks", True) is not False,
+            sort=raw.get("sort"),
+        )
+
+
+def route_candidates(
+    view: CatalogView, model: str, fallbacks: list[str], prefs: ProviderPrefs
+) -> list[Route]:
+    models = [model] if not prefs.allow_fallbacks else [model, *fallbacks]
+    routes: list[Route] = []
+    for model_id in dict.fromkeys(models):  # each model once, in the order given
+        entry = find_model(view, model_id)
+        candidates = [
+            _route(model_id, p)
+            for p in entry["providers"]
+            if (prefs.only is None or p["name"] in prefs.only) and p["name"] not in prefs.ignore
+        ]
+        routes += sorted(candidates, key=lambda r: _rank(r, prefs))
+    return routes
+
+
+def _route(model: str, provider: dict[str, Any]) -> Route:
+    pricing = provider["pricing"]
+    return Route(
+        model=model,
+        provider=provider["name"],
+        wire_format=provider["wire_format"],
+        status=provider["status"],
+        latency_ms=provider["latency_ms"],
+        throughput_tps=provider["throughput_tps"],
+        prompt_micros_per_mtok=pricing["prompt_micros_per_mtok"],
+        completion_micros_per_mtok=pricing["completion_micros_per_mtok"],
+    )
+
+
+def _rank(route: Route, prefs: ProviderPrefs) -> tuple[int, float]:
+    ordered = (
+        prefs.order.index(route.provider) if route.provider in prefs.order else len(prefs.order)
+    )
+    return ordered, _sort_key(route, prefs.sort)
+
+
+def _sort_key(route: Route, sort: str | None) -> float:
+    if sort == "price":
+        return route.prompt_micros_per_mtok + route.completion_micros_per_mtok
+    if sort == "latency":
+        return route.latency_ms
+    if sort == "throughput":
+        return -route.throughput_tps
+    return 0  # stable sort keeps the catalog's order

@@ -1,0 +1,197 @@
+"""Serving a gateway request: route, call providers in their own format, translate back.
+
+A request is tried on each candidate route in turn (`routing.py`); each try
+is a route attempt. The first provider that answers serves it; if none
+does, the answer is 503 `upstream_failed` with the attempts in the error's
+metadata. Every request writes one usage event (unbilled until billing).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from emulator import __version__
+from emulator.auth.credentials import Caller
+from emulator.errors import UpstreamError, ValidationFailed
+from emulator.gateway.canonical import Completion, Delta, Request
+from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
+from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
+from emulator.store.meta import new_id
+from emulator.store.usage import UsageEvent, insert_usage_event
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+FINGERPRINT = f"emulator-{__version__}"
+
+
+class NoRouteAvailable(UpstreamError):
+    code = "no_route_available"
+    default_headers = {"x-should-retry": "false"}
+
+
+@dataclass
+class Call:
+    """One gateway request on its way through the routes."""
+
+    endpoint: str
+    model: str
+    fallbacks: list[str]
+    prefs: ProviderPrefs
+    request: Request
+    stream: bool
+    metadata: dict[str, Any]
+    attempts: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Served:
+    id: str
+    created: int
+    route: Route
+    completions: list[Completion]
+    deltas: list[Delta]  # for streams: what the provider streamed, translated
+
+
+def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
+    """Try the routes in turn; the first that answers serves the call."""
+    view = rt.catalog.view()
+    routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
+    if not routes:
+        raise NoRouteAvailable(
+            f"No provider can serve {call.model!r} with these routing preferences "
+            "(provider.only / provider.ignore exclude them all). Loosen them.",
+            param="provider",
+        )
+    for route in routes:
+        behavior = view.providers[route.provider].body.get("behavior", "ok")
+        provider = FakeProvider(route.provider, route.wire_format, route.status, behavior)
+        try:
+            completions, deltas = _try(rt, provider, route, call)
+        except ProviderFailed as failure:
+            call.attempts.append(_attempt(route, "failed", failure.code))
+            continue
+        call.attempts.append(_attempt(route, "succeeded", None))
+        now = rt.clock.now()
+        with rt.store.write() as conn:
+            event_id = new_id(conn, rt.ids, "gen")
+        return Served(event_id, int(now), route, completions, deltas)
+    record_failure(rt, caller, call)
+    raise UpstreamError(
+        f"Every route for {call.model!r} failed ({len(call.attempts)} attempts). Try again, "
+        "or add fallback `models`.",
+        metadata={"route_attempts": call.attempts},
+    )
+
+
+def _try(
+    rt: Runtime, provider: FakeProvider, route: Route, call: Call
+) -> tuple[list[Completion], list[Delta]]:
+    wire = WIRE[route.wire_format]
+    native = wire.render_request(call.request, route.model, stream=call.stream)
+    if call.stream:
+        events = provider.stream(native, _rng(rt, route, call, 0))
+        parse = wire.parse_chunks if route.wire_format == "chat" else wire.parse_events
+        return [], list(parse(events))
+    if route.wire_format == "chat":  # the chat format carries `n` itself
+        return wire.parse_response(provider.complete(native, _rng(rt, route, call, 0))), []
+    completions = [
+        wire.parse_response(provider.complete(native, _rng(rt, route, call, i)))[0]
+        for i in range(call.request.n)
+    ]
+    return completions, []
+
+
+def _rng(rt: Runtime, route: Route, call: Call, index: int) -> random.Random:
+    # Keyed by the model, not the provider: a fallback to another host of the
+    # same model says the same thing.
+    return rt.ids.rng("completion", route.model, repr(call.request), index)
+
+
+def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
+    return {
+        "provider": route.provider,
+        "model": route.model,
+        "wire_format": route.wire_format,
+        "status": status,
+        "error_code": error,
+        "latency_ms": route.latency_ms if status == "succeeded" else 5,
+    }
+
+
+def record_usage(
+    rt: Runtime, caller: Caller, call: Call, served: Served, prompt: int, completion: int
+) -> None:
+    event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
+    event = UsageEvent(
+        **{
+            **event.__dict__,
+            "model": served.route.model,
+            "provider": served.route.provider,
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
+    )
+    with rt.store.write() as conn:
+        insert_usage_event(conn, event)
+
+
+def record_failure(rt: Runtime, caller: Caller, call: Call) -> None:
+    with rt.store.write() as conn:
+        event_id = new_id(conn, rt.ids, "gen")
+        insert_usage_event(conn, _event(caller, call, event_id, "failed", rt.clock.now_iso()))
+
+
+def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> UsageEvent:
+    return UsageEvent(
+        id=event_id,
+        account_id=caller.account_id,
+        key_id=caller.key.id if caller.key else None,
+        created_at=now,
+        endpoint=call.endpoint,
+        model=call.model,
+        provider=None,
+        status=status,
+        prompt_tokens=0,
+        completion_tokens=0,
+        total_tokens=0,
+        provider_cost_micros=0,
+        platform_fee_micros=0,
+        charge_micros=0,
+        margin_micros=0,
+        route_attempts=call.attempts,
+        metadata={**call.metadata, "stream": call.stream},
+    )
+
+
+def check_tools(request: Request, raw_tools: list[Any] | None) -> None:
+    """A tool's parameters must be a JSON schema; a named tool choice must exist."""
+    if request.tools:
+        from jsonschema import Draft202012Validator, SchemaError
+
+        for index, tool in enumerate(request.tools):
+            try:
+                Draft202012Validator.check_schema(tool.parameters)
+            except SchemaError as exc:
+                raise ValidationFailed(
+                    f"The parameters of tool {tool.name!r} are not a valid JSON schema: "
+                    f"{exc.message}.",
+                    param=f"tools[{index}].function.parameters",
+                    code="invalid_tool_schema",
+                ) from exc
+    named = request.tool_choice not in ("auto", "none", "required")
+    if named and request.tool_choice not in {t.name for t in request.tools}:
+        raise ValidationFailed(
+            f"tool_choice names {request.tool_choice!r}, which is not among `tools`.",
+            param="tool_choice",
+        )
+
+
+def sse_lines(chunks: Iterator[dict[str, Any]]) -> Iterator[bytes]:
+    for chunk in chunks:
+        yield b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"

@@ -1,0 +1,240 @@
+"""The messages wire format: a system string, content blocks, `stop_reason`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from emulator.gateway.canonical import (
+    Completion,
+    Delta,
+    Finish,
+    FinishReason,
+    Message,
+    Request,
+    TextDelta,
+    Tool,
+    ToolArgumentsDelta,
+    ToolCall,
+    ToolCallStart,
+)
+
+STOP_REASONS: dict[str, str] = {
+    "stop": "end_turn",
+    "length": "max_tokens",
+    "tool_calls": "tool_use",
+}
+FINISH: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+}
+DEFAULT_MAX_TOKENS = 4096  # the format requires one
+
+
+def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
+    system = "\n".join(m.text for m in request.messages if m.role == "system")
+    body: dict[str, Any] = {
+        "model": model,
+        "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+        "messages": [_render(m) for m in request.messages if m.role != "system"],
+        "stream": stream,
+    }
+    if system:
+        body["system"] = system
+    if request.tools:
+        body["tools"] = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
+        ]
+        choice = request.tool_choice
+        body["tool_choice"] = (
+            {"type": {"required": "any"}.get(choice, choice)}
+            if choice in ("auto", "none", "required")
+            else {"type": "tool", "name": choice}
+        )
+    if request.response_format:  # this format's structured-output extension
+        body["output_format"] = request.response_format
+    if request.stop:
+        body["stop_sequences"] = list(request.stop)
+    for key in ("temperature",):
+        if getattr(request, key) is not None:
+            body[key] = getattr(request, key)
+    if request.seed is not None:
+        body["metadata"] = {"seed": request.seed}
+    return body
+
+
+def _render(m: Message) -> dict[str, Any]:
+    if m.role == "tool":
+        block = {"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.text}
+        return {"role": "user", "content": [block]}
+    blocks: list[dict[str, Any]] = []
+    if m.text:
+        blocks.append({"type": "text", "text": m.text})
+    blocks += [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
+    ] * m.images
+    blocks += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments or "{}")}
+        for c in m.tool_calls
+    ]
+    return {"role": m.role, "content": blocks}
+
+
+def parse_request(body: dict[str, Any]) -> Request:
+    messages: list[Message] = []
+    if body.get("system"):
+        messages.append(Message("system", body["system"]))
+    for raw in body["messages"]:
+        messages += _parse_message(raw)
+    choice = body.get("tool_choice", {}).get("type", "auto")
+    choice = {"any": "required"}.get(choice, choice)
+    if choice == "tool":
+        choice = body["tool_choice"]["name"]
+    return Request(
+        messages=tuple(messages),
+        max_tokens=body["max_tokens"],
+        tools=tuple(
+            Tool(t["name"], t.get("description", ""), t.get("input_schema", {}))
+            for t in body.get("tools", ())
+        ),
+        tool_choice=choice,
+        response_format=body.get("output_format"),
+        stop=tuple(body.get("stop_sequences", ())),
+        seed=body.get("metadata", {}).get("seed"),
+        temperature=body.get("temperature"),
+    )
+
+
+def _parse_message(raw: dict[str, Any]) -> list[Message]:
+    content = raw["content"]
+    if isinstance(content, str):
+        return [Message(raw["role"], content)]
+    results = [b for b in content if b["type"] == "tool_result"]
+    if results:
+        return [
+            Message("tool", _block_text(b["content"]), tool_call_id=b["tool_use_id"])
+            for b in results
+        ]
+    return [
+        Message(
+            role=raw["role"],
+            text="\n".join(b["text"] for b in content if b["type"] == "text"),
+            images=sum(1 for b in content if b["type"] == "image"),
+            tool_calls=tuple(
+                ToolCall(b["id"], b["name"], json.dumps(b["input"], separators=(",", ":")))
+                for b in content
+                if b["type"] == "tool_use"
+            ),
+        )
+    ]
+
+
+def _block_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(b.get("text", "") for b in content)
+
+
+def render_response(completion: Completion, *, id: str, model: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if completion.text is not None:
+        content.append({"type": "text", "text": completion.text})
+    content += [
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments)}
+        for c in completion.tool_calls
+    ]
+    return {
+        "id": id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": STOP_REASONS[completion.finish_reason],
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": completion.input_tokens,
+            "output_tokens": completion.output_tokens,
+        },
+    }
+
+
+def parse_response(body: dict[str, Any]) -> list[Completion]:
+    texts = [b["text"] for b in body["content"] if b["type"] == "text"]
+    calls = tuple(
+        ToolCall(b["id"], b["name"], json.dumps(b["input"], separators=(",", ":")))
+        for b in body["content"]
+        if b["type"] == "tool_use"
+    )
+    usage = body["usage"]
+    text = "".join(texts) if texts or not calls else None
+    return [
+        Completion(
+            text, calls, FINISH[body["stop_reason"]], usage["input_tokens"], usage["output_tokens"]
+        )
+    ]
+
+
+def render_events(stream: Iterable[Delta], *, id: str, model: str) -> Iterator[dict[str, Any]]:
+    """message_start, content blocks (start, deltas, stop), message_delta, message_stop."""
+    start = {"id": id, "type": "message", "role": "assistant", "model": model, "content": []}
+    yield {"type": "message_start", "message": start}
+    block = -1
+    open_block = False
+    for delta in stream:
+        if isinstance(delta, TextDelta):
+            if not open_block:
+                block, open_block = block + 1, True
+                yield {
+                    "type": "content_block_start",
+                    "index": block,
+                    "content_block": {"type": "text", "text": ""},
+                }
+            yield {
+                "type": "content_block_delta",
+                "index": block,
+                "delta": {"type": "text_delta", "text": delta.text},
+            }
+        elif isinstance(delta, ToolCallStart):
+            if open_block:
+                yield {"type": "content_block_stop", "index": block}
+            block, open_block = block + 1, True
+            tool = {"type": "tool_use", "id": delta.id, "name": delta.name, "input": {}}
+            yield {"type": "content_block_start", "index": block, "content_block": tool}
+        elif isinstance(delta, ToolArgumentsDelta):
+            piece = {"type": "input_json_delta", "partial_json": delta.fragment}
+            yield {"type": "content_block_delta", "index": block, "delta": piece}
+        else:
+            if open_block:
+                yield {"type": "content_block_stop", "index": block}
+            usage = {"input_tokens": delta.input_tokens, "output_tokens": delta.output_tokens}
+            yield {
+                "type": "message_delta",
+                "delta": {"stop_reason": STOP_REASONS[delta.reason]},
+                "usage": usage,
+            }
+            yield {"type": "message_stop"}
+
+
+def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
+    tools: dict[int, int] = {}  # block index -> tool call index
+    for event in events:
+        kind = event["type"]
+        if kind == "content_block_start" and event["content_block"]["type"] == "tool_use":
+            block = event["content_block"]
+            tools[event["index"]] = len(tools)
+            yield ToolCallStart(tools[event["index"]], block["id"], block["name"])
+        elif kind == "content_block_delta":
+            delta = event["delta"]
+            if delta["type"] == "text_delta":
+                yield TextDelta(delta["text"])
+            else:
+                yield ToolArgumentsDelta(tools[event["index"]], delta["partial_json"])
+        elif kind == "message_delta":
+            usage = event["usage"]
+            yield Finish(
+                FINISH[event["delta"]["stop_reason"]], usage["input_tokens"], usage["output_tokens"]
+            )

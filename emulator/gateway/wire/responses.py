@@ -1,0 +1,369 @@
+"""The responses wire format: input items, output items, typed `response.*` stream events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from emulator.gateway.canonical import (
+    Completion,
+    Delta,
+    Finish,
+    Message,
+    Request,
+    TextDelta,
+    Tool,
+    ToolArgumentsDelta,
+    ToolCall,
+    ToolCallStart,
+    role_of,
+)
+from emulator.gateway.wire.chat import content_text
+
+
+def parse_request(body: dict[str, Any]) -> Request:
+    messages: list[Message] = []
+    if body.get("instructions"):
+        messages.append(Message("system", body["instructions"]))
+    items = body["input"]
+    if isinstance(items, str):
+        messages.append(Message("user", items))
+    else:
+        for item in items:
+            messages.append(_item(item))
+    choice = body.get("tool_choice", "auto") or "auto"
+    if isinstance(choice, dict):
+        choice = choice.get("name", "auto")
+    fmt = (body.get("text") or {}).get("format") or {}
+    return Request(
+        messages=tuple(messages),
+        max_tokens=body.get("max_output_tokens"),
+        tools=tuple(
+            Tool(t["name"], t.get("description") or "", t.get("parameters") or {"type": "object"})
+            for t in body.get("tools") or ()
+            if t.get("type", "function") == "function"
+        ),
+        tool_choice=choice,
+        response_format=_format(fmt),
+        seed=(body.get("metadata") or {}).get("seed"),
+        temperature=body.get("temperature"),
+    )
+
+
+def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
+    if fmt.get("type") == "json_schema":
+        return {
+            "type": "json_schema",
+            "name": fmt.get("name", "output"),
+            "schema": fmt.get("schema", {}),
+        }
+    if fmt.get("type") == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+def _item(item: dict[str, Any]) -> Message:
+    kind = item.get("type", "message")
+    if kind == "function_call":
+        call = ToolCall(item["call_id"], item["name"], item.get("arguments", ""))
+        return Message("assistant", tool_calls=(call,))
+    if kind == "function_call_output":
+        output = item.get("output", "")
+        text = output if isinstance(output, str) else json.dumps(output)
+        return Message("tool", text, tool_call_id=item["call_id"])
+    role = role_of(item["role"])
+    text, images = content_text(item.get("content"))
+    return Message(role, text, images)
+
+
+def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
+    system = [m.text for m in request.messages if m.role == "system"]
+    body: dict[str, Any] = {"model": model, "input": [], "stream": stream}
+    if system:
+        body["instructions"] = "\n".join(system)
+    for m in request.messages:
+        if m.role == "system":
+            continue
+        if m.role == "tool":
+            body["input"].append(
+                {"type": "function_call_output", "call_id": m.tool_call_id, "output": m.text}
+            )
+            continue
+        if m.text or m.images or not m.tool_calls:
+            kind = "output_text" if m.role == "assistant" else "input_text"
+            parts: list[dict[str, Any]] = [{"type": kind, "text": m.text}]
+            parts += [{"type": "input_image", "image_url": "data:image/png;base64,"}] * m.images
+            body["input"].append({"role": m.role, "content": parts})
+        body["input"] += [
+            {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
+            for c in m.tool_calls
+        ]
+    if request.max_tokens is not None:
+        body["max_output_tokens"] = request.max_tokens
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "name": t.name,
+                "description": t.description,
+                "parameters": t.parameters,
+            }
+            for t in request.tools
+        ]
+        choice = request.tool_choice
+        body["tool_choice"] = (
+            choice
+            if choice in ("auto", "none", "required")
+            else {"type": "function", "name": choice}
+        )
+    if request.response_format:
+        fmt = request.response_format
+        body["text"] = {
+            "format": {
+                "type": fmt["type"],
+                **(
+                    {"name": fmt["name"], "schema": fmt["schema"]}
+                    if fmt["type"] == "json_schema"
+                    else {}
+                ),
+            }
+        }
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.seed is not None:
+        body["metadata"] = {"seed": request.seed}
+    return body
+
+
+def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    if completion.text is not None:
+        items.append(
+            {
+                "type": "message",
+                "id": f"msg_{id}",
+                "status": "completed" if completion.finish_reason != "length" else "incomplete",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": completion.text, "annotations": []}],
+            }
+        )
+    items += [
+        {
+            "type": "function_call",
+            "id": f"fc_{c.id}",
+            "call_id": c.id,
+            "name": c.name,
+            "arguments": c.arguments,
+            "status": "completed",
+        }
+        for c in completion.tool_calls
+    ]
+    return items
+
+
+def usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": input_tokens,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": output_tokens,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": input_tokens + output_tokens,
+    }
+
+
+def render_response(
+    completion: Completion,
+    *,
+    id: str,
+    model: str,
+    created: int,
+    extra: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    incomplete = completion.finish_reason == "length"
+    return {
+        "id": id,
+        "object": "response",
+        "created_at": created,
+        "status": "incomplete" if incomplete else "completed",
+        "model": model,
+        **(extra or {}),
+        "output": output_items(completion, id),
+        "output_text": completion.text or "",
+        "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
+        "error": None,
+        "usage": usage(completion.input_tokens, completion.output_tokens),
+    }
+
+
+def parse_response(body: dict[str, Any]) -> list[Completion]:
+    texts, calls = [], []
+    for item in body["output"]:
+        if item["type"] == "message":
+            texts += [p["text"] for p in item["content"] if p["type"] == "output_text"]
+        elif item["type"] == "function_call":
+            calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
+    reason = "tool_calls" if calls else ("length" if body["status"] == "incomplete" else "stop")
+    usage_ = body["usage"]
+    text = "".join(texts) if texts or not calls else None
+    return [Completion(text, tuple(calls), reason, usage_["input_tokens"], usage_["output_tokens"])]  # type: ignore[arg-type]
+
+
+def render_events(
+    stream: Iterable[Delta],
+    *,
+    id: str,
+    model: str,
+    created: int,
+    extra: dict[str, Any] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """The typed event sequence, each event with a `sequence_number` from 0."""
+    numbers = iter(range(1_000_000))
+    shell = {
+        "id": id,
+        "object": "response",
+        "created_at": created,
+        "model": model,
+        **(extra or {}),
+        "output": [],
+        "usage": None,
+    }
+
+    def event(kind: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind, "sequence_number": next(numbers), **fields}
+
+    yield event("response.created", response={**shell, "status": "in_progress"})
+    yield event("response.in_progress", response={**shell, "status": "in_progress"})
+    collected_text: list[str] = []
+    calls: list[list[str]] = []
+    message_open = False
+    output_index = -1
+    for delta in stream:
+        if isinstance(delta, TextDelta):
+            if not message_open:
+                message_open, output_index = True, output_index + 1
+                item = {
+                    "type": "message",
+                    "id": f"msg_{id}",
+                    "status": "in_progress",
+                    "role": "assistant",
+                    "content": [],
+                }
+                yield event("response.output_item.added", output_index=output_index, item=item)
+                part = {"type": "output_text", "text": "", "annotations": []}
+                yield event(
+                    "response.content_part.added",
+                    item_id=f"msg_{id}",
+                    output_index=output_index,
+                    content_index=0,
+                    part=part,
+                )
+            collected_text.append(delta.text)
+            yield event(
+                "response.output_text.delta",
+                item_id=f"msg_{id}",
+                output_index=output_index,
+                content_index=0,
+                delta=delta.text,
+            )
+        elif isinstance(delta, ToolCallStart):
+            yield from _close_message(event, id, output_index, message_open, collected_text)
+            message_open = False
+            output_index += 1
+            calls.append([delta.id, delta.name, ""])
+            item = {
+                "type": "function_call",
+                "id": f"fc_{delta.id}",
+                "call_id": delta.id,
+                "name": delta.name,
+                "arguments": "",
+                "status": "in_progress",
+            }
+            yield event("response.output_item.added", output_index=output_index, item=item)
+        elif isinstance(delta, ToolArgumentsDelta):
+            calls[delta.index][2] += delta.fragment
+            yield event(
+                "response.function_call_arguments.delta",
+                item_id=f"fc_{calls[delta.index][0]}",
+                output_index=output_index,
+                delta=delta.fragment,
+            )
+        else:
+            yield from _close_message(event, id, output_index, message_open, collected_text)
+            for offset, (call_id, name, arguments) in enumerate(calls):
+                index = output_index - len(calls) + 1 + offset
+                yield event(
+                    "response.function_call_arguments.done",
+                    item_id=f"fc_{call_id}",
+                    output_index=index,
+                    arguments=arguments,
+                )
+                item = {
+                    "type": "function_call",
+                    "id": f"fc_{call_id}",
+                    "call_id": call_id,
+                    "name": name,
+                    "arguments": arguments,
+                    "status": "completed",
+                }
+                yield event("response.output_item.done", output_index=index, item=item)
+            completion = Completion(
+                "".join(collected_text) if collected_text or not calls else None,
+                tuple(ToolCall(*c) for c in calls),
+                delta.reason,
+                delta.input_tokens,
+                delta.output_tokens,
+            )
+            final = render_response(completion, id=id, model=model, created=created, extra=extra)
+            kind = (
+                "response.incomplete" if final["status"] == "incomplete" else "response.completed"
+            )
+            yield event(kind, response=final)
+
+
+def _close_message(
+    event: Any, id: str, index: int, is_open: bool, text: list[str]
+) -> Iterator[dict[str, Any]]:
+    if not is_open:
+        return
+    full = "".join(text)
+    yield event(
+        "response.output_text.done",
+        item_id=f"msg_{id}",
+        output_index=index,
+        content_index=0,
+        text=full,
+    )
+    part = {"type": "output_text", "text": full, "annotations": []}
+    yield event(
+        "response.content_part.done",
+        item_id=f"msg_{id}",
+        output_index=index,
+        content_index=0,
+        part=part,
+    )
+    item = {
+        "type": "message",
+        "id": f"msg_{id}",
+        "status": "completed",
+        "role": "assistant",
+        "content": [part],
+    }
+    yield event("response.output_item.done", output_index=index, item=item)
+
+
+def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
+    calls: dict[str, int] = {}
+    for event in events:
+        kind = event["type"]
+        if kind == "response.output_text.delta":
+            yield TextDelta(event["delta"])
+        elif kind == "response.output_item.added" and event["item"]["type"] == "function_call":
+            item = event["item"]
+            calls[item["id"]] = len(calls)
+            yield ToolCallStart(calls[item["id"]], item["call_id"], item["name"])
+        elif kind == "response.function_call_arguments.delta":
+            yield ToolArgumentsDelta(calls[event["item_id"]], event["delta"])
+        elif kind in ("response.completed", "response.incomplete"):
+            done = parse_response(event["response"])[0]
+            yield Finish(done.finish_reason, done.input_tokens, done.output_tokens)
