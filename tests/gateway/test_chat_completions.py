@@ -1,0 +1,339 @@
+"""POST /chat/completions through the official openai SDK and plain HTTP."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import jsonschema
+import openai
+import pytest
+from pydantic import BaseModel
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+HELLO = [{"role": "user", "content": "Explain how database indexes speed up queries"}]
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Current weather of a city",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+                "days": {"type": "integer", "minimum": 1, "maximum": 7},
+            },
+            "required": ["city", "unit"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+@pytest.fixture
+def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
+    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
+
+
+def test_a_completion_has_the_wire_fields(client: openai.OpenAI) -> None:
+    raw = client.chat.completions.with_raw_response.create(
+        model="openai/gpt-4o-mini", messages=HELLO
+    )
+    completion = raw.parse()
+    assert raw.headers["x-generation-id"] == completion.id
+    assert completion.object == "chat.completion" and completion.model == "openai/gpt-4o-mini"
+    assert completion.system_fingerprint.startswith("emulator")
+    assert completion.model_extra["provider"] == "openai"
+    choice = completion.choices[0]
+    assert choice.finish_reason == "stop" and choice.message.role == "assistant"
+    assert "index" in choice.message.content or "database" in choice.message.content
+    usage = completion.usage
+    assert usage.total_tokens == usage.prompt_tokens + usage.completion_tokens > 0
+    assert usage.prompt_tokens_details.cached_tokens == 0
+
+
+def test_the_same_request_gives_the_same_bytes_and_another_prompt_other_text(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": "anthropic/claude-sonnet-4", "messages": HELLO}
+    with tenant.client() as http:
+        first = http.post("/chat/completions", json=body).json()
+        second = http.post("/chat/completions", json=body).json()
+        other = http.post(
+            "/chat/completions",
+            json={
+                **body,
+                "messages": [{"role": "user", "content": "Tell me about sourdough bread baking"}],
+            },
+        ).json()
+    assert {**first, "id": None} == {**second, "id": None}
+    assert first["choices"][0]["message"]["content"] != other["choices"][0]["message"]["content"]
+
+
+def test_echo_and_max_tokens(client: openai.OpenAI) -> None:
+    echoed = client.chat.completions.create(
+        model="emulator/echo", messages=[{"role": "user", "content": "ping 42"}]
+    )
+    assert echoed.choices[0].message.content == "ping 42"
+    cut = client.chat.completions.create(model="openai/gpt-4o", messages=HELLO, max_tokens=5)
+    assert cut.choices[0].finish_reason == "length" and cut.usage.completion_tokens == 5
+    cut2 = client.chat.completions.create(
+        model="openai/gpt-4o", messages=HELLO, max_completion_tokens=3
+    )
+    assert cut2.usage.completion_tokens == 3
+
+
+@pytest.mark.parametrize("provider", ["emulator", "emulator-responses", "emulator-messages"])
+def test_every_provider_format_serves_chat_clients(client: openai.OpenAI, provider: str) -> None:
+    completion = client.chat.completions.create(
+        model="emulator/echo",
+        messages=[
+            {"role": "system", "content": "x"},
+            {"role": "user", "content": "through " + provider},
+        ],
+        extra_body={"provider": {"only": [provider]}},
+    )
+    assert completion.choices[0].message.content == "through " + provider
+    assert completion.model_extra["provider"] == provider
+
+
+def test_streaming_sends_role_deltas_finish_usage_and_done(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": "openai/gpt-4o", "messages": HELLO, "stream": True}
+    with tenant.client() as http, http.stream("POST", "/chat/completions", json=body) as response:
+        assert response.headers["content-type"] == "text/event-stream"
+        lines = [line for line in response.iter_lines() if line]
+    assert lines[-1] == "data: [DONE]"
+    chunks = [json.loads(line[6:]) for line in lines[:-1]]
+    assert chunks[0]["choices"][0]["delta"]["role"] == "assistant"
+    assert all(
+        c["object"] == "chat.completion.chunk" and "created" in c and "model" in c for c in chunks
+    )
+    assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
+    assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["completion_tokens"] > 0
+    text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    whole = httpx.post(
+        f"{tenant.base_url}/chat/completions",
+        json={**body, "stream": False},
+        headers={"Authorization": f"Bearer {tenant.api_key}"},
+    ).json()
+    assert text == whole["choices"][0]["message"]["content"]
+
+
+@pytest.mark.parametrize("provider", ["emulator", "emulator-responses", "emulator-messages"])
+def test_sdk_streams_text_and_tool_calls_from_every_format(
+    client: openai.OpenAI, provider: str
+) -> None:
+    stream = client.chat.completions.create(
+        model="emulator/echo",
+        messages=[{"role": "user", "content": "stream me please"}],
+        stream=True,
+        extra_body={"provider": {"only": [provider]}},
+    )
+    assert (
+        "".join(c.choices[0].delta.content or "" for c in stream if c.choices) == "stream me please"
+    )
+    stream = client.chat.completions.create(
+        model="emulator/echo",
+        messages=[{"role": "user", "content": "weather?"}],
+        stream=True,
+        tools=[WEATHER_TOOL],
+        tool_choice="required",
+        extra_body={"provider": {"only": [provider]}},
+    )
+    arguments, finish = "", None
+    for chunk in stream:
+        for choice in chunk.choices:
+            for call in choice.delta.tool_calls or ():
+                arguments += call.function.arguments or ""
+            finish = choice.finish_reason or finish
+    assert finish == "tool_calls"
+    jsonschema.validate(json.loads(arguments), WEATHER_TOOL["function"]["parameters"])
+
+
+def test_a_tool_call_round_trip(client: openai.OpenAI) -> None:
+    messages = [{"role": "user", "content": "What is the weather in Lisbon?"}]
+    first = client.chat.completions.create(
+        model="openai/gpt-4o", messages=messages, tools=[WEATHER_TOOL]
+    )
+    choice = first.choices[0]
+    assert choice.finish_reason == "tool_calls"
+    call = choice.message.tool_calls[0]
+    arguments = json.loads(call.function.arguments)
+    jsonschema.validate(arguments, WEATHER_TOOL["function"]["parameters"])
+    messages += [
+        choice.message.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": call.id, "content": '{"temp": 21}'},
+    ]
+    second = client.chat.completions.create(
+        model="openai/gpt-4o", messages=messages, tools=[WEATHER_TOOL]
+    )
+    assert second.choices[0].finish_reason == "stop"
+    assert (
+        "get_weather" in second.choices[0].message.content
+        and '{"temp": 21}' in second.choices[0].message.content
+    )
+
+
+def test_tool_choice_none_and_named(client: openai.OpenAI) -> None:
+    none = client.chat.completions.create(
+        model="openai/gpt-4o", messages=HELLO, tools=[WEATHER_TOOL], tool_choice="none"
+    )
+    assert none.choices[0].message.tool_calls is None
+    named = client.chat.completions.create(
+        model="openai/gpt-4o",
+        messages=HELLO,
+        tools=[WEATHER_TOOL],
+        tool_choice={"type": "function", "function": {"name": "get_weather"}},
+    )
+    assert named.choices[0].message.tool_calls[0].function.name == "get_weather"
+
+
+class Recipe(BaseModel):
+    title: str
+    servings: int
+    ingredients: list[str]
+
+
+def test_structured_output_validates_against_the_schema(client: openai.OpenAI) -> None:
+    parsed = client.beta.chat.completions.parse(
+        model="openai/gpt-4o", messages=HELLO, response_format=Recipe
+    )
+    recipe = parsed.choices[0].message.parsed
+    assert isinstance(recipe, Recipe) and recipe.ingredients
+    schema = {
+        "type": "object",
+        "properties": {
+            "n": {"type": "integer", "minimum": 3, "maximum": 4},
+            "tags": {"type": "array", "items": {"enum": ["a", "b"]}, "minItems": 2},
+        },
+        "required": ["n", "tags"],
+    }
+    raw = client.chat.completions.create(
+        model="openai/gpt-4o",
+        messages=HELLO,
+        response_format={
+            "type": "json_schema",
+            "json_schema": {"name": "thing", "schema": schema, "strict": True},
+        },
+    )
+    jsonschema.validate(json.loads(raw.choices[0].message.content), schema)
+    obj = client.chat.completions.create(
+        model="openai/gpt-4o", messages=HELLO, response_format={"type": "json_object"}
+    )
+    assert isinstance(json.loads(obj.choices[0].message.content), dict)
+
+
+def test_n_choices(client: openai.OpenAI) -> None:
+    for model in ("openai/gpt-4o-mini", "anthropic/claude-sonnet-4"):  # chat and messages providers
+        completion = client.chat.completions.create(model=model, messages=HELLO, n=3)
+        assert [c.index for c in completion.choices] == [0, 1, 2]
+        assert len({c.message.content for c in completion.choices}) == 3  # three different answers
+
+
+def test_flaky_falls_back_and_fail_503_raises(client: openai.OpenAI) -> None:
+    served = client.chat.completions.create(model="emulator/flaky", messages=HELLO)
+    assert served.model_extra["provider"] == "emulator"
+    with pytest.raises(openai.InternalServerError) as info:
+        client.chat.completions.create(model="emulator/fail-503", messages=HELLO)
+    assert info.value.status_code == 503 and info.value.code == "upstream_failed"
+    attempts = info.value.body["metadata"]["route_attempts"]
+    assert [a["provider"] for a in attempts] == ["emulator-broken"]
+    fallback = client.chat.completions.create(
+        model="emulator/fail-503", messages=HELLO, extra_body={"models": ["emulator/echo"]}
+    )
+    assert fallback.model == "emulator/echo"
+
+
+def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
+    def provider(**prefs) -> str:
+        completion = client.chat.completions.create(
+            model="meta-llama/llama-3.3-70b-instruct",
+            messages=HELLO,
+            extra_body={"provider": prefs},
+        )
+        return completion.model_extra["provider"]
+
+    assert provider() == "together"
+    assert provider(order=["groq"]) == "groq"
+    assert provider(ignore=["together"]) == "fireworks"
+    assert provider(sort="price") == "groq"
+    assert provider(sort="latency") == "groq"
+    assert provider(sort="throughput") == "groq"
+    with pytest.raises(openai.InternalServerError) as info:
+        provider(only=["nobody"])
+    assert info.value.code == "no_route_available"
+    r = httpx.post(
+        f"{tenant.base_url}/chat/completions",
+        json={"model": "openai/gpt-4o", "messages": HELLO, "provider": {"only": []}},
+        headers={"Authorization": f"Bearer {tenant.api_key}"},
+    )
+    assert_error(r, 503, "no_route_available")
+    assert r.headers["x-should-retry"] == "false"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code", "param"),
+    [
+        ({"model": "openai/gpt-4o", "messages": []}, 422, "invalid_request", "messages"),
+        ({"model": "openai/gpt-4o"}, 422, "invalid_request", "messages"),
+        ({"messages": HELLO}, 422, "invalid_request", "model"),
+        ({"model": "openai/gpt4o", "messages": HELLO}, 404, "model_not_found", "model"),
+        ({"model": "openai/gpt-4o", "messages": HELLO, "n": 0}, 422, "invalid_request", "n"),
+        ({"model": "openai/gpt-4o", "messages": HELLO, "n": 99}, 422, "invalid_request", "n"),
+        (
+            {"model": "openai/gpt-4o", "messages": [{"role": "robot", "content": "x"}]},
+            422,
+            "invalid_request",
+            "messages.0.role",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": HELLO, "temperature": "hot"},
+            422,
+            "invalid_request",
+            "temperature",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": [{"role": "tool", "content": "x"}]},
+            422,
+            "invalid_request",
+            "messages[0].tool_call_id",
+        ),
+        (
+            {
+                "model": "openai/gpt-4o",
+                "messages": HELLO,
+                "tools": [
+                    {
+                        "type": "function",
+                        "function": {"name": "f", "parameters": {"type": "nonsense"}},
+                    }
+                ],
+            },
+            422,
+            "invalid_tool_schema",
+            "tools[0].function.parameters",
+        ),
+        (
+            {
+                "model": "openai/gpt-4o",
+                "messages": HELLO,
+                "tools": [WEATHER_TOOL],
+                "tool_choice": {"type": "function", "function": {"name": "other"}},
+            },
+            422,
+            "invalid_request",
+            "tool_choice",
+        ),
+    ],
+)
+def test_bad_requests_name_the_field(
+    tenant: Tenant, body: dict, status: int, code: str, param: str
+) -> None:
+    with tenant.client() as http:
+        error = assert_error(http.post("/chat/completions", json=body), status, code)
+    assert error["param"] == param

@@ -1,0 +1,123 @@
+"""Translation on its own: every wire format round-trips the canonical types, whole and streamed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from emulator.gateway.canonical import Collected, Completion, Message, Request, Tool, ToolCall
+from emulator.gateway.providers import WIRE
+from emulator.gateway.wire import chat
+
+FORMATS = ["chat", "responses", "messages"]
+WEATHER = Tool(
+    "get_weather",
+    "Weather of a city",
+    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+)
+CONVERSATION = (
+    Message("system", "Be brief."),
+    Message("user", "What is the weather in Oslo?", images=1),
+    Message("assistant", "", tool_calls=(ToolCall("call_1", "get_weather", '{"city":"Oslo"}'),)),
+    Message("tool", '{"temp": 3}', tool_call_id="call_1"),
+)
+TEXT = Completion("Cold and clear in Oslo.", (), "stop", 42, 7)
+CUT = Completion("Cold and", (), "length", 42, 2)
+CALL = Completion(
+    None, (ToolCall("call_9", "get_weather", '{"city":"Oslo"}'),), "tool_calls", 42, 9
+)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_requests_round_trip(fmt: str) -> None:
+    request = Request(
+        messages=CONVERSATION,
+        max_tokens=50,
+        tools=(WEATHER,),
+        tool_choice="get_weather",
+        stop=("\n\n",) if fmt != "responses" else (),
+        temperature=0.5,
+        seed=7,
+    )
+    wire = WIRE[fmt]
+    back = wire.parse_request(json.loads(json.dumps(wire.render_request(request, "m"))))
+    assert back == request
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize(
+    "schema_format",
+    [{"type": "json_object"}, {"type": "json_schema", "name": "out", "schema": {"type": "object"}}],
+)
+def test_structured_output_survives(fmt: str, schema_format: dict) -> None:
+    request = Request(
+        messages=(Message("user", "hi"),), max_tokens=10, response_format=schema_format
+    )
+    wire = WIRE[fmt]
+    assert wire.parse_request(wire.render_request(request, "m")).response_format == schema_format
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("completion", [TEXT, CUT, CALL], ids=["text", "length", "tool_call"])
+def test_answers_round_trip(fmt: str, completion: Completion) -> None:
+    wire = WIRE[fmt]
+    if fmt == "chat":
+        native = wire.render_response([completion], id="x", model="m", created=0, extra={})
+    elif fmt == "messages":
+        native = wire.render_response(completion, id="x", model="m")
+    else:
+        native = wire.render_response(completion, id="x", model="m", created=0)
+    assert wire.parse_response(json.loads(json.dumps(native))) == [completion]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("completion", [TEXT, CUT, CALL], ids=["text", "length", "tool_call"])
+def test_streams_round_trip(fmt: str, completion: Completion) -> None:
+    pieces = ["Cold ", "and ", "clear in Oslo."] if completion is TEXT else [completion.text or ""]
+    pieces = [p for p in pieces if p]
+    deltas = list(chat.deltas(completion, pieces))
+    wire = WIRE[fmt]
+    if fmt == "chat":
+        events = list(chat.render_chunks(iter(deltas), id="x", model="m", created=0, extra={}))
+        parsed = list(chat.parse_chunks(events))
+    elif fmt == "messages":
+        events = list(wire.render_events(iter(deltas), id="x", model="m"))
+        parsed = list(wire.parse_events(events))
+    else:
+        events = list(wire.render_events(iter(deltas), id="x", model="m", created=0))
+        parsed = list(wire.parse_events(events))
+    collected = Collected()
+    for delta in parsed:
+        collected.add(delta)
+    assert collected.completion() == completion
+
+
+def test_responses_events_are_numbered_and_bracketed() -> None:
+    from emulator.gateway.wire import responses
+
+    deltas = chat.deltas(TEXT, ["Cold ", "and clear in Oslo."])
+    events = list(responses.render_events(deltas, id="r", model="m", created=0))
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
+    kinds = [e["type"] for e in events]
+    for kind in (
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+    ):
+        assert kind in kinds
+
+
+def test_messages_stream_shape() -> None:
+    from emulator.gateway.wire import messages
+
+    events = list(messages.render_events(chat.deltas(CALL, []), id="m", model="m"))
+    kinds = [e["type"] for e in events]
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert "content_block_start" in kinds and "message_delta" in kinds
+    assert events[-2]["delta"]["stop_reason"] == "tool_use"
