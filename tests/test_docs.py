@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -47,7 +48,7 @@ def test_every_control_route_is_in_the_readme_with_a_summary() -> None:
             continue
         for handler in route.route_handlers:  # type: ignore[union-attr]
             for method in sorted(handler.http_methods - {"OPTIONS", "HEAD"}):
-                path = route.path.replace("{account_id:str}", "{id}")
+                path = re.sub(r":\w+}", "}", route.path).replace("{account_id}", "{id}")
                 assert f"`{method} {path}`" in README, f"{method} {path}"
                 assert handler.summary, path
 

@@ -11,6 +11,8 @@ from emulator.control.schemas import (
     ClockOut,
     ClockSet,
     HealthOut,
+    ProviderOut,
+    ProviderSet,
     ResetOut,
     TenantCreate,
     TenantOut,
@@ -57,6 +59,20 @@ class ControlController(Controller):
         self, rt: RuntimeDep, account_id: FromPath[str], data: JSONBody[TopUp]
     ) -> TopUpOut:
         return service.top_up_account(rt, account_id, data)
+
+    @get("/providers", summary="The fake providers and their status")
+    async def list_providers(self, rt: RuntimeDep) -> list[ProviderOut]:
+        return service.list_providers(rt)
+
+    @post(
+        "/providers/{name:str}",
+        status_code=200,
+        summary="Mark a provider up, down (its routes fail: fallbacks happen) or slow",
+    )
+    async def set_provider(
+        self, rt: RuntimeDep, name: FromPath[str], data: JSONBody[ProviderSet]
+    ) -> ProviderOut:
+        return service.set_provider(rt, name, data)
 
     @get("/clock", summary="The virtual clock")
     async def get_clock(self, rt: RuntimeDep) -> ClockOut:

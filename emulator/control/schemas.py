@@ -88,6 +88,20 @@ class ClockSet(RequestBody):
         return self
 
 
+class ProviderSet(RequestBody):
+    status: Literal["up", "down", "slow"]
+    latency_ms: Annotated[StrictInt, Field(ge=0, le=600_000)] | None = None
+
+
+class ProviderOut(BaseModel):
+    name: str
+    display_name: str
+    wire_format: str
+    status: str
+    behavior: str
+    latency_ms: int
+
+
 class HealthOut(BaseModel):
     status: Literal["ok"] = "ok"
     version: str

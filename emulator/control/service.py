@@ -13,6 +13,8 @@ from emulator.control.schemas import (
     ClockOut,
     ClockSet,
     HealthOut,
+    ProviderOut,
+    ProviderSet,
     ResetOut,
     TenantCreate,
     TenantOut,
@@ -23,6 +25,7 @@ from emulator.errors import NotFound, ValidationFailed
 from emulator.ids import hash_secret
 from emulator.keys.service import issue_key
 from emulator.store import accounts as account_rows
+from emulator.store.catalog import ProviderRow, set_provider_status
 from emulator.store.meta import get_platform, next_sequence
 
 if TYPE_CHECKING:
@@ -68,6 +71,32 @@ def set_clock(rt: Runtime, body: ClockSet) -> ClockOut:
         rt.clock.set(when)
     rt.save_clock()
     return clock_state(rt)
+
+
+def list_providers(rt: Runtime) -> list[ProviderOut]:
+    return [_provider_out(p) for p in rt.catalog.view().providers.values()]
+
+
+def set_provider(rt: Runtime, name: str, body: ProviderSet) -> ProviderOut:
+    """Mark a provider up, down (every call to it fails) or slow (long stream pauses)."""
+    with rt.store.write() as conn:
+        if not set_provider_status(conn, name, body.status, body.latency_ms):
+            raise NotFound(
+                f"No provider {name!r}; GET /_emulator/providers lists them.", param="name"
+            )
+    rt.catalog.invalidate()
+    return _provider_out(rt.catalog.view().providers[name])
+
+
+def _provider_out(row: ProviderRow) -> ProviderOut:
+    return ProviderOut(
+        name=row.name,
+        display_name=row.body["display_name"],
+        wire_format=row.wire_format,
+        status=row.status,
+        behavior=row.body.get("behavior", "ok"),
+        latency_ms=row.latency_ms,
+    )
 
 
 def create_tenant(rt: Runtime, body: TenantCreate) -> TenantOut:

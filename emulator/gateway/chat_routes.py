@@ -104,7 +104,8 @@ async def stream_body(
     what was sent is recorded when the stream ends, even if the client left early."""
     sent: list[str] = []
     finished: list[Delta] = []
-    slow = rt.catalog.view().providers[served.route.provider].body.get("behavior") == "slow"
+    provider = rt.catalog.view().providers[served.route.provider]
+    slow = provider.status == "slow" or provider.body.get("behavior") == "slow"
     pause = max(rt.settings.stream_delay_ms / 1000, SLOW_PAUSE_S if slow else 0)
 
     def tracked() -> Iterator[Delta]:

@@ -169,3 +169,54 @@ def test_admin_token_guards_the_control_plane() -> None:
         assert ok.status_code == 201
         # The API itself does not take the admin token.
         assert client.get("/api/v1/models").status_code == 200
+
+
+def test_providers_can_be_marked_down_and_slow(
+    demo: EmulatorHandle, control: httpx.Client, tenant
+) -> None:
+    import openai
+
+    names = {p["name"]: p for p in control.get("/providers").json()}
+    assert names["openai"]["wire_format"] == "responses" and names["openai"]["status"] == "up"
+    assert names["emulator-broken"]["behavior"] == "fail"
+    client = openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0)
+    hello = [{"role": "user", "content": "hello"}]
+    marked = control.post("/providers/openai", json={"status": "down"}).json()
+    assert marked["status"] == "down"
+    assert (
+        demo.base_url
+        and httpx.get(f"{demo.base_url}/models/openai/gpt-4o").json()["providers"][0]["status"]
+        == "down"
+    )
+    served = client.chat.completions.create(model="openai/gpt-4o", messages=hello)
+    assert served.model_extra["provider"] == "azure"
+    control.post("/providers/azure", json={"status": "down"})
+    with pytest.raises(openai.InternalServerError) as info:
+        client.chat.completions.create(model="openai/gpt-4o", messages=hello)
+    attempts = info.value.body["metadata"]["route_attempts"]
+    assert [(a["provider"], a["error_code"]) for a in attempts] == [
+        ("openai", "provider_down"),
+        ("azure", "provider_down"),
+    ]
+    control.post("/providers/emulator", json={"status": "slow", "latency_ms": 3000})
+    with (
+        tenant.client() as http,
+        http.stream(
+            "POST",
+            "/chat/completions",
+            json={
+                "model": "emulator/echo",
+                "messages": hello,
+                "stream": True,
+                "provider": {"only": ["emulator"]},
+            },
+        ) as r,
+    ):
+        first = next(r.iter_lines())
+    assert first == ": EMULATOR PROCESSING"
+    assert_error(control.post("/providers/nobody", json={"status": "down"}), 404, "not_found")
+    assert_error(
+        control.post("/providers/openai", json={"status": "sideways"}), 422, "invalid_request"
+    )
+    control.post("/reset")
+    assert {p["status"] for p in control.get("/providers").json()} == {"up"}
