@@ -11,6 +11,7 @@ from emulator.control.routes import ControlController
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
 from emulator.gateway.chat_routes import ChatController
+from emulator.gateway.responses_routes import ResponsesController
 from emulator.gateway.routes import CatalogController
 from emulator.keys.routes import KeysController
 from emulator.openapi import openapi_config
@@ -30,6 +31,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         route_handlers=[
             CatalogController,
             ChatController,
+            ResponsesController,
             KeysController,
             ControlController,
             *pending_handlers(),

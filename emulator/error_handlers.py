@@ -92,6 +92,19 @@ def translate(request: Request[Any, Any, Any], exc: Exception) -> EmulatorError:
     )
 
 
+_TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "null"})
+
+
+def field_path(key: str) -> str:
+    """`input.constrained-str` -> `input`: drop the union-branch tags pydantic adds."""
+    parts = [
+        part
+        for part in key.split(".")
+        if (part.isidentifier() and part.lower() not in _TYPE_TAGS) or part.isdigit()
+    ]
+    return ".".join(parts) or key
+
+
 def _validation_error(exc: ValidationException) -> EmulatorError:
     problems: list[dict[str, Any]] = list(exc.extra or []) if isinstance(exc.extra, list) else []
     if not problems:
@@ -106,6 +119,7 @@ def _validation_error(exc: ValidationException) -> EmulatorError:
         if "valid dictionary" in message:
             return InvalidRequest("The request body must be a JSON object.")
         return ValidationFailed(f"{message.removeprefix('Value error, ')}.")
+    key = field_path(str(key))
     where = "query parameter" if source == "query" else "field"
     more = f" ({len(problems) - 1} more problem(s) in this request)" if len(problems) > 1 else ""
     return ValidationFailed(f"Invalid {where} `{key}`: {message}.{more}", param=str(key))

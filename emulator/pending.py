@@ -23,8 +23,6 @@ STUDIO = ("studio.media", "video")
 
 # (method, path under /api/v1, scopes any of which is accepted, OpenAPI tag)
 PENDING: list[tuple[str, str, tuple[str, ...], str]] = [
-    ("POST", "/responses", GATEWAY, "Gateway"),
-    ("POST", "/responses/input_tokens", GATEWAY, "Gateway"),
     ("GET", "/ai-gateway/balance", GATEWAY, "Billing"),
     ("POST", "/ai-gateway/quote", GATEWAY, "Billing"),
     ("GET", "/ai-gateway/usage", GATEWAY, "Billing"),

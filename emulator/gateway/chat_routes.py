@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
 from litestar.response import Stream
 
-from emulator.auth.credentials import Caller
 from emulator.errors import ValidationFailed
 from emulator.gateway import service
-from emulator.gateway.canonical import Delta, TextDelta
+from emulator.gateway.canonical import Delta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
-from emulator.gateway.routing import ProviderPrefs
-from emulator.gateway.tokens import count_text
+from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
-from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, auth_opt, guard
-
-KEEP_ALIVE = b": EMULATOR PROCESSING\n\n"
-SLOW_PAUSE_S = 0.25
 
 
 class ChatController(Controller):
@@ -46,7 +39,18 @@ class ChatController(Controller):
         headers = {"X-Generation-Id": served.id}
         extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
         if call.stream:
-            chunks = stream_body(rt, caller, call, served, extra)
+
+            def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
+                chunks = chat.render_chunks(
+                    deltas,
+                    id=served.id,
+                    model=served.route.model,
+                    created=served.created,
+                    extra=extra,
+                )
+                return sse_lines(chunks)
+
+            chunks = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
             # Exactly `text/event-stream` (no charset): clients pick their parser by it.
             stream_headers = {
                 **headers,
@@ -81,57 +85,4 @@ def build_call(body: dict[str, Any], headers: Any) -> service.Call:
             "response_format json_schema needs `json_schema.schema`.",
             param="response_format.json_schema.schema",
         )
-    service.check_tools(request, body.get("tools"))
-    return service.Call(
-        endpoint="chat.completions",
-        model=body["model"],
-        fallbacks=list(body.get("models") or ()),
-        prefs=ProviderPrefs.from_body(body.get("provider")),
-        request=request,
-        stream=bool(body.get("stream")),
-        metadata={
-            "idempotency_key": headers.get("idempotency-key"),
-            "http_referer": headers.get("http-referer"),
-            "x_title": headers.get("x-title"),
-        },
-    )
-
-
-async def stream_body(
-    rt: Runtime, caller: Caller, call: service.Call, served: service.Served, extra: dict[str, Any]
-) -> AsyncIterator[bytes]:
-    """Chunks flushed one by one with --stream-delay-ms between them; the usage of
-    what was sent is recorded when the stream ends, even if the client left early."""
-    sent: list[str] = []
-    finished: list[Delta] = []
-    provider = rt.catalog.view().providers[served.route.provider]
-    slow = provider.status == "slow" or provider.body.get("behavior") == "slow"
-    pause = max(rt.settings.stream_delay_ms / 1000, SLOW_PAUSE_S if slow else 0)
-
-    def tracked() -> Iterator[Delta]:
-        for delta in served.deltas:
-            if isinstance(delta, TextDelta):
-                sent.append(delta.text)
-            else:
-                finished.append(delta)
-            yield delta
-
-    chunks = chat.render_chunks(
-        tracked(), id=served.id, model=served.route.model, created=served.created, extra=extra
-    )
-    try:
-        if slow:
-            yield KEEP_ALIVE
-        for line in service.sse_lines(chunks):
-            yield line
-            if pause:
-                await asyncio.sleep(pause)
-        yield b"data: [DONE]\n\n"
-    finally:
-        final = next((d for d in finished if hasattr(d, "input_tokens")), None)
-        family = served.route.wire_format
-        prompt = getattr(final, "input_tokens", 0)
-        output = getattr(final, "output_tokens", None)
-        if output is None:  # left before the end: count what was sent
-            output = count_text("".join(sent), family)
-        service.record_usage(rt, caller, call, served, prompt, output)
+    return service.new_call("chat.completions", body, request, headers)

@@ -119,7 +119,7 @@ CLOSERS = (
 
 
 def generate(model: str, request: Request, family: str, rng: random.Random) -> Completion:
-    input_tokens = count_messages(request.messages, family, extra=_tools_text(request))
+    input_tokens = count_messages(request.messages, family, extra=tools_text(request))
     calls = _tool_calls(request, rng)
     if calls:
         arguments = sum(count_text(c.name + c.arguments, family) for c in calls)
@@ -135,7 +135,7 @@ def generate(model: str, request: Request, family: str, rng: random.Random) -> C
     return Completion(text, (), finish, input_tokens, count_text(text, family))
 
 
-def _tools_text(request: Request) -> str:
+def tools_text(request: Request) -> str:
     return "".join(json.dumps(t.parameters, sort_keys=True) + t.name for t in request.tools)
 
 

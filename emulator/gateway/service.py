@@ -8,9 +8,7 @@ metadata. Every request writes one usage event (unbilled until billing).
 
 from __future__ import annotations
 
-import json
 import random
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -169,7 +167,25 @@ def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> 
     )
 
 
-def check_tools(request: Request, raw_tools: list[Any] | None) -> None:
+def new_call(endpoint: str, body: dict[str, Any], request: Request, headers: Any) -> Call:
+    """A call from a client body already read into `request`; headers give attribution."""
+    check_tools(request)
+    return Call(
+        endpoint=endpoint,
+        model=body["model"],
+        fallbacks=list(body.get("models") or ()),
+        prefs=ProviderPrefs.from_body(body.get("provider")),
+        request=request,
+        stream=bool(body.get("stream")),
+        metadata={
+            "idempotency_key": headers.get("idempotency-key"),
+            "http_referer": headers.get("http-referer"),
+            "x_title": headers.get("x-title"),
+        },
+    )
+
+
+def check_tools(request: Request) -> None:
     """A tool's parameters must be a JSON schema; a named tool choice must exist."""
     if request.tools:
         from jsonschema import Draft202012Validator, SchemaError
@@ -190,8 +206,3 @@ def check_tools(request: Request, raw_tools: list[Any] | None) -> None:
             f"tool_choice names {request.tool_choice!r}, which is not among `tools`.",
             param="tool_choice",
         )
-
-
-def sse_lines(chunks: Iterator[dict[str, Any]]) -> Iterator[bytes]:
-    for chunk in chunks:
-        yield b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"

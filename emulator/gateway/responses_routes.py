@@ -1,0 +1,94 @@
+"""POST /api/v1/responses and /responses/input_tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from litestar import Controller, Request, Response, post
+from litestar.params import JSONBody
+from litestar.response import Stream
+
+from emulator.gateway import service
+from emulator.gateway.canonical import Delta
+from emulator.gateway.content import tools_text
+from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
+from emulator.gateway.routing import ProviderPrefs, route_candidates
+from emulator.gateway.streaming import paced_stream, typed_sse_lines
+from emulator.gateway.tokens import count_messages
+from emulator.gateway.wire import responses
+from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, auth_opt, guard
+
+# The catalog tokenizer family whose count is exact; others are estimated with it.
+EXACT_FAMILY = "responses"
+
+
+class ResponsesController(Controller):
+    path = API_PREFIX
+    guards = [guard]
+    opt = auth_opt("api_key", "ai.gateway")
+    security = BEARER
+    tags = ["Gateway"]
+
+    @post("/responses", status_code=200, summary="A response, whole or as typed stream events")
+    async def create(
+        self,
+        rt: RuntimeDep,
+        caller: CallerDep,
+        request: Request[Any, Any, Any],
+        data: JSONBody[ResponsesRequest],
+    ) -> Response[Any]:
+        body = data.model_dump(by_alias=True, exclude_none=True)
+        call = service.new_call("responses", body, responses.parse_request(body), request.headers)
+        served = service.serve(rt, caller, call)
+        headers = {"X-Generation-Id": served.id}
+        extra = {"provider": served.route.provider}
+        ident, model, created = served.id, served.route.model, served.created
+        if call.stream:
+
+            def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
+                return typed_sse_lines(
+                    responses.render_events(
+                        deltas, id=ident, model=model, created=created, extra=extra
+                    )
+                )
+
+            stream_headers = {
+                **headers,
+                "content-type": "text/event-stream",
+                "cache-control": "no-cache",
+            }
+            chunks = paced_stream(rt, caller, call, served, render)
+            return Stream(chunks, media_type="text/event-stream", headers=stream_headers)
+        completion = served.completions[0]
+        answer = responses.render_response(
+            completion, id=ident, model=model, created=created, extra=extra
+        )
+        service.record_usage(
+            rt, caller, call, served, completion.input_tokens, completion.output_tokens
+        )
+        answer["usage"] |= {"cost": 0.0, "charge_micros": 0}
+        return Response(answer, headers=headers, media_type="application/json")
+
+    @post(
+        "/responses/input_tokens",
+        status_code=200,
+        summary="Count input tokens: exact for responses-format providers, else an estimate",
+    )
+    async def input_tokens(self, rt: RuntimeDep, data: JSONBody[InputTokensRequest]) -> InputTokens:
+        body = data.model_dump(by_alias=True, exclude_none=True)
+        request = responses.parse_request(body)
+        service.check_tools(request)
+        routes = route_candidates(
+            rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
+        )
+        if not routes:
+            raise service.NoRouteAvailable(
+                f"No provider can serve {body['model']!r} with these preferences.", param="provider"
+            )
+        route = routes[0]
+        exact = route.wire_format == EXACT_FAMILY
+        count = count_messages(request.messages, EXACT_FAMILY, extra=tools_text(request))
+        return InputTokens(
+            input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
+        )

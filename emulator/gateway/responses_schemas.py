@@ -1,0 +1,78 @@
+"""The responses request as clients send it: validated, unknown fields allowed."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from emulator.gateway.chat_schemas import ProviderPreferences
+
+
+class _Open(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class InputItem(_Open):
+    type: str | None = None
+    role: Literal["system", "developer", "user", "assistant"] | None = None
+    content: str | list[dict[str, Any]] | None = None
+    call_id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+    output: Any = None
+
+
+class FunctionTool(_Open):
+    type: Literal["function"]
+    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
+    description: str | None = None
+    parameters: dict[str, Any] | None = None
+    strict: bool | None = None
+
+
+class NamedTool(_Open):
+    type: Literal["function"]
+    name: str
+
+
+class TextFormat(_Open):
+    type: Literal["text", "json_object", "json_schema"]
+    name: str | None = None
+    schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
+    strict: bool | None = None
+
+
+class TextConfig(_Open):
+    format: TextFormat | None = None
+
+
+class ResponsesRequest(_Open):
+    model: Annotated[str, Field(min_length=1)]
+    input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
+    instructions: str | None = None
+    max_output_tokens: Annotated[int, Field(ge=1)] | None = None
+    tools: Annotated[list[FunctionTool], Field(max_length=128)] | None = None
+    tool_choice: Literal["auto", "none", "required"] | NamedTool | None = None
+    text: TextConfig | None = None
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    stream: bool | None = None
+    models: Annotated[list[str], Field(max_length=10)] | None = None
+    provider: ProviderPreferences | None = None
+
+
+class InputTokensRequest(_Open):
+    model: Annotated[str, Field(min_length=1)]
+    input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
+    instructions: str | None = None
+    tools: list[FunctionTool] | None = None
+    provider: ProviderPreferences | None = None
+
+
+class InputTokens(BaseModel):
+    object: Literal["response.input_tokens"] = "response.input_tokens"
+    input_tokens: int
+    exact: bool = Field(description="True: the serving provider's own count; false: an estimate.")
+    provider: str
+    tokenizer: str

@@ -1,0 +1,76 @@
+"""Sending a served answer as server-sent events, paced like a real upstream.
+
+Chunks are flushed one by one with `--stream-delay-ms` between them (longer
+pauses and a keep-alive comment for a slow provider). The usage of what was
+sent is recorded when the stream ends, also when the client leaves early.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from emulator.auth.credentials import Caller
+from emulator.gateway import service
+from emulator.gateway.canonical import Delta, Finish, TextDelta
+from emulator.gateway.tokens import count_text
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+KEEP_ALIVE = b": EMULATOR PROCESSING\n\n"
+SLOW_PAUSE_S = 0.25
+
+
+def sse_lines(chunks: Iterator[dict[str, Any]]) -> Iterator[bytes]:
+    """Chat-style events: `data: {...}`."""
+    for chunk in chunks:
+        yield b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
+
+
+def typed_sse_lines(events: Iterator[dict[str, Any]]) -> Iterator[bytes]:
+    """Responses-style events: `event: <type>` then `data: {...}`."""
+    for event in events:
+        data = json.dumps(event, separators=(",", ":")).encode()
+        yield b"event: " + event["type"].encode() + b"\ndata: " + data + b"\n\n"
+
+
+async def paced_stream(
+    rt: Runtime,
+    caller: Caller,
+    call: service.Call,
+    served: service.Served,
+    render: Callable[[Iterator[Delta]], Iterator[bytes]],
+    tail: bytes = b"",
+) -> AsyncIterator[bytes]:
+    sent: list[str] = []
+    finish: list[Finish] = []
+    provider = rt.catalog.view().providers[served.route.provider]
+    slow = provider.status == "slow" or provider.body.get("behavior") == "slow"
+    pause = max(rt.settings.stream_delay_ms / 1000, SLOW_PAUSE_S if slow else 0)
+
+    def tracked() -> Iterator[Delta]:
+        for delta in served.deltas:
+            if isinstance(delta, TextDelta):
+                sent.append(delta.text)
+            elif isinstance(delta, Finish):
+                finish.append(delta)
+            yield delta
+
+    try:
+        if slow:
+            yield KEEP_ALIVE
+        for line in render(tracked()):
+            yield line
+            if pause:
+                await asyncio.sleep(pause)
+        if tail:
+            yield tail
+    finally:
+        whole = next(d for d in reversed(served.deltas) if isinstance(d, Finish))
+        output = whole.output_tokens
+        if not finish:  # the client left before the end: count what was sent
+            output = count_text("".join(sent), served.route.wire_format)
+        service.record_usage(rt, caller, call, served, whole.input_tokens, output)

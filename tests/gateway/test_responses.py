@@ -1,0 +1,179 @@
+"""POST /responses and /responses/input_tokens through the official openai SDK."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import openai
+import pytest
+from pydantic import BaseModel
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+TOOL = {
+    "type": "function",
+    "name": "lookup_order",
+    "description": "Find an order",
+    "parameters": {
+        "type": "object",
+        "properties": {"order_id": {"type": "string"}, "include_items": {"type": "boolean"}},
+        "required": ["order_id", "include_items"],
+        "additionalProperties": False,
+    },
+}
+
+
+@pytest.fixture
+def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
+    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
+
+
+@pytest.mark.parametrize("provider", ["emulator-responses", "emulator", "emulator-messages"])
+def test_a_response_from_every_provider_format(client: openai.OpenAI, provider: str) -> None:
+    response = client.responses.create(
+        model="emulator/echo",
+        input="hello responses",
+        instructions="be kind",
+        extra_body={"provider": {"only": [provider]}},
+    )
+    assert response.object == "response" and response.status == "completed"
+    assert response.output_text == "hello responses"
+    assert response.output[0].type == "message"
+    assert response.usage.total_tokens == response.usage.input_tokens + response.usage.output_tokens
+    assert response.model_extra["provider"] == provider
+
+
+def test_input_items_and_max_output_tokens(client: openai.OpenAI) -> None:
+    response = client.responses.create(
+        model="openai/gpt-4o",
+        input=[
+            {"role": "user", "content": [{"type": "input_text", "text": "Describe tide pools"}]}
+        ],
+        max_output_tokens=16,
+    )
+    assert (
+        response.status == "incomplete"
+        and response.incomplete_details.reason == "max_output_tokens"
+    )
+    assert response.usage.output_tokens == 16
+
+
+def test_function_call_round_trip(client: openai.OpenAI) -> None:
+    first = client.responses.create(model="openai/gpt-4o", input="Where is order 42?", tools=[TOOL])
+    call = next(item for item in first.output if item.type == "function_call")
+    jsonschema.validate(json.loads(call.arguments), TOOL["parameters"])
+    second = client.responses.create(
+        model="openai/gpt-4o",
+        input=[
+            {"role": "user", "content": "Where is order 42?"},
+            {
+                "type": "function_call",
+                "call_id": call.call_id,
+                "name": call.name,
+                "arguments": call.arguments,
+            },
+            {
+                "type": "function_call_output",
+                "call_id": call.call_id,
+                "output": '{"status": "shipped"}',
+            },
+        ],
+        tools=[TOOL],
+    )
+    assert "lookup_order" in second.output_text and "shipped" in second.output_text
+
+
+class Plan(BaseModel):
+    goal: str
+    steps: list[str]
+
+
+def test_structured_output_with_parse(client: openai.OpenAI) -> None:
+    parsed = client.responses.parse(model="openai/gpt-4o", input="Plan a picnic", text_format=Plan)
+    assert isinstance(parsed.output_parsed, Plan) and parsed.output_parsed.steps
+
+
+def test_stream_event_sequence(client: openai.OpenAI) -> None:
+    events = list(
+        client.responses.create(
+            model="openai/gpt-4o", input="Tell me about lighthouses", stream=True
+        )
+    )
+    kinds = [e.type for e in events]
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    for kind in (
+        "response.in_progress",
+        "response.output_item.added",
+        "response.content_part.added",
+        "response.output_text.delta",
+        "response.output_text.done",
+        "response.content_part.done",
+        "response.output_item.done",
+    ):
+        assert kind in kinds
+    text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert text == events[-1].response.output_text
+
+
+def test_responses_stream_helper(client: openai.OpenAI) -> None:
+    with client.responses.stream(
+        model="anthropic/claude-sonnet-4", input="Summarise the history of tea"
+    ) as stream:
+        deltas = [e.delta for e in stream if e.type == "response.output_text.delta"]
+        final = stream.get_final_response()
+    assert "".join(deltas) == final.output_text and final.usage.output_tokens > 0
+
+
+@pytest.mark.parametrize(
+    ("model", "exact"), [("openai/gpt-4o", True), ("anthropic/claude-sonnet-4", False)]
+)
+def test_input_token_count(client: openai.OpenAI, tenant: Tenant, model: str, exact: bool) -> None:
+    kwargs = {
+        "model": model,
+        "input": "Count these words, please, exactly",
+        "instructions": "Be terse.",
+    }
+    counted = client.responses.input_tokens.count(**kwargs)
+    assert counted.object == "response.input_tokens" and counted.input_tokens > 0
+    assert counted.model_extra["exact"] is exact
+    if exact:  # the responses-format provider's own count is the one it then bills
+        assert client.responses.create(**kwargs).usage.input_tokens == counted.input_tokens
+    with tenant.client() as http:
+        r = http.post(
+            "/responses/input_tokens", json={"model": model, "input": "x", "tools": [TOOL]}
+        )
+        assert r.json()["input_tokens"] > counted.input_tokens / 3
+
+
+def test_bad_responses_requests(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        assert (
+            assert_error(
+                http.post("/responses", json={"model": "openai/gpt-4o"}), 422, "invalid_request"
+            )["param"]
+            == "input"
+        )
+        assert (
+            assert_error(
+                http.post("/responses", json={"model": "openai/gpt-4o", "input": ""}),
+                422,
+                "invalid_request",
+            )["param"]
+            == "input"
+        )
+        assert_error(
+            http.post("/responses", json={"model": "nope/nope", "input": "x"}),
+            404,
+            "model_not_found",
+        )
+        bad = {
+            "model": "openai/gpt-4o",
+            "input": "x",
+            "tools": [{**TOOL, "parameters": {"type": 5}}],
+        }
+        assert_error(http.post("/responses", json=bad), 422, "invalid_tool_schema")
+        r = http.post("/responses", json={"model": "emulator/fail-503", "input": "x"})
+        assert assert_error(r, 503, "upstream_failed")["metadata"]["route_attempts"]
