@@ -25,8 +25,6 @@ STUDIO = ("studio.media", "video")
 PENDING: list[tuple[str, str, tuple[str, ...], str]] = [
     ("GET", "/ai-gateway/balance", GATEWAY, "Billing"),
     ("POST", "/ai-gateway/quote", GATEWAY, "Billing"),
-    ("GET", "/ai-gateway/usage", GATEWAY, "Billing"),
-    ("GET", "/ai-gateway/usage/{id:str}", GATEWAY, "Billing"),
     ("GET", "/ai-gateway/reservations", GATEWAY, "Billing"),
     ("GET", "/studio/workflows", STUDIO, "Studio"),
     ("GET", "/studio/recipes", STUDIO, "Studio"),

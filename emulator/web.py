@@ -67,6 +67,17 @@ def provide_caller(request: Request[Any, Any, Any]) -> Caller:
     return caller
 
 
+def attribution(request: Request[Any, Any, Any]) -> dict[str, Any]:
+    """What a usage event records of the request's headers."""
+    headers = request.headers
+    return {
+        "idempotency_key": headers.get("idempotency-key"),
+        "http_referer": headers.get("http-referer"),
+        "x_title": headers.get("x-title"),
+        "request_id": request.scope.get("state", {}).get("request_id"),
+    }
+
+
 def json_bytes(body: bytes, status: int = 200) -> Response[bytes]:
     """An already-encoded JSON answer (cached catalog pages)."""
     return Response(content=body, status_code=status, media_type=JSON)

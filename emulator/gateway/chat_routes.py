@@ -7,15 +7,17 @@ from typing import Any
 
 from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
-from litestar.response import Stream
 
+from emulator.auth.credentials import Caller
 from emulator.errors import ValidationFailed
 from emulator.gateway import service
+from emulator.gateway.answers import Answer, respond
 from emulator.gateway.canonical import Delta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
-from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, auth_opt, guard
+from emulator.runtime import Runtime
+from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, attribution, auth_opt, guard
 
 
 class ChatController(Controller):
@@ -34,44 +36,41 @@ class ChatController(Controller):
         data: JSONBody[ChatCompletionRequest],
     ) -> Response[Any]:
         body = data.model_dump(by_alias=True, exclude_none=True)
-        call = build_call(body, request.headers)
-        served = service.serve(rt, caller, call)
-        headers = {"X-Generation-Id": served.id}
-        extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
-        if call.stream:
-
-            def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
-                chunks = chat.render_chunks(
-                    deltas,
-                    id=served.id,
-                    model=served.route.model,
-                    created=served.created,
-                    extra=extra,
-                )
-                return sse_lines(chunks)
-
-            chunks = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
-            # Exactly `text/event-stream` (no charset): clients pick their parser by it.
-            stream_headers = {
-                **headers,
-                "content-type": "text/event-stream",
-                "cache-control": "no-cache",
-            }
-            return Stream(chunks, media_type="text/event-stream", headers=stream_headers)
-        answer = chat.render_response(
-            served.completions,
-            id=served.id,
-            model=served.route.model,
-            created=served.created,
-            extra=extra,
+        key = request.headers.get("idempotency-key")
+        return respond(
+            rt,
+            caller.account_id,
+            "chat.completions",
+            key,
+            body,
+            lambda: complete(rt, caller, body, attribution(request)),
         )
-        prompt, output = answer["usage"]["prompt_tokens"], answer["usage"]["completion_tokens"]
-        service.record_usage(rt, caller, call, served, prompt, output)
-        answer["usage"] |= {"cost": 0.0, "charge_micros": 0}
-        return Response(answer, headers=headers, media_type="application/json")
 
 
-def build_call(body: dict[str, Any], headers: Any) -> service.Call:
+def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+    call = build_call(body, metadata)
+    served = service.serve(rt, caller, call)
+    extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
+    ident, model, created = served.id, served.route.model, served.created
+    answer_headers = {"X-Generation-Id": ident}
+    if call.stream:
+
+        def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
+            chunks = chat.render_chunks(deltas, id=ident, model=model, created=created, extra=extra)
+            return sse_lines(chunks)
+
+        stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
+        return Answer(answer_headers, stream=stream)
+    answer = chat.render_response(
+        served.completions, id=ident, model=model, created=created, extra=extra
+    )
+    prompt, output = answer["usage"]["prompt_tokens"], answer["usage"]["completion_tokens"]
+    service.record_usage(rt, caller, call, served, prompt, output)
+    answer["usage"] |= {"cost": 0.0, "charge_micros": 0}
+    return Answer(answer_headers, body=answer)
+
+
+def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
     request = chat.parse_request(body)
     for index, message in enumerate(request.messages):
         if message.role == "tool" and not message.tool_call_id:
@@ -85,4 +84,4 @@ def build_call(body: dict[str, Any], headers: Any) -> service.Call:
             "response_format json_schema needs `json_schema.schema`.",
             param="response_format.json_schema.schema",
         )
-    return service.new_call("chat.completions", body, request, headers)
+    return service.new_call("chat.completions", body, request, metadata)

@@ -7,9 +7,10 @@ from typing import Any
 
 from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
-from litestar.response import Stream
 
+from emulator.auth.credentials import Caller
 from emulator.gateway import service
+from emulator.gateway.answers import Answer, respond
 from emulator.gateway.canonical import Delta
 from emulator.gateway.content import tools_text
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
@@ -17,7 +18,8 @@ from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import responses
-from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, auth_opt, guard
+from emulator.runtime import Runtime
+from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, attribution, auth_opt, guard
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
 EXACT_FAMILY = "responses"
@@ -39,36 +41,15 @@ class ResponsesController(Controller):
         data: JSONBody[ResponsesRequest],
     ) -> Response[Any]:
         body = data.model_dump(by_alias=True, exclude_none=True)
-        call = service.new_call("responses", body, responses.parse_request(body), request.headers)
-        served = service.serve(rt, caller, call)
-        headers = {"X-Generation-Id": served.id}
-        extra = {"provider": served.route.provider}
-        ident, model, created = served.id, served.route.model, served.created
-        if call.stream:
-
-            def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
-                return typed_sse_lines(
-                    responses.render_events(
-                        deltas, id=ident, model=model, created=created, extra=extra
-                    )
-                )
-
-            stream_headers = {
-                **headers,
-                "content-type": "text/event-stream",
-                "cache-control": "no-cache",
-            }
-            chunks = paced_stream(rt, caller, call, served, render)
-            return Stream(chunks, media_type="text/event-stream", headers=stream_headers)
-        completion = served.completions[0]
-        answer = responses.render_response(
-            completion, id=ident, model=model, created=created, extra=extra
+        key = request.headers.get("idempotency-key")
+        return respond(
+            rt,
+            caller.account_id,
+            "responses",
+            key,
+            body,
+            lambda: answer(rt, caller, body, attribution(request)),
         )
-        service.record_usage(
-            rt, caller, call, served, completion.input_tokens, completion.output_tokens
-        )
-        answer["usage"] |= {"cost": 0.0, "charge_micros": 0}
-        return Response(answer, headers=headers, media_type="application/json")
 
     @post(
         "/responses/input_tokens",
@@ -92,3 +73,29 @@ class ResponsesController(Controller):
         return InputTokens(
             input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
         )
+
+
+def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+    call = service.new_call("responses", body, responses.parse_request(body), metadata)
+    served = service.serve(rt, caller, call)
+    answer_headers = {"X-Generation-Id": served.id}
+    extra = {"provider": served.route.provider}
+    ident, model, created = served.id, served.route.model, served.created
+    if call.stream:
+
+        def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
+            events = responses.render_events(
+                deltas, id=ident, model=model, created=created, extra=extra
+            )
+            return typed_sse_lines(events)
+
+        return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
+    completion = served.completions[0]
+    whole = responses.render_response(
+        completion, id=ident, model=model, created=created, extra=extra
+    )
+    service.record_usage(
+        rt, caller, call, served, completion.input_tokens, completion.output_tokens
+    )
+    whole["usage"] |= {"cost": 0.0, "charge_micros": 0}
+    return Answer(answer_headers, body=whole)

@@ -167,8 +167,10 @@ def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> 
     )
 
 
-def new_call(endpoint: str, body: dict[str, Any], request: Request, headers: Any) -> Call:
-    """A call from a client body already read into `request`; headers give attribution."""
+def new_call(
+    endpoint: str, body: dict[str, Any], request: Request, metadata: dict[str, Any]
+) -> Call:
+    """A call from a client body already read into `request`."""
     check_tools(request)
     return Call(
         endpoint=endpoint,
@@ -177,11 +179,7 @@ def new_call(endpoint: str, body: dict[str, Any], request: Request, headers: Any
         prefs=ProviderPrefs.from_body(body.get("provider")),
         request=request,
         stream=bool(body.get("stream")),
-        metadata={
-            "idempotency_key": headers.get("idempotency-key"),
-            "http_referer": headers.get("http-referer"),
-            "x_title": headers.get("x-title"),
-        },
+        metadata=metadata,
     )
 
 

@@ -147,6 +147,26 @@ def m0002_usage_events(db: Any) -> None:
     db["usage_events"].create_index(["account_id", "created_at"])
 
 
+@migration
+def m0003_idempotency(db: Any) -> None:
+    db["idempotency_keys"].create(
+        {
+            "account_id": str,
+            "key": str,
+            "endpoint": str,
+            "body_hash": str,
+            "state": str,  # in_flight, done
+            "status": int,
+            "content_type": str,
+            "headers": str,  # JSON object
+            "body": bytes,
+            "created_at": float,  # virtual clock, seconds
+        },
+        pk=("account_id", "key"),
+        not_null={"endpoint", "body_hash", "state", "created_at"},
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -42,9 +42,40 @@ def get_usage_event(conn: sqlite3.Connection, account_id: str, event_id: str) ->
     row = conn.execute(
         "SELECT * FROM usage_events WHERE id = ? AND account_id = ?", [event_id, account_id]
     ).fetchone()
-    if row is None:
-        return None
+    return None if row is None else _event(row)
+
+
+def _event(row: sqlite3.Row | dict[str, Any]) -> UsageEvent:
     data = dict(row)
     data["route_attempts"] = json.loads(data["route_attempts"])
     data["metadata"] = json.loads(data["metadata"])
     return UsageEvent(**data)
+
+
+def list_usage_events(
+    conn: sqlite3.Connection,
+    account_id: str,
+    filters: dict[str, str],
+    limit: int,
+    before_seq: int | None,
+) -> list[tuple[int, UsageEvent]]:
+    """Newest first; `filters` on provider, model, status, key_id and created_at bounds."""
+    sql = "SELECT rowid AS seq, * FROM usage_events WHERE account_id = ?"
+    params: list[Any] = [account_id]
+    for column in ("provider", "model", "status", "key_id"):
+        if filters.get(column):
+            sql += f" AND {column} = ?"
+            params.append(filters[column])
+    if filters.get("created_after"):
+        sql += " AND created_at >= ?"
+        params.append(filters["created_after"])
+    if filters.get("created_before"):
+        sql += " AND created_at < ?"
+        params.append(filters["created_before"])
+    if before_seq is not None:
+        sql += " AND rowid < ?"
+        params.append(before_seq)
+    sql += " ORDER BY rowid DESC LIMIT ?"
+    params.append(limit)
+    rows = [dict(row) for row in conn.execute(sql, params)]
+    return [(row.pop("seq"), _event(row)) for row in rows]

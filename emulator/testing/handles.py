@@ -22,7 +22,7 @@ class Tenant:
 
     def client(self, **kwargs: Any) -> httpx.Client:
         """An httpx client on /api/v1 that sends this tenant's API key."""
-        headers = {"Authorization": f"Bearer {self.api_key}"}
+        headers = {"Authorization": f"Bearer {self.api_key}", **kwargs.pop("headers", {})}
         return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
 
 

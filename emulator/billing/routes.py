@@ -1,0 +1,57 @@
+"""/api/v1/ai-gateway/usage: the account's usage events (API key, scope ai.gateway)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, get
+from litestar.params import FromPath, QueryParameter
+
+from emulator.billing import usage
+from emulator.billing.schemas import UsageEventOut, UsageList
+from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt, guard
+
+UsageLimit = Annotated[
+    int | None, QueryParameter(ge=1, le=200, description="Items a page, 1-200 (default 50).")
+]
+Filter = Annotated[str | None, QueryParameter()]
+
+
+class UsageController(Controller):
+    path = f"{API_PREFIX}/ai-gateway/usage"
+    guards = [guard]
+    opt = auth_opt("api_key", "ai.gateway")
+    security = BEARER
+    tags = ["Billing"]
+
+    @get("/", summary="Usage events, newest first, with filters")
+    async def list_usage(
+        self,
+        rt: RuntimeDep,
+        caller: CallerDep,
+        provider: Filter = None,
+        model: Filter = None,
+        status: Filter = None,
+        key_id: Filter = None,
+        created_after: Filter = None,
+        created_before: Filter = None,
+        limit: UsageLimit = None,
+        cursor: Cursor = None,
+    ) -> UsageList:
+        filters = {
+            "provider": provider,
+            "model": model,
+            "status": status,
+            "key_id": key_id,
+            "created_after": created_after,
+            "created_before": created_before,
+        }
+        return UsageList.model_validate(
+            usage.list_events(rt, caller.account_id, filters, limit, cursor)
+        )
+
+    @get("/{id:str}", summary="One usage event")
+    async def get_usage(
+        self, rt: RuntimeDep, caller: CallerDep, id: FromPath[str]
+    ) -> UsageEventOut:
+        return UsageEventOut.model_validate(usage.get_event(rt, caller.account_id, id))

@@ -1,0 +1,61 @@
+"""Reading usage events: one per gateway request, newest first, only the account's own."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from emulator.clock import iso, parse_iso
+from emulator.errors import NotFound, ValidationFailed
+from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+def list_events(
+    rt: Runtime,
+    account_id: str,
+    filters: dict[str, str | None],
+    limit: int | None,
+    cursor: str | None,
+) -> dict[str, Any]:
+    size = check_limit(limit, default=50, maximum=200)
+    after = decode_cursor(cursor, 1)
+    clean = {k: v for k, v in filters.items() if v}
+    for bound in ("created_after", "created_before"):
+        if bound in clean:
+            clean[bound] = _instant(clean[bound], bound)
+    before = int(after[0]) if after and after[0].isdigit() else None
+    with rt.store.read() as conn:
+        events = list_usage_events(conn, account_id, clean, size + 1, before)
+    return page(
+        events,
+        size,
+        cursor_of=lambda item: encode_cursor(str(item[0])),
+        render=lambda item: wire(item[1]),
+    )
+
+
+def get_event(rt: Runtime, account_id: str, event_id: str) -> dict[str, Any]:
+    with rt.store.read() as conn:
+        event = get_usage_event(conn, account_id, event_id)
+    if event is None:
+        raise NotFound(f"No usage event {event_id!r} in this account.", param="id")
+    return wire(event)
+
+
+def wire(event: UsageEvent) -> dict[str, Any]:
+    data = asdict(event)
+    data.pop("account_id")
+    return {"object": "usage_event", **data}
+
+
+def _instant(text: str, param: str) -> str:
+    try:
+        return iso(parse_iso(text))
+    except ValueError as exc:
+        raise ValidationFailed(
+            f"{param} must be an ISO-8601 instant such as 2026-01-01T00:00:00Z.", param=param
+        ) from exc

@@ -1,0 +1,60 @@
+"""Turning a served call into the HTTP answer, with idempotent replay around it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from litestar import Response
+from litestar.response import Stream
+
+from emulator.gateway import idempotency
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+EVENT_STREAM = "text/event-stream"
+
+
+@dataclass(frozen=True)
+class Answer:
+    headers: dict[str, str]
+    body: dict[str, Any] | None = None  # a whole JSON answer...
+    stream: AsyncIterator[bytes] | None = None  # ...or server-sent events
+
+
+def respond(
+    rt: Runtime,
+    account_id: str,
+    endpoint: str,
+    idempotency_key: str | None,
+    body: dict[str, Any],
+    produce: Callable[[], Answer],
+) -> Response[Any]:
+    claimed = idempotency.claim(rt, account_id, idempotency_key, endpoint, body)
+    if isinstance(claimed, idempotency.Replay):
+        headers = {
+            **claimed.headers,
+            "Idempotent-Replayed": "true",
+            "content-type": claimed.content_type,
+        }
+        return Response(claimed.body, status_code=claimed.status, headers=headers)
+    try:
+        answer = produce()
+    except BaseException:
+        if claimed is not None:
+            idempotency.release(rt, claimed)
+        raise
+    if answer.stream is not None:
+        # Exactly `text/event-stream` (no charset): clients pick their parser by it.
+        headers = {**answer.headers, "content-type": EVENT_STREAM, "cache-control": "no-cache"}
+        chunks = answer.stream
+        if claimed is not None:
+            chunks = idempotency.recorded(rt, claimed, answer.headers, chunks)
+        return Stream(chunks, media_type=EVENT_STREAM, headers=headers)
+    encoded = json.dumps(answer.body, separators=(",", ":")).encode()
+    if claimed is not None:
+        idempotency.done(rt, claimed, 200, "application/json", answer.headers, encoded)
+    return Response(encoded, headers=answer.headers, media_type="application/json")

@@ -1,0 +1,187 @@
+"""Every gateway request leaves a usage event; Idempotency-Key replays, refuses, or waits."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+HELLO = [{"role": "user", "content": "Explain consistent hashing"}]
+
+
+def events(http: httpx.Client, **params) -> list[dict]:
+    return http.get("/ai-gateway/usage", params=params).json()["data"]
+
+
+def test_a_request_records_a_usage_event_with_attempts_and_attribution(tenant: Tenant) -> None:
+    headers = {
+        "HTTP-Referer": "https://app.example",
+        "X-Title": "Demo App",
+        "Idempotency-Key": "k-1",
+    }
+    with tenant.client() as http:
+        r = http.post(
+            "/chat/completions",
+            json={"model": "emulator/flaky", "messages": HELLO},
+            headers=headers,
+        )
+        event = http.get(f"/ai-gateway/usage/{r.headers['x-generation-id']}").json()
+    assert event["status"] == "succeeded" and event["provider"] == "emulator"
+    assert event["endpoint"] == "chat.completions" and event["model"] == "emulator/flaky"
+    assert event["prompt_tokens"] == r.json()["usage"]["prompt_tokens"]
+    assert event["total_tokens"] == r.json()["usage"]["total_tokens"]
+    assert [(a["provider"], a["status"]) for a in event["route_attempts"]] == [
+        ("emulator-broken", "failed"),
+        ("emulator", "succeeded"),
+    ]
+    meta = event["metadata"]
+    assert meta["http_referer"] == "https://app.example" and meta["x_title"] == "Demo App"
+    assert meta["idempotency_key"] == "k-1" and meta["stream"] is False
+    assert meta["request_id"] == r.headers["x-request-id"]
+    assert event["key_id"] == tenant.api_key_id and event["charge_micros"] == 0
+
+
+def test_a_failed_request_records_a_failed_event(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        http.post("/chat/completions", json={"model": "emulator/fail-503", "messages": HELLO})
+        failed = events(http, status="failed")
+    assert failed[0]["model"] == "emulator/fail-503" and failed[0]["charge_micros"] == 0
+    assert failed[0]["route_attempts"][0]["error_code"] == "upstream_error"
+
+
+def test_usage_filters_and_pages(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as http:
+        for model in ("emulator/echo", "openai/gpt-4o-mini", "emulator/echo"):
+            http.post("/chat/completions", json={"model": model, "messages": HELLO})
+        assert [e["model"] for e in events(http)] == [
+            "emulator/echo",
+            "openai/gpt-4o-mini",
+            "emulator/echo",
+        ]
+        assert len(events(http, model="emulator/echo")) == 2
+        assert len(events(http, provider="openai")) == 1
+        first = http.get("/ai-gateway/usage", params={"limit": 2}).json()
+        rest = http.get(
+            "/ai-gateway/usage", params={"limit": 2, "cursor": first["next_cursor"]}
+        ).json()
+        assert len(first["data"]) == 2 and first["has_more"] and len(rest["data"]) == 1
+        now = emulator.clock()["now"]
+        assert len(events(http, created_after=now)) == 3 and events(http, created_before=now) == []
+        assert_error(
+            http.get("/ai-gateway/usage", params={"created_after": "soon"}), 422, "invalid_request"
+        )
+        assert_error(http.get("/ai-gateway/usage/gen_nope"), 404, "not_found")
+
+
+def test_another_account_cannot_read_my_events(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as http:
+        gen = http.post(
+            "/chat/completions", json={"model": "emulator/echo", "messages": HELLO}
+        ).headers["x-generation-id"]
+    other = emulator.create_tenant()
+    with other.client() as http:
+        assert_error(http.get(f"/ai-gateway/usage/{gen}"), 404, "not_found")
+        assert events(http) == []
+
+
+@pytest.mark.parametrize("endpoint", ["/chat/completions", "/responses"])
+def test_the_same_key_and_body_replays_without_a_new_event(tenant: Tenant, endpoint: str) -> None:
+    body = {
+        "model": "openai/gpt-4o",
+        **({"messages": HELLO} if endpoint == "/chat/completions" else {"input": "hi"}),
+    }
+    with tenant.client(
+        headers={"Authorization": f"Bearer {tenant.api_key}", "Idempotency-Key": "same"}
+    ) as http:
+        first = http.post(endpoint, json=body)
+        second = http.post(endpoint, json=body)
+        assert "idempotent-replayed" not in first.headers
+        assert second.headers["idempotent-replayed"] == "true"
+        assert second.content == first.content
+        assert second.headers["x-generation-id"] == first.headers["x-generation-id"]
+        assert len(events(http)) == 1
+        mismatch = http.post(endpoint, json={**body, "model": "openai/gpt-4o-mini"})
+        assert_error(mismatch, 422, "idempotency_key_mismatch", "invalid_request_error")
+
+
+def test_a_replayed_stream_is_the_same_stream(tenant: Tenant) -> None:
+    body = {"model": "emulator/echo", "messages": HELLO, "stream": True}
+    with tenant.client(
+        headers={"Authorization": f"Bearer {tenant.api_key}", "Idempotency-Key": "s"}
+    ) as http:
+        first = http.post("/chat/completions", json=body)
+        second = http.post("/chat/completions", json=body)
+    assert second.headers["idempotent-replayed"] == "true"
+    assert second.headers["content-type"] == "text/event-stream" and second.text == first.text
+
+
+def test_the_key_is_in_use_while_the_first_stream_runs(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {
+        "model": "emulator/slow",
+        "messages": [{"role": "user", "content": "[emulator:tokens=6]"}],
+        "stream": True,
+    }
+    headers = {"Authorization": f"Bearer {tenant.api_key}", "Idempotency-Key": "busy"}
+    with httpx.Client(base_url=tenant.base_url, headers=headers, timeout=30) as http:
+        with http.stream("POST", "/chat/completions", json=body) as running:
+            lines = running.iter_lines()  # kept: dropping it would close the stream
+            next(lines)  # the stream has started
+            assert_error(
+                http.post("/chat/completions", json=body),
+                409,
+                "idempotency_key_in_use",
+                "conflict_error",
+            )
+            rest = [line for line in lines if line]
+        assert rest[-1] == "data: [DONE]"
+        assert http.post("/chat/completions", json=body).headers["idempotent-replayed"] == "true"
+
+
+def test_errors_are_not_kept_and_keys_expire_after_a_day(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client(
+        headers={"Authorization": f"Bearer {tenant.api_key}", "Idempotency-Key": "e"}
+    ) as http:
+        body = {"model": "emulator/fail-503", "messages": HELLO}
+        assert http.post("/chat/completions", json=body).status_code == 503
+        assert (
+            http.post("/chat/completions", json=body).status_code == 503
+        )  # ran again, not replayed
+        fixed = http.post("/chat/completions", json={**body, "model": "emulator/echo"})
+        assert fixed.status_code == 200
+        emulator.advance(24 * 3600 + 1)
+        later = http.post("/chat/completions", json={**body, "model": "openai/gpt-4o"})
+        assert later.status_code == 200 and "idempotent-replayed" not in later.headers
+
+
+def test_a_client_that_leaves_mid_stream_still_leaves_a_usage_event(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {
+        "model": "emulator/slow",
+        "messages": [{"role": "user", "content": "[emulator:tokens=200]"}],
+        "stream": True,
+    }
+    with tenant.client(timeout=30) as http:
+        with http.stream("POST", "/chat/completions", json=body) as response:
+            lines = (line for line in response.iter_lines() if line.startswith("data:"))
+            for _ in range(8):  # the role chunk and seven content chunks
+                next(lines)
+        done = threading.Event()
+        for _ in range(100):  # the server notices the disconnect at its next write
+            recorded = events(http)
+            if recorded:
+                done.set()
+                break
+            done.wait(0.1)
+    assert recorded, "no usage event after the client left"
+    event = recorded[0]
+    assert event["metadata"]["stream"] is True
+    assert 0 < event["completion_tokens"] < 200
