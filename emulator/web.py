@@ -62,9 +62,13 @@ def provide_runtime(request: Request[Any, Any, Any]) -> Runtime:
     return runtime_of(request)
 
 
-def provide_caller(request: Request[Any, Any, Any]) -> Caller:
+def caller_of(request: Request[Any, Any, Any]) -> Caller:
+    """Who the guard authenticated for this request."""
     caller: Caller = request.state.caller
     return caller
+
+
+provide_caller = caller_of
 
 
 def attribution(request: Request[Any, Any, Any]) -> dict[str, Any]:

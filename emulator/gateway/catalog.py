@@ -79,7 +79,7 @@ def build_view(rows: CatalogRows, pricing: dict[str, Any]) -> CatalogView:
     for entry in rows.serving:
         serving.setdefault(entry.model_id, []).append(entry)
     models = [model_wire(m, serving.get(m.id, []), providers) for m in rows.models]
-    page = {"object": "list", "data": models, "has_more": False, "next_cursor": None}
+    page = catalog_page(models, len(models), None)
     pricing_body = pricing_wire(pricing, models)
     return CatalogView(
         models=models,
@@ -107,8 +107,10 @@ def model_wire(
         if capability in capabilities:
             parameters += names
     top = routes[0] if routes else None
+    inputs, outputs = body["input_modalities"], body["output_modalities"]
     return {
         "id": model.id,
+        "canonical_slug": model.id,
         "object": "model",
         "created": int(created.timestamp()),
         "owned_by": model.vendor,
@@ -119,8 +121,9 @@ def model_wire(
         "max_output_tokens": body["max_output_tokens"],
         "modality": model.modality,
         "architecture": {
-            "input_modalities": body["input_modalities"],
-            "output_modalities": body["output_modalities"],
+            "modality": f"{'+'.join(inputs)}->{'+'.join(outputs)}",
+            "input_modalities": inputs,
+            "output_modalities": outputs,
             "tokenizer": body["tokenizer"],
         },
         "pricing": top["pricing"] if top else None,
@@ -131,8 +134,18 @@ def model_wire(
         "supported_parameters": parameters,
         "data_policy": body["data_policy"],
         "premium": model.premium,
-        "top_provider": top,
+        "top_provider": {
+            **top,
+            "is_moderated": False,
+            "max_completion_tokens": top["max_output_tokens"],
+        }
+        if top
+        else None,
         "providers": routes,
+        "default_parameters": {},
+        "per_request_limits": None,
+        "supported_voices": None,
+        "links": {"details": f"/api/v1/models/{model.id}"},
         "emulated": True,
     }
 
@@ -221,4 +234,20 @@ def models_page(view: CatalogView, limit: int | None, cursor: str | None) -> byt
         ids = [m["id"] for m in view.models]
         start = ids.index(after[0]) + 1 if after[0] in ids else len(ids)
     items = view.models[start : start + size + 1]
-    return encode(page(items, size, cursor_of=lambda m: encode_cursor(m["id"]), render=dict))
+    listed = page(items, size, cursor_of=lambda m: encode_cursor(m["id"]), render=dict)
+    return encode(catalog_page(listed["data"], len(view.models), listed["next_cursor"]))
+
+
+def catalog_page(
+    models: list[dict[str, Any]], total: int, next_cursor: str | None
+) -> dict[str, Any]:
+    """SPEC section 8's list, plus `total_count` and `links` that OpenRouter clients require."""
+    after = f"/api/v1/models?cursor={next_cursor}" if next_cursor else None
+    return {
+        "object": "list",
+        "data": models,
+        "has_more": next_cursor is not None,
+        "next_cursor": next_cursor,
+        "total_count": total,
+        "links": {"next": after},
+    }

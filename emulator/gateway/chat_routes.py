@@ -17,7 +17,15 @@ from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, attribution, auth_opt, guard
+from emulator.web import (
+    API_PREFIX,
+    BEARER,
+    attribution,
+    auth_opt,
+    caller_of,
+    guard,
+    runtime_of,
+)
 
 
 class ChatController(Controller):
@@ -30,11 +38,11 @@ class ChatController(Controller):
     @post("/chat/completions", status_code=200, summary="A chat completion, whole or streamed")
     async def create(
         self,
-        rt: RuntimeDep,
-        caller: CallerDep,
         request: Request[Any, Any, Any],
         data: JSONBody[ChatCompletionRequest],
     ) -> Response[Any]:
+        # Taken from the request, not injected: two dependencies cost a task group.
+        rt, caller = runtime_of(request), caller_of(request)
         body = data.model_dump(by_alias=True, exclude_none=True)
         key = request.headers.get("idempotency-key")
         return respond(

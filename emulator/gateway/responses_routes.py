@@ -19,7 +19,16 @@ from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import responses
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, CallerDep, RuntimeDep, attribution, auth_opt, guard
+from emulator.web import (
+    API_PREFIX,
+    BEARER,
+    RuntimeDep,
+    attribution,
+    auth_opt,
+    caller_of,
+    guard,
+    runtime_of,
+)
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
 EXACT_FAMILY = "responses"
@@ -35,11 +44,11 @@ class ResponsesController(Controller):
     @post("/responses", status_code=200, summary="A response, whole or as typed stream events")
     async def create(
         self,
-        rt: RuntimeDep,
-        caller: CallerDep,
         request: Request[Any, Any, Any],
         data: JSONBody[ResponsesRequest],
     ) -> Response[Any]:
+        # Taken from the request, not injected: two dependencies cost a task group.
+        rt, caller = runtime_of(request), caller_of(request)
         body = data.model_dump(by_alias=True, exclude_none=True)
         key = request.headers.get("idempotency-key")
         return respond(

@@ -35,6 +35,7 @@ class ModelProvider(BaseModel):
 
 
 class Architecture(BaseModel):
+    modality: str
     input_modalities: list[str]
     output_modalities: list[str]
     tokenizer: str
@@ -48,8 +49,18 @@ class Capabilities(BaseModel):
     reasoning: bool
 
 
+class TopProvider(ModelProvider):
+    is_moderated: bool
+    max_completion_tokens: int
+
+
+class ModelLinks(BaseModel):
+    details: str
+
+
 class ModelOut(BaseModel):
     id: str
+    canonical_slug: str
     object: Literal["model"]
     created: int
     owned_by: str
@@ -65,9 +76,17 @@ class ModelOut(BaseModel):
     supported_parameters: list[str]
     data_policy: dict[str, Any]
     premium: bool
-    top_provider: ModelProvider | None
+    top_provider: TopProvider | None
     providers: list[ModelProvider]
+    default_parameters: dict[str, Any]
+    per_request_limits: dict[str, Any] | None
+    supported_voices: list[str] | None
+    links: ModelLinks
     emulated: bool
+
+
+class ListLinks(BaseModel):
+    next: str | None
 
 
 class ModelList(BaseModel):
@@ -75,6 +94,8 @@ class ModelList(BaseModel):
     data: list[ModelOut]
     has_more: bool
     next_cursor: str | None
+    total_count: int
+    links: ListLinks
 
 
 class Package(BaseModel):

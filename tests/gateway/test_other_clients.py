@@ -1,0 +1,85 @@
+"""The openrouter Python SDK and langchain-openai, unmodified but for base URL and key."""
+
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langchain_core.tools import tool
+from langchain_openai import ChatOpenAI
+from openrouter import OpenRouter
+from pydantic import BaseModel
+
+from emulator.testing import EmulatorHandle, Tenant
+
+
+@pytest.fixture
+def router(emulator: EmulatorHandle, tenant: Tenant) -> OpenRouter:
+    return OpenRouter(
+        api_key=tenant.api_key, server_url=emulator.base_url, x_open_router_title="SDK test"
+    )
+
+
+def test_openrouter_sdk_chat(router: OpenRouter, tenant: Tenant) -> None:
+    result = router.chat.send(
+        model="emulator/echo", messages=[{"role": "user", "content": "via openrouter"}]
+    )
+    assert result.choices[0].message.content == "via openrouter"
+    assert result.usage.total_tokens > 0
+
+
+def test_openrouter_sdk_stream_and_fallback(router: OpenRouter) -> None:
+    stream = router.chat.send(
+        model="emulator/fail-503",
+        models=["emulator/echo"],
+        messages=[{"role": "user", "content": "streamed via openrouter"}],
+        stream=True,
+    )
+    text = "".join(chunk.choices[0].delta.content or "" for chunk in stream if chunk.choices)
+    assert text == "streamed via openrouter"
+
+
+def test_openrouter_sdk_lists_models(router: OpenRouter) -> None:
+    models = router.models.list()
+    assert "openai/gpt-4o" in [m.id for m in models.result.data]
+    assert models.result.total_count == len(models.result.data)
+
+
+@pytest.fixture
+def llm(emulator: EmulatorHandle, tenant: Tenant) -> ChatOpenAI:
+    return ChatOpenAI(
+        model="openai/gpt-4o", base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0
+    )
+
+
+def test_langchain_invoke_and_stream(llm: ChatOpenAI) -> None:
+    answer = llm.invoke([HumanMessage("Explain vector clocks")])
+    assert isinstance(answer.content, str) and answer.content
+    assert answer.usage_metadata["total_tokens"] > 0
+    streamed = "".join(chunk.content for chunk in llm.stream("Explain vector clocks"))
+    assert streamed == answer.content
+
+
+@tool
+def multiply(a: int, b: int) -> int:
+    """Multiply two integers."""
+    return a * b
+
+
+def test_langchain_tool_binding(llm: ChatOpenAI) -> None:
+    message = llm.bind_tools([multiply]).invoke("What is 6 times 7?")
+    call = message.tool_calls[0]
+    assert call["name"] == "multiply" and isinstance(call["args"]["a"], int)
+
+
+class Answer(BaseModel):
+    topic: str
+    points: list[str]
+
+
+def test_langchain_with_structured_output(llm: ChatOpenAI) -> None:
+    answer = llm.with_structured_output(Answer).invoke("Summarise TCP congestion control")
+    assert isinstance(answer, Answer) and answer.points
+    by_tool = llm.with_structured_output(Answer, method="function_calling").invoke("About TCP")
+    assert isinstance(by_tool, Answer) and by_tool.points
+    loose = llm.with_structured_output(None, method="json_mode").invoke("Return JSON about TCP")
+    assert isinstance(loose, dict)
