@@ -77,7 +77,8 @@ def attribution(request: Request[Any, Any, Any]) -> dict[str, Any]:
     return {
         "idempotency_key": headers.get("idempotency-key"),
         "http_referer": headers.get("http-referer"),
-        "x_title": headers.get("x-title"),
+        # The OpenRouter SDK sends its own spelling of the title header.
+        "x_title": headers.get("x-title") or headers.get("x-openrouter-title"),
         "request_id": request.scope.get("state", {}).get("request_id"),
     }
 

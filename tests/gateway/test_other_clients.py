@@ -25,6 +25,9 @@ def test_openrouter_sdk_chat(router: OpenRouter, tenant: Tenant) -> None:
     )
     assert result.choices[0].message.content == "via openrouter"
     assert result.usage.total_tokens > 0
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{result.id}").json()
+    assert event["metadata"]["x_title"] == "SDK test"
 
 
 def test_openrouter_sdk_stream_and_fallback(router: OpenRouter) -> None:
