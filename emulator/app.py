@@ -1,4 +1,4 @@
-"""create_app(settings) -> Litestar: routers, guard, error handler, headers, OpenAPI."""
+"""create_app(settings) -> Litestar: routes, auth hook, error handler, headers, OpenAPI."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from emulator.openapi import openapi_config
 from emulator.pending import pending_handlers
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
-from emulator.web import provide_caller, provide_runtime
+from emulator.web import authenticate_request, provide_caller, provide_runtime
 from emulator.wire import route_methods, with_wire_headers
 
 
@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             "rt": Provide(provide_runtime, sync_to_thread=False),
             "caller": Provide(provide_caller, sync_to_thread=False),
         },
+        before_request=authenticate_request,
         exception_handlers={
             EmulatorError: handle_emulator_error,
             HTTPException: handle_http_exception,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from emulator.errors import ValidationFailed
 
@@ -87,10 +87,19 @@ class Clock:
             self._offset = 0.0
 
 
+_last_second: list[Any] = [None, ""]
+
+
 def iso(ts: float) -> str:
     """The wire form of a timestamp: ISO-8601, UTC, milliseconds, `Z`."""
-    dt = datetime.fromtimestamp(ts, tz=UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
+    second = int(ts // 1)
+    micros = round((ts - second) * 1_000_000)  # as datetime rounds, then truncate to ms
+    if micros == 1_000_000:
+        second, micros = second + 1, 0
+    if _last_second[0] != second:  # formatting is costly; most calls share a second
+        text = datetime.fromtimestamp(second, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.")
+        _last_second[:] = [second, text]
+    return f"{_last_second[1]}{micros // 1000:03d}Z"
 
 
 def parse_iso(text: str) -> float:

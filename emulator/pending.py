@@ -1,7 +1,7 @@
 """Routes of the interface (sections 4.1-4.5) that later issues build.
 
 Each already exists with its real auth and scope, so clients and tests see
-the right 401/403 today; past the guard it answers 501 `not_implemented` in
+the right 401/403 today; past auth it answers 501 `not_implemented` in
 the error envelope. A route leaves this table when its feature lands.
 """
 
@@ -15,7 +15,7 @@ from litestar.handlers import HTTPRouteHandler
 from litestar.openapi.datastructures import ResponseSpec
 
 from emulator.errors import NotImplementedYet
-from emulator.web import API_PREFIX, BEARER, ErrorEnvelope, auth_opt, guard
+from emulator.web import API_PREFIX, BEARER, ErrorEnvelope, auth_opt
 
 GATEWAY = ("ai.gateway",)
 VIDEO = ("video",)
@@ -123,7 +123,6 @@ def _pending(
 
     return HTTPRouteHandler(
         path=[API_PREFIX + path for path in paths],
-        guards=[guard],
         http_method=[HttpMethod(m) for m in methods],
         opt=auth_opt("api_key", *scopes),
         security=BEARER,

@@ -15,7 +15,7 @@ from emulator.gateway.catalog import Catalog
 from emulator.ids import Ids
 from emulator.settings import Settings, default_fixtures_dir
 from emulator.store import Store
-from emulator.store.meta import get_meta, get_platform, set_meta
+from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta
 from emulator.store.migrations import data_tables, migrate
 
 if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
@@ -30,6 +30,10 @@ class Runtime:
     ids: Ids
     catalog: Catalog
     fixtures_dir: Path
+    generations: SequenceBlock  # numbers of generation (usage event) ids
+
+    def generation_id(self) -> str:
+        return self.ids.make("gen", self.generations.next())
 
     def fixtures(self) -> Fixtures:
         from emulator.store.fixtures import load_fixtures
@@ -47,6 +51,7 @@ class Runtime:
             wipe(conn)
             self.clock.reset(fx.world.clock_start_ts)
             self.ids.reset()
+            self.generations.reset()
             build(conn, fx, self.ids, self.clock)
         self.catalog.invalidate()
 
@@ -77,6 +82,7 @@ def open_runtime(settings: Settings) -> Runtime:
         ids=ids,
         catalog=Catalog(store),
         fixtures_dir=fixtures_dir,
+        generations=SequenceBlock(store, "gen"),
     )
 
 

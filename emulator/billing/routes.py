@@ -9,7 +9,7 @@ from litestar.params import FromPath, QueryParameter
 
 from emulator.billing import usage
 from emulator.billing.schemas import UsageEventOut, UsageList
-from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt, guard
+from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
 UsageLimit = Annotated[
     int | None, QueryParameter(ge=1, le=200, description="Items a page, 1-200 (default 50).")
@@ -19,7 +19,6 @@ Filter = Annotated[str | None, QueryParameter()]
 
 class UsageController(Controller):
     path = f"{API_PREFIX}/ai-gateway/usage"
-    guards = [guard]
     opt = auth_opt("api_key", "ai.gateway")
     security = BEARER
     tags = ["Billing"]

@@ -19,7 +19,7 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
-from emulator.web import RuntimeDep, auth_opt, guard
+from emulator.web import RuntimeDep, auth_opt
 
 # Open unless the emulator runs with --admin-token: "no credential" is a valid choice.
 ADMIN: list[dict[str, list[str]]] = [{}, {"admin": []}]
@@ -27,7 +27,6 @@ ADMIN: list[dict[str, list[str]]] = [{}, {"admin": []}]
 
 class ControlController(Controller):
     path = "/_emulator"
-    guards = [guard]
     tags = ["Control plane"]
     opt = auth_opt("admin")
     security = ADMIN

@@ -23,14 +23,12 @@ from emulator.web import (
     attribution,
     auth_opt,
     caller_of,
-    guard,
     runtime_of,
 )
 
 
 class ChatController(Controller):
     path = API_PREFIX
-    guards = [guard]
     opt = auth_opt("api_key", "ai.gateway")
     security = BEARER
     tags = ["Gateway"]

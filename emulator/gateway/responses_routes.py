@@ -26,7 +26,6 @@ from emulator.web import (
     attribution,
     auth_opt,
     caller_of,
-    guard,
     runtime_of,
 )
 
@@ -36,7 +35,6 @@ EXACT_FAMILY = "responses"
 
 class ResponsesController(Controller):
     path = API_PREFIX
-    guards = [guard]
     opt = auth_opt("api_key", "ai.gateway")
     security = BEARER
     tags = ["Gateway"]

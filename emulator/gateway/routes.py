@@ -26,7 +26,7 @@ ModelsLimit = Annotated[
 
 
 class CatalogController(Controller):
-    path = API_PREFIX  # no guard: these routes take no credential
+    path = API_PREFIX
     tags = ["Gateway"]
     opt = auth_opt("optional")
 

@@ -18,7 +18,6 @@ from emulator.errors import UpstreamError, ValidationFailed
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
-from emulator.store.meta import new_id
 from emulator.store.usage import UsageEvent, insert_usage_event
 
 if TYPE_CHECKING:
@@ -74,10 +73,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             call.attempts.append(_attempt(route, "failed", failure.code))
             continue
         call.attempts.append(_attempt(route, "succeeded", None))
-        now = rt.clock.now()
-        with rt.store.write() as conn:
-            event_id = new_id(conn, rt.ids, "gen")
-        return Served(event_id, int(now), route, completions, deltas)
+        return Served(rt.generation_id(), int(rt.clock.now()), route, completions, deltas)
     record_failure(rt, caller, call)
     raise UpstreamError(
         f"Every route for {call.model!r} failed ({len(call.attempts)} attempts). Try again, "
@@ -140,9 +136,9 @@ def record_usage(
 
 
 def record_failure(rt: Runtime, caller: Caller, call: Call) -> None:
+    event = _event(caller, call, rt.generation_id(), "failed", rt.clock.now_iso())
     with rt.store.write() as conn:
-        event_id = new_id(conn, rt.ids, "gen")
-        insert_usage_event(conn, _event(caller, call, event_id, "failed", rt.clock.now_iso()))
+        insert_usage_event(conn, event)
 
 
 def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> UsageEvent:

@@ -23,7 +23,6 @@ from emulator.web import (
     Cursor,
     RuntimeDep,
     auth_opt,
-    guard,
 )
 
 KeysLimit = Annotated[
@@ -33,7 +32,6 @@ KeysLimit = Annotated[
 
 class KeysController(Controller):
     path = f"{API_PREFIX}/keys"
-    guards = [guard]
     tags = ["API keys"]
     opt = auth_opt("user_token")
     security = BEARER

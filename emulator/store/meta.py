@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from emulator.ids import Ids
+    from emulator.store.db import Store
 
 
 def next_sequence(conn: sqlite3.Connection, name: str) -> int:
@@ -53,3 +55,35 @@ def set_platform(conn: sqlite3.Connection, key: str, value: Any) -> None:
 def new_id(conn: sqlite3.Connection, ids: Ids, prefix: str) -> str:
     """The next deterministic id of a kind, counted in the caller's transaction."""
     return ids.make(prefix, next_sequence(conn, prefix))
+
+
+class SequenceBlock:
+    """Sequence numbers of one kind reserved `size` at a time, for the hot path: one
+    write per `size` ids instead of one per id. Numbers stay consecutive and start
+    from 1 after a reset, so ids stay deterministic; a restart skips to the next block."""
+
+    def __init__(self, store: Store, name: str, size: int = 64) -> None:
+        self._store = store
+        self._name = name
+        self._size = size
+        self._lock = threading.Lock()
+        self._next = self._end = 0
+
+    def next(self) -> int:
+        with self._lock:
+            if self._next >= self._end:
+                with self._store.write() as conn:
+                    row = conn.execute(
+                        "INSERT INTO sequences (name, value) VALUES (?, ?) ON CONFLICT(name) "
+                        "DO UPDATE SET value = value + ? RETURNING value",
+                        [self._name, self._size, self._size],
+                    ).fetchone()
+                self._end = int(row[0]) + 1
+                self._next = self._end - self._size
+            value = self._next
+            self._next += 1
+            return value
+
+    def reset(self) -> None:
+        with self._lock:
+            self._next = self._end = 0
