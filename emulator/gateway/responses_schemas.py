@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from emulator.gateway.chat_schemas import ProviderPreferences
 
@@ -21,6 +21,27 @@ class InputItem(_Open):
     name: str | None = None
     arguments: str | None = None
     output: Any = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> InputItem:
+        """Each kind of item needs its own fields; other kinds are not emulated."""
+        needs = _ITEM_FIELDS.get(self.type or "message")
+        if needs is None:
+            raise ValueError(
+                f"input items of type {self.type!r} are not supported; use message, "
+                "function_call or function_call_output"
+            )
+        missing = [name for name in needs if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"an input item of type {self.type or 'message'!r} needs {missing}")
+        return self
+
+
+_ITEM_FIELDS: dict[str, tuple[str, ...]] = {
+    "message": ("role", "content"),
+    "function_call": ("call_id", "name", "arguments"),
+    "function_call_output": ("call_id", "output"),
+}
 
 
 class FunctionTool(_Open):

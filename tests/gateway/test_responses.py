@@ -177,3 +177,24 @@ def test_bad_responses_requests(tenant: Tenant) -> None:
         assert_error(http.post("/responses", json=bad), 422, "invalid_tool_schema")
         r = http.post("/responses", json={"model": "emulator/fail-503", "input": "x"})
         assert assert_error(r, 503, "upstream_failed")["metadata"]["route_attempts"]
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        {},
+        {"content": "no role"},
+        {"type": "function_call", "name": "f"},
+        {"type": "reasoning"},
+        {"role": "user"},
+    ],
+)
+def test_incomplete_input_items_are_422(tenant: Tenant, item: dict) -> None:
+    with tenant.client() as http:
+        for path in ("/responses", "/responses/input_tokens"):
+            error = assert_error(
+                http.post(path, json={"model": "openai/gpt-4o", "input": [item]}),
+                422,
+                "invalid_request",
+            )
+            assert error["param"].startswith("input")
