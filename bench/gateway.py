@@ -23,32 +23,35 @@ import httpx
 from common import HERE, emulator_cmd, hello_cmd, report, server, wrk
 
 BODY = '{"model": "emulator/echo", "messages": [{"role": "user", "content": "hello there"}]}'
-KEY = "sk-emu-demo-gateway"
 
 
-def write_wrk_script(path: Path, body: str) -> None:
+def bench_tenant_key(url: str) -> str:
+    """A tenant whose rate limit cannot throttle the load."""
+    tenant = httpx.post(f"{url}/_emulator/accounts", json={"rate_limit_rpm": 10_000_000})
+    return str(tenant.json()["api_key"])
+
+
+def write_wrk_script(path: Path, body: str, key: str) -> None:
     path.write_text(
         'wrk.method = "POST"\n'
         f"wrk.body = [[{body}]]\n"
         'wrk.headers["Content-Type"] = "application/json"\n'
-        f'wrk.headers["Authorization"] = "Bearer {KEY}"\n'
+        f'wrk.headers["Authorization"] = "Bearer {key}"\n'
     )
 
 
 def bench_chat_rps(seconds: int) -> None:
     script = HERE / "results" / "chat.lua"
     script.parent.mkdir(exist_ok=True)
-    write_wrk_script(script, BODY)
     with server(hello_cmd(), "/hello") as hello_url:
         wrk(hello_url + "/hello", 1)
         hello = wrk(hello_url + "/hello", seconds)
-    with tempfile.TemporaryDirectory() as tmp:
-        # A rate limit of the fixtures would cap the load: use an in-memory world.
-        with server(emulator_cmd("--db", ":memory:"), "/_emulator/health", Path(tmp)) as url:
-            wrk(url + "/api/v1/chat/completions", 1, script=str(script.relative_to(HERE)))
-            chat = wrk(
-                url + "/api/v1/chat/completions", seconds, script=str(script.relative_to(HERE))
-            )
+    args = emulator_cmd("--db", ":memory:")
+    with tempfile.TemporaryDirectory() as tmp, server(args, "/_emulator/health", Path(tmp)) as url:
+        write_wrk_script(script, BODY, bench_tenant_key(url))
+        target = url + "/api/v1/chat/completions"
+        wrk(target, 1, script=str(script.relative_to(HERE)))
+        chat = wrk(target, seconds, script=str(script.relative_to(HERE)))
     report("POST /chat/completions vs bare hello route", chat, hello, "req/s", ">= 0.40")
 
 
@@ -58,20 +61,23 @@ def bench_stream_latency(runs: int = 30) -> None:
         "messages": [{"role": "user", "content": "[emulator:tokens=500]"}],
         "stream": True,
     }
-    headers = {"Authorization": f"Bearer {KEY}"}
     args = emulator_cmd("--db", ":memory:", "--stream-delay-ms", "0")
-    with tempfile.TemporaryDirectory() as tmp, server(args, "/_emulator/health", Path(tmp)) as url:
-        with httpx.Client(base_url=url, headers=headers) as client:
-            timings, pings = [], []
-            for _ in range(runs):
-                start = time.perf_counter()
-                with client.stream("POST", "/api/v1/chat/completions", json=body) as response:
-                    lines = [line for line in response.iter_lines() if line]
-                timings.append((time.perf_counter() - start) * 1000)
-                assert lines[-1] == "data: [DONE]" and '"completion_tokens":500' in lines[-2]
-                start = time.perf_counter()
-                client.get("/_emulator/clock")
-                pings.append((time.perf_counter() - start) * 1000)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        server(args, "/_emulator/health", Path(tmp)) as url,
+        httpx.Client(base_url=url) as client,
+    ):
+        client.headers["Authorization"] = f"Bearer {bench_tenant_key(url)}"
+        timings, pings = [], []
+        for _ in range(runs):
+            start = time.perf_counter()
+            with client.stream("POST", "/api/v1/chat/completions", json=body) as response:
+                lines = [line for line in response.iter_lines() if line]
+            timings.append((time.perf_counter() - start) * 1000)
+            assert lines[-1] == "data: [DONE]" and '"completion_tokens":500' in lines[-2]
+            start = time.perf_counter()
+            client.get("/_emulator/clock")
+            pings.append((time.perf_counter() - start) * 1000)
     report(
         "streamed 500-token answer, median",
         statistics.median(timings),
@@ -89,8 +95,6 @@ def rss_kib(pid: int) -> int:
 
 
 def bench_memory(first: int = 10_000, total: int = 50_000) -> None:
-    script = HERE / "results" / "chat.lua"
-    write_wrk_script(script, BODY)
     with tempfile.TemporaryDirectory() as tmp:
         # A file database: the usage events go to disk, so the figure is the server's own.
         args = [*emulator_cmd("--db", str(Path(tmp) / "state.db")), "--port"]
@@ -106,7 +110,10 @@ def bench_memory(first: int = 10_000, total: int = 50_000) -> None:
             sent = 0
             with httpx.Client(
                 base_url=url,
-                headers={"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"},
+                headers={
+                    "Authorization": f"Bearer {bench_tenant_key(url)}",
+                    "Content-Type": "application/json",
+                },
             ) as client:
                 after_first = 0
                 while sent < total:

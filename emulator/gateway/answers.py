@@ -7,10 +7,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from litestar import Response
+from litestar import Request, Response
 from litestar.response import Stream
+from pydantic import BaseModel
 
+from emulator.auth.credentials import Caller
 from emulator.gateway import idempotency
+from emulator.web import attribution, caller_of, runtime_of
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -23,6 +26,23 @@ class Answer:
     headers: dict[str, str]
     body: dict[str, Any] | None = None  # a whole JSON answer...
     stream: AsyncIterator[bytes] | None = None  # ...or server-sent events
+
+
+Produce = Callable[["Runtime", Caller, dict[str, Any], dict[str, Any]], Answer]
+
+
+def gateway_response(
+    request: Request[Any, Any, Any], endpoint: str, data: BaseModel, produce: Produce
+) -> Response[Any]:
+    """The shared shape of the inference routes: body, attribution, idempotency, answer."""
+    # Taken from the request, not injected: two dependencies cost a task group.
+    rt, caller = runtime_of(request), caller_of(request)
+    body = data.model_dump(by_alias=True, exclude_none=True)
+    metadata = attribution(request)
+    key = request.headers.get("idempotency-key")
+    return respond(
+        rt, caller.account_id, endpoint, key, body, lambda: produce(rt, caller, body, metadata)
+    )
 
 
 def respond(

@@ -11,7 +11,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller
 from emulator.errors import ValidationFailed
 from emulator.gateway import service
-from emulator.gateway.answers import Answer, respond
+from emulator.gateway.answers import Answer, gateway_response
 from emulator.gateway.canonical import Delta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
@@ -20,10 +20,7 @@ from emulator.runtime import Runtime
 from emulator.web import (
     API_PREFIX,
     BEARER,
-    attribution,
     auth_opt,
-    caller_of,
-    runtime_of,
 )
 
 
@@ -39,18 +36,7 @@ class ChatController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[ChatCompletionRequest],
     ) -> Response[Any]:
-        # Taken from the request, not injected: two dependencies cost a task group.
-        rt, caller = runtime_of(request), caller_of(request)
-        body = data.model_dump(by_alias=True, exclude_none=True)
-        key = request.headers.get("idempotency-key")
-        return respond(
-            rt,
-            caller.account_id,
-            "chat.completions",
-            key,
-            body,
-            lambda: complete(rt, caller, body, attribution(request)),
-        )
+        return gateway_response(request, "chat.completions", data, complete)
 
 
 def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:

@@ -10,7 +10,7 @@ from litestar.params import JSONBody
 
 from emulator.auth.credentials import Caller
 from emulator.gateway import service
-from emulator.gateway.answers import Answer, respond
+from emulator.gateway.answers import Answer, gateway_response
 from emulator.gateway.canonical import Delta
 from emulator.gateway.content import tools_text
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
@@ -23,10 +23,7 @@ from emulator.web import (
     API_PREFIX,
     BEARER,
     RuntimeDep,
-    attribution,
     auth_opt,
-    caller_of,
-    runtime_of,
 )
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
@@ -45,18 +42,7 @@ class ResponsesController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[ResponsesRequest],
     ) -> Response[Any]:
-        # Taken from the request, not injected: two dependencies cost a task group.
-        rt, caller = runtime_of(request), caller_of(request)
-        body = data.model_dump(by_alias=True, exclude_none=True)
-        key = request.headers.get("idempotency-key")
-        return respond(
-            rt,
-            caller.account_id,
-            "responses",
-            key,
-            body,
-            lambda: answer(rt, caller, body, attribution(request)),
-        )
+        return gateway_response(request, "responses", data, answer)
 
     @post(
         "/responses/input_tokens",
