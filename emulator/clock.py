@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Literal
 
 from emulator.errors import ValidationFailed
 
@@ -87,7 +87,7 @@ class Clock:
             self._offset = 0.0
 
 
-_last_second: list[Any] = [None, ""]
+_SECONDS: dict[int, str] = {}  # formatted seconds: most timestamps share a few of them
 
 
 def iso(ts: float) -> str:
@@ -96,10 +96,14 @@ def iso(ts: float) -> str:
     micros = round((ts - second) * 1_000_000)  # as datetime rounds, then truncate to ms
     if micros == 1_000_000:
         second, micros = second + 1, 0
-    if _last_second[0] != second:  # formatting is costly; most calls share a second
-        text = datetime.fromtimestamp(second, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S.")
-        _last_second[:] = [second, text]
-    return f"{_last_second[1]}{micros // 1000:03d}Z"
+    text = _SECONDS.get(second)
+    if text is None:  # formatting is costly; keep the last few seconds
+        if len(_SECONDS) > 8:
+            _SECONDS.clear()
+        text = _SECONDS[second] = datetime.fromtimestamp(second, tz=UTC).strftime(
+            "%Y-%m-%dT%H:%M:%S."
+        )
+    return f"{text}{micros // 1000:03d}Z"
 
 
 def parse_iso(text: str) -> float:

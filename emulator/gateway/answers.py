@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.response import Stream
 from pydantic import BaseModel
@@ -74,7 +74,7 @@ def respond(
         if claimed is not None:
             chunks = idempotency.recorded(rt, claimed, answer.headers, chunks)
         return Stream(chunks, media_type=EVENT_STREAM, headers=headers)
-    encoded = json.dumps(answer.body, separators=(",", ":")).encode()
+    encoded = msgspec.json.encode(answer.body)  # litestar's encoder: faster than json
     if claimed is not None:
         idempotency.done(rt, claimed, 200, "application/json", answer.headers, encoded)
     return Response(encoded, headers=answer.headers, media_type="application/json")

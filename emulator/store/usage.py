@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import dataclass, fields
 from typing import Any
 
+import msgspec
+
 
 @dataclass(frozen=True)
 class UsageEvent:
@@ -38,8 +40,8 @@ _INSERT = (
 def insert_usage_event(conn: sqlite3.Connection, event: UsageEvent) -> None:
     # On every gateway request: no deep copy (dataclasses.asdict), one prepared statement.
     values = [getattr(event, column) for column in _COLUMNS]
-    values[_COLUMNS.index("route_attempts")] = json.dumps(event.route_attempts)
-    values[_COLUMNS.index("metadata")] = json.dumps(event.metadata)
+    values[_COLUMNS.index("route_attempts")] = msgspec.json.encode(event.route_attempts).decode()
+    values[_COLUMNS.index("metadata")] = msgspec.json.encode(event.metadata).decode()
     conn.execute(_INSERT, values)
 
 
