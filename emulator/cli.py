@@ -6,6 +6,7 @@ imports happen inside the commands, so `emulator --help` is instant.
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from pathlib import Path
@@ -144,6 +145,9 @@ def serve(**options: Any) -> None:
     """Start the emulator (default http://127.0.0.1:8787/api/v1)."""
     options["job_speed"] = _job_speed(options["job_speed"])
     settings = Settings(**options)
+    # Start-up creates many long-lived objects (models, routes): collecting garbage
+    # among them only slows the cold start. `run` freezes them and turns it back on.
+    gc.disable()
     from emulator.server import run
     from emulator.store.fixtures import FixtureError
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import socket
 import threading
@@ -35,6 +36,8 @@ def run(settings: Settings, banner: Callable[[Runtime], None]) -> None:
     rt = open_runtime(settings)
     app = create_app(settings, rt)
     banner(rt)
+    gc.freeze()  # what start-up made lives as long as the process: never scan it again
+    gc.enable()
     uvicorn.Server(uvicorn_config(app, settings)).run()
 
 
