@@ -8,6 +8,7 @@ them (and the framework's own errors) as SPEC section 6's envelope:
     ├── InvalidRequest            400 invalid_request_error / invalid_request
     │   ├── MalformedJson         400                       / invalid_json
     │   ├── ValidationFailed      422                       / invalid_request (or a field code)
+    │   │   └── IdempotencyKeyMismatch 422                  / idempotency_key_mismatch
     │   └── ModelNotFound         404                       / model_not_found
     ├── AuthenticationFailed      401 authentication_error  / invalid_api_key
     │   ├── MissingApiKey         401                       / missing_api_key
@@ -24,6 +25,7 @@ them (and the framework's own errors) as SPEC section 6's envelope:
     ├── InternalError             500 api_error             / internal_error
     ├── NotImplementedYet         501 not_implemented_error / not_implemented
     └── UpstreamError             503 upstream_error        / upstream_failed
+        └── NoRouteAvailable      503                       / no_route_available
 """
 
 from __future__ import annotations
@@ -85,6 +87,10 @@ class MalformedJson(InvalidRequest):
 
 class ValidationFailed(InvalidRequest):
     status = 422
+
+
+class IdempotencyKeyMismatch(ValidationFailed):
+    code = "idempotency_key_mismatch"
 
 
 class ModelNotFound(InvalidRequest):
@@ -175,3 +181,8 @@ class UpstreamError(EmulatorError):
     status = 503
     type = "upstream_error"
     code = "upstream_failed"
+
+
+class NoRouteAvailable(UpstreamError):
+    code = "no_route_available"
+    default_headers = {"x-should-retry": "false"}  # it will not change on retry

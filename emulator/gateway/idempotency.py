@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from emulator.errors import Conflict, ValidationFailed
+from emulator.errors import Conflict, IdempotencyKeyMismatch, ValidationFailed
 from emulator.store import idempotency as records
 
 if TYPE_CHECKING:
@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 
 LIFETIME_S = 24 * 3600
 MAX_KEY_LENGTH = 255
-
-
-class KeyMismatch(ValidationFailed):
-    code = "idempotency_key_mismatch"
 
 
 @dataclass(frozen=True)
@@ -65,7 +61,7 @@ def claim(
         record = records.get_record(conn, account_id, key)
         if record is not None and now - record.created_at < LIFETIME_S:
             if record.body_hash != digest:
-                raise KeyMismatch(
+                raise IdempotencyKeyMismatch(
                     "This Idempotency-Key was used with a different request body. Use a new "
                     "key for a new request.",
                     param="Idempotency-Key",

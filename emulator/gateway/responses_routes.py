@@ -9,6 +9,7 @@ from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
 
 from emulator.auth.credentials import Caller
+from emulator.errors import NoRouteAvailable
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_response
 from emulator.gateway.canonical import Delta
@@ -57,7 +58,7 @@ class ResponsesController(Controller):
             rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
         )
         if not routes:
-            raise service.NoRouteAvailable(
+            raise NoRouteAvailable(
                 f"No provider can serve {body['model']!r} with these preferences.", param="provider"
             )
         route = routes[0]

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator import __version__
 from emulator.auth.credentials import Caller
-from emulator.errors import UpstreamError, ValidationFailed
+from emulator.errors import NoRouteAvailable, UpstreamError, ValidationFailed
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
@@ -24,11 +24,6 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 FINGERPRINT = f"emulator-{__version__}"
-
-
-class NoRouteAvailable(UpstreamError):
-    code = "no_route_available"
-    default_headers = {"x-should-retry": "false"}
 
 
 @dataclass
