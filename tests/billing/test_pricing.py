@@ -1,0 +1,64 @@
+"""The charge formula: examples, edge cases, and properties."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from emulator.billing.pricing import Fees, charge_for, provider_cost
+
+FEES = Fees(platform_fee_percent=5.5, minimum_charge_micros=20)
+
+
+def test_the_readme_example() -> None:
+    charge = charge_for(1000, 500, 150_000, 600_000, FEES)
+    assert (charge.provider_cost_micros, charge.platform_fee_micros) == (450, 25)
+    assert (charge.charge_micros, charge.margin_micros) == (475, 25)
+
+
+def test_zero_tokens_pay_the_minimum() -> None:
+    charge = charge_for(0, 0, 150_000, 600_000, FEES)
+    assert (charge.provider_cost_micros, charge.platform_fee_micros, charge.charge_micros) == (
+        0,
+        0,
+        20,
+    )
+    assert charge.margin_micros == 20
+
+
+def test_rounding_is_up_to_the_next_micro() -> None:
+    assert provider_cost(1, 0, 1, 0) == 1  # a millionth of a micro is still a micro
+    assert provider_cost(3, 0, 333_333, 0) == 1
+    assert provider_cost(1_000_000, 0, 1, 0) == 1 and provider_cost(1_000_001, 0, 1, 0) == 2
+    assert charge_for(0, 1000, 0, 1_000_000, Fees(5.5, 0)).platform_fee_micros == 55
+    assert charge_for(0, 1, 0, 1_000_000, Fees(5.5, 0)).platform_fee_micros == 1  # 0.055 -> 1
+
+
+def test_the_minimum_applies_only_below_it() -> None:
+    assert charge_for(10, 0, 1_000_000, 0, FEES).charge_micros == 20  # 10 + 1 < 20
+    assert charge_for(100, 0, 1_000_000, 0, FEES).charge_micros == 106  # 100 + ceil(5.5)
+
+
+tokens = st.integers(min_value=0, max_value=2_000_000)
+prices = st.integers(min_value=0, max_value=100_000_000)
+
+
+@given(
+    tokens, tokens, prices, prices, st.sampled_from([0, 1, 5.5, 12.25, 30]), st.integers(0, 1000)
+)
+def test_properties(p: int, c: int, pp: int, cp: int, percent: float, minimum: int) -> None:
+    fees = Fees(percent, minimum)
+    charge = charge_for(p, c, pp, cp, fees)
+    exact_cost = (p * pp + c * cp) / 1_000_000
+    assert (
+        charge.provider_cost_micros >= exact_cost > charge.provider_cost_micros - 1
+        or exact_cost == 0
+    )
+    assert charge.platform_fee_micros * 100 >= charge.provider_cost_micros * percent
+    assert charge.charge_micros >= minimum
+    assert charge.charge_micros >= charge.provider_cost_micros + charge.platform_fee_micros or (
+        charge.charge_micros == minimum
+    )
+    assert charge.margin_micros == charge.charge_micros - charge.provider_cost_micros >= 0
+    # More tokens never cost less.
+    assert charge_for(p + 1, c, pp, cp, fees).charge_micros >= charge.charge_micros
