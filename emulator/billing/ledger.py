@@ -35,6 +35,14 @@ def top_up(rt: Runtime, account_id: str, amount_micros: int, reference: str) -> 
         )
 
 
+def balance_of(rt: Runtime, account_id: str) -> dict[str, Any]:
+    with rt.store.read() as conn:
+        account = get_account(conn, account_id)
+    if account is None:
+        raise NotFound(f"No account {account_id!r}.", param="account_id")
+    return balance_view(account)
+
+
 def balance_view(account: Account, pending_micros: int = 0) -> dict[str, Any]:
     """The balance object: `available = balance - active holds` (holds land with billing)."""
     available = account.balance_micros - pending_micros

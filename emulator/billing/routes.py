@@ -7,14 +7,25 @@ from typing import Annotated
 from litestar import Controller, get
 from litestar.params import FromPath, QueryParameter
 
-from emulator.billing import usage
-from emulator.billing.schemas import UsageEventOut, UsageList
+from emulator.billing import ledger, usage
+from emulator.billing.schemas import Balance, UsageEventOut, UsageList
 from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
 UsageLimit = Annotated[
     int | None, QueryParameter(ge=1, le=200, description="Items a page, 1-200 (default 50).")
 ]
 Filter = Annotated[str | None, QueryParameter()]
+
+
+class BalanceController(Controller):
+    path = f"{API_PREFIX}/ai-gateway/balance"
+    opt = auth_opt("api_key", "ai.gateway")
+    security = BEARER
+    tags = ["Billing"]
+
+    @get("/", summary="Balance, pending holds and available balance, in micros and USD")
+    async def balance(self, rt: RuntimeDep, caller: CallerDep) -> Balance:
+        return Balance(account_id=caller.account_id, **ledger.balance_of(rt, caller.account_id))
 
 
 class UsageController(Controller):

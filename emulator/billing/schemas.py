@@ -7,6 +7,17 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 
+class Balance(BaseModel):
+    object: Literal["balance"] = "balance"
+    account_id: str
+    balance_micros: int
+    pending_micros: int
+    available_micros: int
+    balance_usd: str
+    available_usd: str
+    studio_credits: int
+
+
 class RouteAttempt(BaseModel):
     provider: str
     model: str
