@@ -120,6 +120,7 @@ class BillingError(EmulatorError):
     status = 402
     type = "billing_error"
     code = "insufficient_credits"
+    default_headers = {"x-should-retry": "false"}  # a 402 does not change on retry
 
 
 class PermissionDenied(EmulatorError):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.billing.money import micros_to_usd
 from emulator.errors import NotFound, ValidationFailed
 from emulator.store.accounts import Account, LedgerEntry, add_ledger_entry, get_account
+from emulator.store.reservations import active_total
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -38,9 +39,10 @@ def top_up(rt: Runtime, account_id: str, amount_micros: int, reference: str) -> 
 def balance_of(rt: Runtime, account_id: str) -> dict[str, Any]:
     with rt.store.read() as conn:
         account = get_account(conn, account_id)
+        pending = active_total(conn, account_id)
     if account is None:
         raise NotFound(f"No account {account_id!r}.", param="account_id")
-    return balance_view(account)
+    return balance_view(account, pending)
 
 
 def balance_view(account: Account, pending_micros: int = 0) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from emulator.keys.service import issue_key
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
 from emulator.store.meta import get_platform, next_sequence
+from emulator.store.reservations import active_total
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -144,12 +145,13 @@ def create_tenant(rt: Runtime, body: TenantCreate) -> TenantOut:
 def get_account(rt: Runtime, account_id: str) -> AccountOut:
     with rt.store.read() as conn:
         account = account_rows.get_account(conn, account_id)
+        pending = active_total(conn, account_id)
     if account is None:
         raise NotFound(f"No account {account_id!r}.", param="account_id")
-    return account_out(account)
+    return account_out(account, pending)
 
 
-def account_out(account: account_rows.Account) -> AccountOut:
+def account_out(account: account_rows.Account, pending: int = 0) -> AccountOut:
     return AccountOut(
         id=account.id,
         name=account.name,
@@ -157,7 +159,7 @@ def account_out(account: account_rows.Account) -> AccountOut:
         rate_limit_rpm=account.rate_limit_rpm,
         premium_approved=account.premium_approved,
         created_at=account.created_at,
-        **balance_view(account),
+        **balance_view(account, pending),
     )
 
 

@@ -57,8 +57,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         served.completions, id=ident, model=model, created=created, extra=extra
     )
     prompt, output = answer["usage"]["prompt_tokens"], answer["usage"]["completion_tokens"]
-    service.record_usage(rt, caller, call, served, prompt, output)
-    answer["usage"] |= {"cost": 0.0, "charge_micros": 0}
+    charge = service.record_usage(rt, caller, call, served, prompt, output)
+    answer["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=answer)
 
 

@@ -88,8 +88,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra
     )
-    service.record_usage(
+    charge = service.record_usage(
         rt, caller, call, served, completion.input_tokens, completion.output_tokens
     )
-    whole["usage"] |= {"cost": 0.0, "charge_micros": 0}
+    whole["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=whole)

@@ -23,6 +23,7 @@ class Route:
     status: str
     latency_ms: int
     throughput_tps: int
+    max_output_tokens: int
     prompt_micros_per_mtok: int
     completion_micros_per_mtok: int
 
@@ -73,6 +74,7 @@ def _route(model: str, provider: dict[str, Any]) -> Route:
         status=provider["status"],
         latency_ms=provider["latency_ms"],
         throughput_tps=provider["throughput_tps"],
+        max_output_tokens=provider["max_output_tokens"],
         prompt_micros_per_mtok=pricing["prompt_micros_per_mtok"],
         completion_micros_per_mtok=pricing["completion_micros_per_mtok"],
     )

@@ -9,16 +9,21 @@ metadata. Every request writes one usage event (unbilled until billing).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from emulator import __version__
 from emulator.auth.credentials import Caller
+from emulator.billing import holds
+from emulator.billing.pricing import Charge, Fees, charge_for
 from emulator.errors import NoRouteAvailable, UpstreamError, ValidationFailed
 from emulator.gateway.canonical import Completion, Delta, Request
+from emulator.gateway.catalog import CatalogView
+from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
-from emulator.store.usage import UsageEvent, insert_usage_event
+from emulator.gateway.tokens import count_messages
+from emulator.store.usage import UsageEvent
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -38,6 +43,7 @@ class Call:
     stream: bool
     metadata: dict[str, Any]
     attempts: list[dict[str, Any]] = field(default_factory=list)
+    reservation_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,11 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             "(provider.only / provider.ignore exclude them all). Loosen them.",
             param="provider",
         )
+    held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
+    key_id = caller.key.id if caller.key else None
+    call.reservation_id = holds.hold(
+        rt, caller.account_id, key_id, held, call.metadata.get("idempotency_key")
+    )
     for route in routes:
         behavior = view.providers[route.provider].body.get("behavior", "ok")
         provider = FakeProvider(route.provider, route.wire_format, route.status, behavior)
@@ -81,7 +92,7 @@ def _try(
     rt: Runtime, provider: FakeProvider, route: Route, call: Call
 ) -> tuple[list[Completion], list[Delta]]:
     wire = WIRE[route.wire_format]
-    native = wire.render_request(call.request, route.model, stream=call.stream)
+    native = wire.render_request(capped(call.request, route), route.model, stream=call.stream)
     if call.stream:
         events = provider.stream(native, _rng(rt, route, call, 0))
         parse = wire.parse_chunks if route.wire_format == "chat" else wire.parse_events
@@ -112,28 +123,64 @@ def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
     }
 
 
+def capped(request: Request, route: Route) -> Request:
+    """No provider writes more than its model's output limit: it caps `max_tokens`."""
+    limit = min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
+    return request if request.max_tokens == limit else replace(request, max_tokens=limit)
+
+
+def worst_case(route: Route, request: Request, fees: Fees) -> int:
+    """The most this route can charge for the request: the hold before the first attempt."""
+    prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
+    output = (capped(request, route).max_tokens or 0) * request.n
+    price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
+    return charge_for(prompt, output, *price, fees).charge_micros
+
+
+def fees_of(view: CatalogView) -> Fees:
+    pricing = view.pricing
+    return Fees(pricing["platform_fee_percent"], pricing["minimum_charge_micros"])
+
+
 def record_usage(
     rt: Runtime, caller: Caller, call: Call, served: Served, prompt: int, completion: int
-) -> None:
-    event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
-    event = UsageEvent(
-        **{
-            **event.__dict__,
-            "model": served.route.model,
-            "provider": served.route.provider,
-            "prompt_tokens": prompt,
-            "completion_tokens": completion,
-            "total_tokens": prompt + completion,
-        }
+) -> Charge:
+    """Settle the hold at the real charge and write the usage event, in one transaction."""
+    route = served.route
+    charge = charge_for(
+        prompt,
+        completion,
+        route.prompt_micros_per_mtok,
+        route.completion_micros_per_mtok,
+        fees_of(rt.catalog.view()),
     )
-    with rt.store.write() as conn:
-        insert_usage_event(conn, event)
+    event = replace(
+        _event(caller, call, served.id, "succeeded", rt.clock.now_iso()),
+        model=route.model,
+        provider=route.provider,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=prompt + completion,
+        provider_cost_micros=charge.provider_cost_micros,
+        platform_fee_micros=charge.platform_fee_micros,
+        charge_micros=charge.charge_micros,
+        margin_micros=charge.margin_micros,
+    )
+    assert call.reservation_id is not None
+    holds.settle(rt, call.reservation_id, event)
+    return charge
 
 
 def record_failure(rt: Runtime, caller: Caller, call: Call) -> None:
+    """Every route failed: release the hold (status `failed`) and log a failed event."""
     event = _event(caller, call, rt.generation_id(), "failed", rt.clock.now_iso())
-    with rt.store.write() as conn:
-        insert_usage_event(conn, event)
+    assert call.reservation_id is not None
+    holds.release(rt, call.reservation_id, event, "every route failed")
+
+
+def usage_money(charge: Charge) -> dict[str, Any]:
+    """What chat and responses answers add to `usage`: the charge, in USD and micros."""
+    return {"cost": charge.charge_micros / 1_000_000, "charge_micros": charge.charge_micros}
 
 
 def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> UsageEvent:

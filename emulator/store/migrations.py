@@ -167,6 +167,29 @@ def m0003_idempotency(db: Any) -> None:
     )
 
 
+@migration
+def m0004_reservations(db: Any) -> None:
+    db["reservations"].create(
+        {
+            "id": str,
+            "account_id": str,
+            "key_id": str,
+            "status": str,  # active, failed, settled
+            "amount_micros": int,
+            "charge_micros": int,
+            "idempotency_key": str,
+            "usage_event_id": str,
+            "reason": str,
+            "created_at": str,
+            "updated_at": str,
+        },
+        pk="id",
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"account_id", "status", "amount_micros", "created_at"},
+    )
+    db["reservations"].create_index(["account_id", "status"])
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -42,7 +42,9 @@ def test_a_request_records_a_usage_event_with_attempts_and_attribution(tenant: T
     assert meta["http_referer"] == "https://app.example" and meta["x_title"] == "Demo App"
     assert meta["idempotency_key"] == "k-1" and meta["stream"] is False
     assert meta["request_id"] == r.headers["x-request-id"]
-    assert event["key_id"] == tenant.api_key_id and event["charge_micros"] == 0
+    assert event["key_id"] == tenant.api_key_id
+    assert event["charge_micros"] == r.json()["usage"]["charge_micros"] > 0
+    assert event["margin_micros"] == event["charge_micros"] - event["provider_cost_micros"]
 
 
 def test_a_failed_request_records_a_failed_event(tenant: Tenant) -> None:

@@ -1,0 +1,78 @@
+"""Reservations: holds of balance taken before a gateway request, settled or failed after."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+
+def active_total(conn: sqlite3.Connection, account_id: str) -> int:
+    row = conn.execute(
+        "SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
+        "WHERE account_id = ? AND status = 'active'",
+        [account_id],
+    ).fetchone()
+    return int(row[0])
+
+
+def insert_reservation(
+    conn: sqlite3.Connection,
+    *,
+    id: str,
+    account_id: str,
+    key_id: str | None,
+    amount: int,
+    idempotency_key: str | None,
+    now: str,
+) -> None:
+    conn.execute(
+        "INSERT INTO reservations (id, account_id, key_id, status, amount_micros, charge_micros, "
+        "idempotency_key, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, 0, ?, ?, ?)",
+        [id, account_id, key_id, amount, idempotency_key, now, now],
+    )
+
+
+def close_reservation(
+    conn: sqlite3.Connection,
+    id: str,
+    *,
+    status: str,
+    charge: int,
+    usage_event_id: str | None,
+    reason: str | None,
+    now: str,
+) -> None:
+    conn.execute(
+        "UPDATE reservations SET status = ?, charge_micros = ?, usage_event_id = ?, reason = ?, "
+        "updated_at = ? WHERE id = ? AND status = 'active'",
+        [status, charge, usage_event_id, reason, now, id],
+    )
+
+
+def list_reservations(
+    conn: sqlite3.Connection,
+    account_id: str,
+    status: str | None,
+    limit: int,
+    before_seq: int | None,
+) -> list[tuple[int, dict[str, Any]]]:
+    sql = "SELECT rowid AS seq, * FROM reservations WHERE account_id = ?"
+    params: list[Any] = [account_id]
+    if status:
+        sql += " AND status = ?"
+        params.append(status)
+    if before_seq is not None:
+        sql += " AND rowid < ?"
+        params.append(before_seq)
+    sql += " ORDER BY rowid DESC LIMIT ?"
+    params.append(limit)
+    rows = [dict(row) for row in conn.execute(sql, params)]
+    return [(row.pop("seq"), row) for row in rows]
+
+
+def add_key_usage(conn: sqlite3.Connection, key_id: str, charge: int) -> None:
+    conn.execute(
+        "UPDATE api_keys SET request_count = request_count + 1, charge_micros = charge_micros + ? "
+        "WHERE id = ?",
+        [charge, key_id],
+    )
