@@ -24,7 +24,6 @@ STUDIO = ("studio.media", "video")
 # (method, path under /api/v1, scopes any of which is accepted, OpenAPI tag)
 PENDING: list[tuple[str, str, tuple[str, ...], str]] = [
     ("POST", "/ai-gateway/quote", GATEWAY, "Billing"),
-    ("GET", "/ai-gateway/reservations", GATEWAY, "Billing"),
     ("GET", "/studio/workflows", STUDIO, "Studio"),
     ("GET", "/studio/recipes", STUDIO, "Studio"),
     ("POST", "/studio/sessions", STUDIO, "Studio"),

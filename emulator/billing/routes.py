@@ -8,7 +8,7 @@ from litestar import Controller, get
 from litestar.params import FromPath, QueryParameter
 
 from emulator.billing import ledger, usage
-from emulator.billing.schemas import Balance, UsageEventOut, UsageList
+from emulator.billing.schemas import Balance, ReservationList, UsageEventOut, UsageList
 from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
 UsageLimit = Annotated[
@@ -65,3 +65,22 @@ class UsageController(Controller):
         self, rt: RuntimeDep, caller: CallerDep, id: FromPath[str]
     ) -> UsageEventOut:
         return UsageEventOut.model_validate(usage.get_event(rt, caller.account_id, id))
+
+
+class ReservationsController(Controller):
+    path = f"{API_PREFIX}/ai-gateway/reservations"
+    opt = auth_opt("api_key", "ai.gateway")
+    security = BEARER
+    tags = ["Billing"]
+
+    @get("/", summary="Holds of balance (active, failed, settled) with their idempotency keys")
+    async def list_reservations(
+        self,
+        rt: RuntimeDep,
+        caller: CallerDep,
+        status: Filter = None,
+        limit: UsageLimit = None,
+        cursor: Cursor = None,
+    ) -> ReservationList:
+        page = usage.list_holds(rt, caller.account_id, status, limit, cursor)
+        return ReservationList.model_validate(page)

@@ -18,6 +18,27 @@ class Balance(BaseModel):
     studio_credits: int
 
 
+class ReservationOut(BaseModel):
+    id: str
+    object: Literal["reservation"] = "reservation"
+    status: Literal["active", "failed", "settled"]
+    amount_micros: int
+    charge_micros: int
+    idempotency_key: str | None
+    usage_event_id: str | None
+    key_id: str | None
+    reason: str | None
+    created_at: str
+    updated_at: str
+
+
+class ReservationList(BaseModel):
+    object: Literal["list"]
+    data: list[ReservationOut]
+    has_more: bool
+    next_cursor: str | None
+
+
 class RouteAttempt(BaseModel):
     provider: str
     model: str

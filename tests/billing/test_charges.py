@@ -122,3 +122,26 @@ def test_the_same_idempotency_key_is_charged_once(emulator: EmulatorHandle, tena
     assert len({gen for status, gen in results if status == 200}) == 1
     _, succeeded = ledger_ok(emulator, tenant, 25_000_000)
     assert succeeded == 1
+
+
+def test_reservations_show_status_and_idempotency_key(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client(headers={"Idempotency-Key": "res-1"}) as http:
+        ok = http.post("/chat/completions", json=EXACT)
+    with tenant.client() as http:
+        http.post("/chat/completions", json={**EXACT, "model": "emulator/fail-503", "provider": {}})
+        listed = http.get("/ai-gateway/reservations").json()["data"]
+        settled = http.get("/ai-gateway/reservations", params={"status": "settled"}).json()["data"]
+        assert_error(
+            http.get("/ai-gateway/reservations", params={"status": "odd"}), 422, "invalid_request"
+        )
+    assert [r["status"] for r in listed] == ["failed", "settled"]
+    assert listed[0]["reason"] == "every route failed" and listed[0]["charge_micros"] == 0
+    assert settled[0]["idempotency_key"] == "res-1"
+    assert settled[0]["usage_event_id"] == ok.headers["x-generation-id"]
+    assert (
+        settled[0]["charge_micros"]
+        == ok.json()["usage"]["charge_micros"]
+        <= settled[0]["amount_micros"]
+    )
