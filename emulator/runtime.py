@@ -17,6 +17,7 @@ from emulator.settings import Settings, default_fixtures_dir
 from emulator.store import Store
 from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta
 from emulator.store.migrations import data_tables, migrate
+from emulator.store.reservations import fail_all_active
 
 if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
     from emulator.store.fixtures import Fixtures
@@ -75,6 +76,11 @@ def open_runtime(settings: Settings) -> Runtime:
             clock = Clock(settings.clock, parse_iso(world["clock_start"]))
             saved = get_meta(conn, "clock") or {}
             clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
+            # One process serves the state: a hold still active now belongs to a request
+            # that died with the previous server (a crash, a kill). Nothing was charged.
+            fail_all_active(
+                conn, "released at start: the server stopped mid-request", clock.now_iso()
+            )
     return Runtime(
         settings=settings,
         store=store,

@@ -34,7 +34,7 @@ def serving(
         text=True,
     )
     url = f"http://127.0.0.1:{port}"
-    result: dict[str, str] = {}
+    result: dict[str, str] = {"pid": str(process.pid)}
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -85,3 +85,56 @@ def test_admin_token_from_the_environment(tmp_path: Path) -> None:
         assert httpx.get(f"{url}/_emulator/clock").status_code == 401
         clock = httpx.get(f"{url}/_emulator/clock", headers={"Authorization": "Bearer t0k"})
         assert clock.status_code == 200
+
+
+def test_a_killed_server_loses_no_charge_and_leaves_no_active_hold(tmp_path: Path) -> None:
+    import signal
+    from concurrent.futures import ThreadPoolExecutor
+
+    body = {
+        "model": "emulator/slow",
+        "messages": [{"role": "user", "content": "[emulator:tokens=40]"}],
+        "stream": True,
+    }
+    with serving("--stream-delay-ms", "0", cwd=tmp_path) as (url, killed):
+        api = f"{url}/api/v1"
+        headers = {"Authorization": "Bearer sk-emu-demo-gateway"}
+        quick = {"model": "emulator/echo", "messages": [{"role": "user", "content": "hi"}]}
+        for _ in range(5):  # settled before the kill
+            assert (
+                httpx.post(f"{api}/chat/completions", json=quick, headers=headers).status_code
+                == 200
+            )
+
+        def start_stream(_: int) -> None:
+            try:
+                with httpx.stream(
+                    "POST", f"{api}/chat/completions", json=body, headers=headers, timeout=5
+                ) as r:
+                    for _line in r.iter_lines():
+                        pass
+            except httpx.HTTPError:
+                pass
+
+        pool = ThreadPoolExecutor(3)
+        futures = [pool.submit(start_stream, i) for i in range(3)]
+        time.sleep(1.0)  # the slow streams are mid-way: their holds are active
+        os.kill(int(killed["pid"]), signal.SIGKILL)
+        for future in futures:
+            future.result()
+        pool.shutdown()
+    with serving(cwd=tmp_path) as (url, _):
+        api = f"{url}/api/v1"
+        headers = {"Authorization": "Bearer sk-emu-demo-gateway"}
+        holds = httpx.get(f"{api}/ai-gateway/reservations", headers=headers).json()["data"]
+        events = httpx.get(
+            f"{api}/ai-gateway/usage", headers=headers, params={"limit": 200}
+        ).json()["data"]
+        balance = httpx.get(f"{api}/ai-gateway/balance", headers=headers).json()
+    assert not [h for h in holds if h["status"] == "active"]
+    released = [h for h in holds if h["reason"] and "released at start" in h["reason"]]
+    assert len(released) == 3
+    settled = [e for e in events if e["status"] == "succeeded"]
+    assert len(settled) == 5
+    assert balance["balance_micros"] == 25_000_000 - sum(e["charge_micros"] for e in settled)
+    assert balance["pending_micros"] == 0

@@ -16,13 +16,19 @@ from emulator import __version__
 from emulator.auth.credentials import Caller
 from emulator.billing import holds
 from emulator.billing.pricing import Charge, Fees, charge_for
-from emulator.errors import NoRouteAvailable, UpstreamError, ValidationFailed
+from emulator.errors import (
+    NoRouteAvailable,
+    PremiumApprovalRequired,
+    UpstreamError,
+    ValidationFailed,
+)
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.tokens import count_messages
+from emulator.store.accounts import get_account
 from emulator.store.usage import UsageEvent
 
 if TYPE_CHECKING:
@@ -65,6 +71,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             "(provider.only / provider.ignore exclude them all). Loosen them.",
             param="provider",
         )
+    _check_premium(rt, caller, view, routes)
     held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
     key_id = caller.key.id if caller.key else None
     call.reservation_id = holds.hold(
@@ -121,6 +128,21 @@ def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
         "error_code": error,
         "latency_ms": route.latency_ms if status == "succeeded" else 5,
     }
+
+
+def _check_premium(rt: Runtime, caller: Caller, view: CatalogView, routes: list[Route]) -> None:
+    premium = [r.model for r in routes if view.by_id[r.model]["premium"]]
+    if not premium:
+        return
+    with rt.store.read() as conn:
+        account = get_account(conn, caller.account_id)
+    if account is None or not account.premium_approved:
+        raise PremiumApprovalRequired(
+            f"{premium[0]!r} is a premium model and this account is not approved for premium "
+            "models. Ask for approval (the emulator: POST /_emulator/accounts with "
+            '"premium_approved": true), or choose another model.',
+            param="model",
+        )
 
 
 def capped(request: Request, route: Route) -> Request:

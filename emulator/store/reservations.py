@@ -70,6 +70,15 @@ def list_reservations(
     return [(row.pop("seq"), row) for row in rows]
 
 
+def fail_all_active(conn: sqlite3.Connection, reason: str, now: str) -> int:
+    cur = conn.execute(
+        "UPDATE reservations SET status = 'failed', reason = ?, updated_at = ? "
+        "WHERE status = 'active'",
+        [reason, now],
+    )
+    return cur.rowcount
+
+
 def add_key_usage(conn: sqlite3.Connection, key_id: str, charge: int) -> None:
     conn.execute(
         "UPDATE api_keys SET request_count = request_count + 1, charge_micros = charge_micros + ? "

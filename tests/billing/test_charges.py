@@ -145,3 +145,19 @@ def test_reservations_show_status_and_idempotency_key(
         == ok.json()["usage"]["charge_micros"]
         <= settled[0]["amount_micros"]
     )
+
+
+def test_premium_models_need_approval(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    body = {"model": "emulator/premium", "messages": EXACT["messages"], "max_tokens": 5}
+    with tenant.client() as http:
+        response = http.post("/chat/completions", json=body)
+        error = assert_error(response, 402, "premium_approval_required", "billing_error")
+        assert response.headers["x-should-retry"] == "false" and error["param"] == "model"
+        # The same premium model as a fallback is refused too; a plain model is not.
+        fallback = {**body, "model": "emulator/echo", "models": ["anthropic/claude-opus-4"]}
+        assert_error(
+            http.post("/chat/completions", json=fallback), 402, "premium_approval_required"
+        )
+    approved = emulator.create_tenant(premium_approved=True)
+    with approved.client() as http:
+        assert http.post("/chat/completions", json=body).status_code == 200
