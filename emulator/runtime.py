@@ -6,10 +6,11 @@ Start-up and reset take the same path: migrate, seed (when empty), done.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from emulator.billing.limits import RateLimiter
 from emulator.clock import Clock, parse_iso
 from emulator.gateway.catalog import Catalog
 from emulator.ids import Ids
@@ -32,6 +33,7 @@ class Runtime:
     catalog: Catalog
     fixtures_dir: Path
     generations: SequenceBlock  # numbers of generation (usage event) ids
+    limiter: RateLimiter = field(default_factory=RateLimiter)
 
     def generation_id(self) -> str:
         return self.ids.make("gen", self.generations.next())
@@ -53,6 +55,7 @@ class Runtime:
             self.clock.reset(fx.world.clock_start_ts)
             self.ids.reset()
             self.generations.reset()
+            self.limiter.reset()
             build(conn, fx, self.ids, self.clock)
         self.catalog.invalidate()
 

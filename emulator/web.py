@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
 from emulator.errors import InternalError
 from emulator.runtime import Runtime
+from emulator.store.accounts import get_account
 
 JSON = "application/json"
 API_PREFIX = "/api/v1"
@@ -60,7 +61,21 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
             headers.get("x-emulator-admin-token"),
         )
         return
-    connection.state.caller = authenticate(rt.store, rt.clock, auth, headers.get("authorization"))
+    caller = authenticate(rt.store, rt.clock, auth, headers.get("authorization"))
+    connection.state.caller = caller
+    if "ai.gateway" in auth.scopes:
+        standing = rt.limiter.admit(rt.clock.now(), rate_limits(rt, caller))
+        connection.scope["state"]["rate_limit_headers"] = standing.headers()
+
+
+def rate_limits(rt: Runtime, caller: Caller) -> list[tuple[str, int]]:
+    """The key's own limit, if it has one, and the account's."""
+    with rt.store.read() as conn:
+        account = get_account(conn, caller.account_id)
+    limits = [(f"account:{caller.account_id}", account.rate_limit_rpm if account else 600)]
+    if caller.key is not None and caller.key.rate_limit_rpm:
+        limits.append((f"key:{caller.key.id}", caller.key.rate_limit_rpm))
+    return limits
 
 
 def provide_runtime(request: Request[Any, Any, Any]) -> Runtime:

@@ -56,7 +56,8 @@ def with_wire_headers(
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *extra]
+                rate = scope["state"].get("rate_limit_headers", ())  # set by the auth hook
+                message["headers"] = [*message.get("headers", ()), *extra, *rate]
             await send(message)
 
         await inner(scope, receive, send_with_headers)
