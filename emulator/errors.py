@@ -15,6 +15,7 @@ them (and the framework's own errors) as SPEC section 6's envelope:
     │   ├── KeyDisabled           401                       / key_disabled
     │   └── AdminTokenRequired    401                       / invalid_admin_token
     ├── BillingError              402 billing_error         / insufficient_credits
+    │   ├── BudgetExceeded        402                       / budget_exceeded
     │   └── PremiumApprovalRequired 402                     / premium_approval_required
     ├── PermissionDenied          403 permission_error      / insufficient_scope
     ├── NotFound                  404 not_found_error       / not_found
@@ -122,6 +123,10 @@ class BillingError(EmulatorError):
     type = "billing_error"
     code = "insufficient_credits"
     default_headers = {"x-should-retry": "false"}  # a 402 does not change on retry
+
+
+class BudgetExceeded(BillingError):
+    code = "budget_exceeded"
 
 
 class PremiumApprovalRequired(BillingError):

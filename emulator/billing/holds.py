@@ -8,12 +8,17 @@ closes the hold and writes the usage event, all in one transaction.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import sqlite3
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from emulator.billing.money import micros_to_usd
-from emulator.errors import BillingError, NotFound
+from emulator.billing.windows import window_bounds
+from emulator.clock import iso
+from emulator.errors import BillingError, BudgetExceeded, NotFound
 from emulator.store import reservations
 from emulator.store.accounts import add_ledger_entry, get_account
+from emulator.store.keys import ApiKey
 from emulator.store.meta import new_id
 from emulator.store.usage import UsageEvent, insert_usage_event
 
@@ -22,13 +27,25 @@ if TYPE_CHECKING:
 
 
 def hold(
-    rt: Runtime, account_id: str, key_id: str | None, amount: int, idempotency_key: str | None
+    rt: Runtime, account_id: str, key: ApiKey | None, amount: int, idempotency_key: str | None
 ) -> str:
     now = rt.clock.now_iso()
+    key_id = key.id if key else None
     with rt.store.write() as conn:
         account = get_account(conn, account_id)
         if account is None:
             raise NotFound(f"No account {account_id!r}.")
+        spend = spend_standing(conn, key, rt.clock.now())
+        if not spend.allows(amount):
+            raise BudgetExceeded(
+                f"This key's spend limit of {micros_to_usd(spend.limit_micros or 0)} USD "
+                f"({spend.reset_interval or 'in total'}) would be exceeded: "
+                f"{spend.used_micros} micros spent and {spend.held_micros} held in this window, "
+                f"and this request may cost up to {amount}. Raise the limit (PATCH "
+                f"/api/v1/keys/{key_id}) or wait for the window to reset"
+                f"{' at ' + spend.resets_at if spend.resets_at else ''}.",
+                metadata=spend.wire(amount),
+            )
         available = account.balance_micros - reservations.active_total(conn, account_id)
         if amount > available:
             raise BillingError(
@@ -95,3 +112,45 @@ def release(rt: Runtime, reservation_id: str, event: UsageEvent, reason: str) ->
 def pending(rt: Runtime, account_id: str) -> int:
     with rt.store.read() as conn:
         return reservations.active_total(conn, account_id)
+
+
+@dataclass(frozen=True)
+class SpendStanding:
+    limit_micros: int | None
+    used_micros: int
+    held_micros: int
+    reset_interval: str | None
+    resets_at: str | None
+
+    def allows(self, amount: int) -> bool:
+        return self.limit_micros is None or self.used_micros + self.held_micros + amount <= (
+            self.limit_micros
+        )
+
+    def wire(self, amount: int) -> dict[str, Any]:
+        remaining = (
+            None if self.limit_micros is None else max(self.limit_micros - self.used_micros, 0)
+        )
+        return {
+            "limit_micros": self.limit_micros,
+            "used_micros": self.used_micros,
+            "remaining_micros": remaining,
+            "reset_interval": self.reset_interval,
+            "resets_at": self.resets_at,
+            "decision": "allow" if self.allows(amount) else "deny",
+        }
+
+
+def spend_standing(conn: sqlite3.Connection, key: ApiKey | None, now: float) -> SpendStanding:
+    """Where a key stands against its spend limit in the current window."""
+    if key is None or key.spend_limit_micros is None:
+        return SpendStanding(None, 0, 0, None, None)
+    start, reset = window_bounds(key.spend_reset_interval, now)
+    used, held = reservations.key_spend(conn, key.id, iso(start))
+    return SpendStanding(
+        key.spend_limit_micros,
+        used,
+        held,
+        key.spend_reset_interval,
+        iso(reset) if reset is not None else None,
+    )

@@ -73,9 +73,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
         )
     _check_premium(rt, caller, view, routes)
     held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
-    key_id = caller.key.id if caller.key else None
     call.reservation_id = holds.hold(
-        rt, caller.account_id, key_id, held, call.metadata.get("idempotency_key")
+        rt, caller.account_id, caller.key, held, call.metadata.get("idempotency_key")
     )
     for route in routes:
         behavior = view.providers[route.provider].body.get("behavior", "ok")

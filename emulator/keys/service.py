@@ -12,11 +12,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from emulator.billing.windows import window_bounds
+from emulator.clock import iso
 from emulator.errors import NotFound, ValidationFailed
 from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import keys as key_rows
 from emulator.store.meta import new_id, next_sequence
+from emulator.store.reservations import key_spend
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -63,13 +66,15 @@ def list_keys(
 ) -> dict[str, Any]:
     size = check_limit(limit, default=50, maximum=100)
     after = decode_cursor(cursor, 1)
+    now = rt.clock.now()
     with rt.store.read() as conn:
         keys = key_rows.list_keys(conn, account_id, size + 1, _seq(after[0]) if after else None)
+        window_charges = {key.id: window_charge(conn, key, now) for _, key in keys}
     return page(
         keys,
         size,
         cursor_of=lambda item: encode_cursor(str(item[0])),
-        render=lambda item: to_wire(item[1]).model_dump(),
+        render=lambda item: to_wire(item[1], window_charges[item[1].id]).model_dump(),
     )
 
 
@@ -81,7 +86,8 @@ def _seq(text: str) -> int:
 
 def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:
     with rt.store.read() as conn:
-        return to_wire(_live_key(conn, account_id, key_id))
+        key = _live_key(conn, account_id, key_id)
+        return to_wire(key, window_charge(conn, key, rt.clock.now()))
 
 
 def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> ApiKeyOut:
@@ -134,7 +140,7 @@ def check_key_rules(
         )
 
 
-def to_wire(key: key_rows.ApiKey) -> ApiKeyOut:
+def to_wire(key: key_rows.ApiKey, window_charge: int = 0) -> ApiKeyOut:
     return ApiKeyOut(
         id=key.id,
         name=key.name,
@@ -149,11 +155,18 @@ def to_wire(key: key_rows.ApiKey) -> ApiKeyOut:
         created_at=key.created_at,
         updated_at=key.updated_at,
         last_used_at=key.last_used_at,
-        # Totals come from billing (a later issue); until then no request is billed.
         usage=KeyUsage(
-            requests=key.request_count, charge_micros=key.charge_micros, window_charge_micros=0
+            requests=key.request_count,
+            charge_micros=key.charge_micros,
+            window_charge_micros=window_charge,
         ),
     )
+
+
+def window_charge(conn: sqlite3.Connection, key: key_rows.ApiKey, now: float) -> int:
+    """What the key spent in its spend-limit window (all time without an interval)."""
+    start, _ = window_bounds(key.spend_reset_interval, now)
+    return key_spend(conn, key.id, iso(start))[0]
 
 
 def _live_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> key_rows.ApiKey:

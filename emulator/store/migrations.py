@@ -190,6 +190,12 @@ def m0004_reservations(db: Any) -> None:
     db["reservations"].create_index(["account_id", "status"])
 
 
+@migration
+def m0005_spend_indexes(db: Any) -> None:
+    db["usage_events"].create_index(["key_id", "created_at"])
+    db["reservations"].create_index(["key_id", "status"])
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -1,0 +1,71 @@
+"""Per-key spend limits over UTC calendar windows of the virtual clock."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.billing.test_charges import EXACT, charge_of_exact
+from tests.helpers import assert_error, bearer
+
+
+def limited_key(tenant: Tenant, limit: int, interval: str | None) -> dict:
+    body = {"name": "limited", "spend_limit_micros": limit}
+    if interval:
+        body["spend_reset_interval"] = interval
+    r = httpx.post(f"{tenant.base_url}/keys", json=body, headers=bearer(tenant.user_token))
+    assert r.status_code == 201
+    return r.json()
+
+
+def window_charge(tenant: Tenant, key_id: str) -> int:
+    r = httpx.get(f"{tenant.base_url}/keys/{key_id}", headers=bearer(tenant.user_token))
+    return int(r.json()["usage"]["window_charge_micros"])
+
+
+def test_a_daily_limit_refuses_then_frees_at_midnight(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    price = charge_of_exact(emulator)
+    key = limited_key(tenant, 3 * price, "daily")
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+        for _ in range(3):
+            assert http.post("/chat/completions", json=EXACT).status_code == 200
+        refused = http.post("/chat/completions", json=EXACT)
+        error = assert_error(refused, 402, "budget_exceeded", "billing_error")
+        assert refused.headers["x-should-retry"] == "false"
+        spend = error["metadata"]
+        assert spend["limit_micros"] == 3 * price and spend["used_micros"] == 3 * price
+        assert spend["decision"] == "deny" and spend["reset_interval"] == "daily"
+        assert spend["resets_at"].endswith("T00:00:00.000Z")
+        assert window_charge(tenant, key["id"]) == 3 * price
+        now = emulator.clock()["epoch_seconds"]
+        emulator.advance(86400 - now % 86400 + 1)  # just past midnight UTC
+        assert window_charge(tenant, key["id"]) == 0
+        assert http.post("/chat/completions", json=EXACT).status_code == 200
+
+
+def test_a_limit_without_interval_covers_all_time(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    price = charge_of_exact(emulator)
+    key = limited_key(tenant, price, None)
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+        assert http.post("/chat/completions", json=EXACT).status_code == 200
+        emulator.advance(40 * 86400)
+        assert_error(http.post("/chat/completions", json=EXACT), 402, "budget_exceeded")
+
+
+def test_a_spend_limit_holds_under_concurrency(emulator: EmulatorHandle) -> None:
+    price = charge_of_exact(emulator)
+    tenant = emulator.create_tenant(rate_limit_rpm=10_000)
+    key = limited_key(tenant, 10 * price, "monthly")
+
+    def attempt(_: int) -> int:
+        with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+            return http.post("/chat/completions", json=EXACT).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(attempt, range(50)))
+    assert statuses.count(200) == 10 and statuses.count(402) == 40
+    assert window_charge(tenant, key["id"]) == 10 * price
