@@ -7,7 +7,12 @@ from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.plugins.pydantic import PydanticPlugin
 
-from emulator.billing.routes import BalanceController, ReservationsController, UsageController
+from emulator.billing.routes import (
+    BalanceController,
+    QuoteController,
+    ReservationsController,
+    UsageController,
+)
 from emulator.control.routes import ControlController
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
@@ -34,6 +39,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             ChatController,
             ResponsesController,
             BalanceController,
+            QuoteController,
             UsageController,
             ReservationsController,
             KeysController,

@@ -17,13 +17,11 @@ from litestar.openapi.datastructures import ResponseSpec
 from emulator.errors import NotImplementedYet
 from emulator.web import API_PREFIX, BEARER, ErrorEnvelope, auth_opt
 
-GATEWAY = ("ai.gateway",)
 VIDEO = ("video",)
 STUDIO = ("studio.media", "video")
 
 # (method, path under /api/v1, scopes any of which is accepted, OpenAPI tag)
 PENDING: list[tuple[str, str, tuple[str, ...], str]] = [
-    ("POST", "/ai-gateway/quote", GATEWAY, "Billing"),
     ("GET", "/studio/workflows", STUDIO, "Studio"),
     ("GET", "/studio/recipes", STUDIO, "Studio"),
     ("POST", "/studio/sessions", STUDIO, "Studio"),

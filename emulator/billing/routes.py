@@ -4,17 +4,38 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from litestar import Controller, get
-from litestar.params import FromPath, QueryParameter
+from litestar import Controller, get, post
+from litestar.params import FromPath, JSONBody, QueryParameter
 
-from emulator.billing import ledger, usage
-from emulator.billing.schemas import Balance, ReservationList, UsageEventOut, UsageList
+from emulator.billing import ledger, quotes, usage
+from emulator.billing.schemas import (
+    Balance,
+    QuoteOut,
+    QuoteRequest,
+    ReservationList,
+    UsageEventOut,
+    UsageList,
+)
 from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
 UsageLimit = Annotated[
     int | None, QueryParameter(ge=1, le=200, description="Items a page, 1-200 (default 50).")
 ]
 Filter = Annotated[str | None, QueryParameter()]
+
+
+class QuoteController(Controller):
+    path = f"{API_PREFIX}/ai-gateway/quote"
+    opt = auth_opt("api_key", "ai.gateway")
+    security = BEARER
+    tags = ["Billing"]
+
+    @post("/", status_code=200, summary="What a request would cost; never holds or charges")
+    async def quote(
+        self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[QuoteRequest]
+    ) -> QuoteOut:
+        body = data.model_dump(by_alias=True, exclude_none=True)
+        return QuoteOut.model_validate(quotes.quote(rt, caller, body))
 
 
 class BalanceController(Controller):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Balance(BaseModel):
@@ -16,6 +16,52 @@ class Balance(BaseModel):
     balance_usd: str
     available_usd: str
     studio_credits: int
+
+
+class QuoteRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    endpoint: Literal["responses", "chat.completions", "chat"] = "responses"
+    model: Annotated[str, Field(min_length=1)]
+    input: Annotated[str, Field(min_length=1)] | list[dict[str, Any]] | None = None
+    messages: Annotated[list[dict[str, Any]], Field(min_length=1)] | None = None
+    instructions: str | None = None
+    max_output_tokens: Annotated[int, Field(ge=1)] | None = None
+    max_tokens: Annotated[int, Field(ge=1)] | None = None
+    models: list[str] | None = None
+    provider: dict[str, Any] | None = None
+
+    @model_validator(mode="after")
+    def _one_input(self) -> QuoteRequest:
+        if (self.input is None) == (self.messages is None):
+            raise ValueError("send exactly one of input or messages")
+        return self
+
+
+class SpendLimitOut(BaseModel):
+    limit_micros: int | None
+    used_micros: int
+    remaining_micros: int | None
+    reset_interval: str | None
+    resets_at: str | None
+    decision: Literal["allow", "deny"]
+
+
+class QuoteOut(BaseModel):
+    object: Literal["quote"]
+    endpoint: str
+    model: str
+    provider: str
+    estimated_input_tokens: int
+    estimated_output_tokens: int
+    estimated_provider_cost_micros: int
+    estimated_platform_fee_micros: int
+    estimated_charge_micros: int
+    fallback_charge_micros: int | None
+    hold_micros: int
+    available_micros: int
+    sufficient_balance: bool
+    spend_limit: SpendLimitOut
 
 
 class ReservationOut(BaseModel):

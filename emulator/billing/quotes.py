@@ -1,0 +1,82 @@
+"""POST /ai-gateway/quote: what a request would cost and whether it would pass.
+
+The same routes, tokenizer, formula, hold and spend-limit decision as the
+real request; nothing is held, charged or logged.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.auth.credentials import Caller
+from emulator.billing.holds import spend_standing
+from emulator.billing.pricing import charge_for
+from emulator.errors import NoRouteAvailable
+from emulator.gateway.canonical import Request
+from emulator.gateway.content import tools_text
+from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
+from emulator.gateway.service import capped, fees_of, worst_case
+from emulator.gateway.tokens import count_messages
+from emulator.gateway.wire import chat, responses
+from emulator.store.accounts import get_account
+from emulator.store.reservations import active_total
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
+    request = _request(body)
+    view = rt.catalog.view()
+    routes = route_candidates(
+        view,
+        body["model"],
+        list(body.get("models") or ()),
+        ProviderPrefs.from_body(body.get("provider")),
+    )
+    if not routes:
+        raise NoRouteAvailable(
+            f"No provider can serve {body['model']!r} with these preferences.", param="provider"
+        )
+    fees = fees_of(view)
+    first = routes[0]
+    prompt, output = _tokens(first, request)
+    charge = charge_for(
+        prompt, output, first.prompt_micros_per_mtok, first.completion_micros_per_mtok, fees
+    )
+    hold = max(worst_case(route, request, fees) for route in routes)
+    with rt.store.read() as conn:
+        account = get_account(conn, caller.account_id)
+        available = (account.balance_micros if account else 0) - active_total(
+            conn, caller.account_id
+        )
+        spend = spend_standing(conn, caller.key, rt.clock.now())
+    return {
+        "object": "quote",
+        "endpoint": body.get("endpoint", "responses"),
+        "model": first.model,
+        "provider": first.provider,
+        "estimated_input_tokens": prompt,
+        "estimated_output_tokens": output,
+        "estimated_provider_cost_micros": charge.provider_cost_micros,
+        "estimated_platform_fee_micros": charge.platform_fee_micros,
+        "estimated_charge_micros": charge.charge_micros,
+        "fallback_charge_micros": worst_case(routes[1], request, fees) if len(routes) > 1 else None,
+        "hold_micros": hold,
+        "available_micros": available,
+        "sufficient_balance": available >= hold,
+        "spend_limit": spend.wire(hold),
+    }
+
+
+def _request(body: dict[str, Any]) -> Request:
+    if body.get("messages"):
+        return chat.parse_request(body)
+    return responses.parse_request(
+        {**body, "max_output_tokens": body.get("max_output_tokens") or body.get("max_tokens")}
+    )
+
+
+def _tokens(route: Route, request: Request) -> tuple[int, int]:
+    prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
+    return prompt, (capped(request, route).max_tokens or 0) * request.n

@@ -1,0 +1,74 @@
+"""POST /ai-gateway/quote: the real request's numbers, without holding or charging."""
+
+from __future__ import annotations
+
+import httpx
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.billing.test_charges import EXACT
+from tests.helpers import assert_error, bearer
+
+
+def test_a_quote_matches_the_real_charge_and_holds_nothing(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    quote_body = {"endpoint": "chat.completions", **EXACT}
+    with tenant.client() as http:
+        before = http.get("/ai-gateway/balance").json()
+        quote = http.post("/ai-gateway/quote", json=quote_body).json()
+        after = http.get("/ai-gateway/balance").json()
+        assert after == before
+        assert http.get("/ai-gateway/reservations").json()["data"] == []
+        assert http.get("/ai-gateway/usage").json()["data"] == []
+        real = http.post("/chat/completions", json=EXACT).json()["usage"]
+    assert quote["object"] == "quote" and quote["provider"] == "emulator"
+    assert quote["estimated_input_tokens"] == real["prompt_tokens"]
+    assert quote["estimated_output_tokens"] == real["completion_tokens"] == 5
+    assert quote["estimated_charge_micros"] == real["charge_micros"] == quote["hold_micros"]
+    assert quote["available_micros"] == 25_000_000 and quote["sufficient_balance"] is True
+    assert (
+        quote["spend_limit"]["decision"] == "allow" and quote["spend_limit"]["limit_micros"] is None
+    )
+
+
+def test_a_responses_quote_with_a_fallback(tenant: Tenant) -> None:
+    body = {
+        "endpoint": "responses",
+        "model": "openai/gpt-4o",
+        "input": "Plan a trip",
+        "max_output_tokens": 100,
+    }
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json=body).json()
+    assert quote["provider"] == "openai" and quote["estimated_output_tokens"] == 100
+    assert quote["fallback_charge_micros"] is not None  # azure serves it too
+    assert (
+        quote["estimated_provider_cost_micros"] + quote["estimated_platform_fee_micros"]
+        == quote["estimated_charge_micros"]
+    )
+
+
+def test_a_quote_reports_the_spend_limit_decision(demo: EmulatorHandle) -> None:
+    body = {"model": "openai/gpt-4o", "input": "long essay", "max_output_tokens": 5000}
+    with httpx.Client(base_url=demo.base_url, headers=bearer("sk-emu-demo-limited")) as http:
+        quote = http.post("/ai-gateway/quote", json=body).json()
+    limit = quote["spend_limit"]
+    assert limit["limit_micros"] == 2000 and limit["reset_interval"] == "monthly"
+    assert limit["decision"] == "deny" and limit["remaining_micros"] == 2000
+    assert limit["resets_at"] == "2026-02-01T00:00:00.000Z"
+
+
+def test_a_broke_account_is_quoted_insufficient(demo: EmulatorHandle) -> None:
+    with httpx.Client(base_url=demo.base_url, headers=bearer("sk-emu-broke")) as http:
+        quote = http.post(
+            "/ai-gateway/quote", json={"model": "openai/gpt-4o", "input": "hi"}
+        ).json()
+        assert quote["sufficient_balance"] is False and quote["available_micros"] == 0
+        assert_error(
+            http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o"}), 422, "invalid_request"
+        )
+        assert_error(
+            http.post("/ai-gateway/quote", json={"model": "no/such", "input": "x"}),
+            404,
+            "model_not_found",
+        )
