@@ -69,6 +69,16 @@ def hello_cmd() -> list[str]:
 
 def wrk(url: str, seconds: int = 5, connections: int = 16, script: str | None = None) -> float:
     """Requests per second of `wrk` against url (one thread, on the other core)."""
+    return wrk_stats(url, seconds, connections, script)[0]
+
+
+_UNITS_MS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def wrk_stats(
+    url: str, seconds: int = 5, connections: int = 16, script: str | None = None
+) -> tuple[float, float]:
+    """(requests per second, p99 latency in ms) of `wrk` against url."""
     if shutil.which("wrk") is None:
         sys.exit("wrk is needed: apt-get install wrk")
     cmd = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
@@ -78,9 +88,10 @@ def wrk(url: str, seconds: int = 5, connections: int = 16, script: str | None = 
     if "Non-2xx" in out:
         raise RuntimeError(f"non-2xx answers from {url}:\n{out}")
     match = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    if match is None:
+    p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", out)
+    if match is None or p99 is None:
         raise RuntimeError(out)
-    return float(match.group(1))
+    return float(match.group(1)), float(p99.group(1)) * _UNITS_MS[p99.group(2)]
 
 
 def report(name: str, ours: float, reference: float, unit: str, target: str) -> None:
