@@ -9,6 +9,7 @@ lookup.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +35,18 @@ _COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "str
 
 
 @dataclass(frozen=True)
+class ScriptedReply:
+    """A reply the fixtures script for messages matching a pattern (fixtures/replies.yaml)."""
+
+    pattern: re.Pattern[str]
+    reply: str
+    models: tuple[str, ...]
+
+    def answers(self, model: str, text: str) -> bool:
+        return (not self.models or model in self.models) and bool(self.pattern.search(text))
+
+
+@dataclass(frozen=True)
 class CatalogView:
     models: list[dict[str, Any]]
     by_id: dict[str, dict[str, Any]]
@@ -41,6 +54,7 @@ class CatalogView:
     pricing: dict[str, Any]
     pricing_bytes: bytes
     providers: dict[str, ProviderRow]
+    replies: tuple[ScriptedReply, ...] = ()
 
 
 class Catalog:
@@ -68,12 +82,15 @@ class Catalog:
             with self._store.read() as conn:
                 rows = load_catalog(conn)
                 pricing = get_platform(conn, "pricing") or {}
-            view = build_view(rows, pricing)
+                replies = get_platform(conn, "replies") or []
+            view = build_view(rows, pricing, replies)
             self._view, self._data_version = view, version
         return view
 
 
-def build_view(rows: CatalogRows, pricing: dict[str, Any]) -> CatalogView:
+def build_view(
+    rows: CatalogRows, pricing: dict[str, Any], replies: list[dict[str, Any]] | None = None
+) -> CatalogView:
     providers = {p.name: p for p in rows.providers}
     serving: dict[str, list[ServingRow]] = {}
     for entry in rows.serving:
@@ -88,6 +105,10 @@ def build_view(rows: CatalogRows, pricing: dict[str, Any]) -> CatalogView:
         pricing=pricing_body,
         pricing_bytes=encode(pricing_body),
         providers=providers,
+        replies=tuple(
+            ScriptedReply(re.compile(r["pattern"], re.IGNORECASE), r["reply"], tuple(r["models"]))
+            for r in replies or ()
+        ),
     )
 
 

@@ -20,6 +20,7 @@ import random
 import re
 
 from emulator.gateway.canonical import Completion, FinishReason, Message, Request, ToolCall
+from emulator.gateway.catalog import ScriptedReply
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.tokens import count_messages, count_text, truncate
 
@@ -118,13 +119,19 @@ CLOSERS = (
 )
 
 
-def generate(model: str, request: Request, family: str, rng: random.Random) -> Completion:
+def generate(
+    model: str,
+    request: Request,
+    family: str,
+    rng: random.Random,
+    replies: tuple[ScriptedReply, ...] = (),
+) -> Completion:
     input_tokens = count_messages(request.messages, family, extra=tools_text(request))
     calls = _tool_calls(request, rng)
     if calls:
         arguments = sum(count_text(c.name + c.arguments, family) for c in calls)
         return Completion(None, calls, "tool_calls", input_tokens, arguments)
-    text = _text(model, request, family, rng)
+    text = _scripted(model, request, replies) or _text(model, request, family, rng)
     finish: FinishReason = "stop"
     for stop in request.stop:
         if stop and stop in text:
@@ -133,6 +140,13 @@ def generate(model: str, request: Request, family: str, rng: random.Random) -> C
         text, _, cut = truncate(text, family, request.max_tokens)
         finish = "length" if cut else finish
     return Completion(text, (), finish, input_tokens, count_text(text, family))
+
+
+def _scripted(model: str, request: Request, replies: tuple[ScriptedReply, ...]) -> str | None:
+    last = request.messages[-1] if request.messages else None
+    if last is None or last.role != "user" or request.response_format:
+        return None
+    return next((r.reply for r in replies if r.answers(model, last.text.strip())), None)
 
 
 def tools_text(request: Request) -> str:

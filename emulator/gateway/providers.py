@@ -15,6 +15,7 @@ from typing import Any
 
 from emulator.gateway import content
 from emulator.gateway.canonical import Completion
+from emulator.gateway.catalog import ScriptedReply
 from emulator.gateway.tokens import token_spans
 from emulator.gateway.wire import chat, messages, responses
 
@@ -34,6 +35,7 @@ class FakeProvider:
     wire_format: str
     status: str
     behavior: str
+    replies: tuple[ScriptedReply, ...] = ()
 
     def check(self) -> None:
         if self.status == "down":
@@ -63,7 +65,7 @@ class FakeProvider:
     def _generate(self, request: dict[str, Any], rng: random.Random) -> list[Completion]:
         canonical = WIRE[self.wire_format].parse_request(request)
         return [
-            content.generate(request["model"], canonical, self.wire_format, rng)
+            content.generate(request["model"], canonical, self.wire_format, rng, self.replies)
             for _ in range(canonical.n)
         ]
 

@@ -78,7 +78,9 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     )
     for route in routes:
         behavior = view.providers[route.provider].body.get("behavior", "ok")
-        provider = FakeProvider(route.provider, route.wire_format, route.status, behavior)
+        provider = FakeProvider(
+            route.provider, route.wire_format, route.status, behavior, view.replies
+        )
         try:
             completions, deltas = _try(rt, provider, route, call)
         except ProviderFailed as failure:

@@ -123,6 +123,23 @@ class WorldFixture(_Strict):
         return parse_iso(self.clock_start)
 
 
+class ReplyFixture(_Strict):
+    pattern: str
+    reply: str
+    models: list[str] = []
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        import re
+
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from exc
+        return value
+
+
 class Fixtures(_Strict):
     source: str
     world: WorldFixture
@@ -130,6 +147,7 @@ class Fixtures(_Strict):
     providers: list[ProviderFixture]
     models: list[ModelFixture]
     accounts: list[AccountFixture]
+    replies: list[ReplyFixture] = []
 
 
 _FILES = {
@@ -138,6 +156,7 @@ _FILES = {
     "providers": ("providers.yaml", "providers"),
     "models": ("models.yaml", "models"),
     "accounts": ("accounts.yaml", "accounts"),
+    "replies": ("replies.yaml", "replies"),
 }
 _cache: dict[tuple[str, tuple[float, ...]], Fixtures] = {}
 

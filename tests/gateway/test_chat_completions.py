@@ -337,3 +337,29 @@ def test_bad_requests_name_the_field(
     with tenant.client() as http:
         error = assert_error(http.post("/chat/completions", json=body), status, code)
     assert error["param"] == param
+
+
+def test_fixtures_script_replies_by_pattern(client: openai.OpenAI) -> None:
+    def ask(model: str, text: str) -> str:
+        messages = [{"role": "user", "content": text}]
+        return (
+            client.chat.completions.create(model=model, messages=messages)
+            .choices[0]
+            .message.content
+        )
+
+    assert (
+        ask("anthropic/claude-sonnet-4", "What is the capital of France?")
+        == "The capital of France is Paris."
+    )
+    assert ask("openai/gpt-4o", "hello there") == "Hello! How can I help you today?"
+    assert ask("mistralai/mistral-large", "hello there") != "Hello! How can I help you today?"
+    streamed = client.chat.completions.create(
+        model="openai/gpt-4o",
+        messages=[{"role": "user", "content": "what is the capital of france"}],
+        stream=True,
+    )
+    assert (
+        "".join(c.choices[0].delta.content or "" for c in streamed if c.choices)
+        == "The capital of France is Paris."
+    )
