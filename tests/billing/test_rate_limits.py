@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import httpx
 import openai
+import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, bearer
@@ -77,3 +78,12 @@ def test_the_openai_sdk_retry_succeeds_once_the_window_passes(emulator: Emulator
     assert answer.choices[0].message.content == "hi"
     assert seen == [200, 429, 200]
     http_client.close()
+
+
+def test_the_openai_sdk_raises_rate_limit_error(emulator: EmulatorHandle) -> None:
+    tenant = emulator.create_tenant(rate_limit_rpm=1)
+    client = openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
+    client.chat.completions.create(**HELLO)
+    with pytest.raises(openai.RateLimitError) as info:
+        client.chat.completions.create(**HELLO)
+    assert info.value.status_code == 429 and info.value.code == "rate_limit_exceeded"
