@@ -13,11 +13,11 @@ from pydantic import BaseModel
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
 from emulator.errors import InternalError
 from emulator.runtime import Runtime
-from emulator.store.accounts import get_account
 
 JSON = "application/json"
 API_PREFIX = "/api/v1"
 DOCS_PREFIX = "/schema"
+DEFAULT_RPM = 600
 # Query parameters of every list (SPEC section 8), documented with their bounds.
 Cursor = Annotated[
     str | None, QueryParameter(description="The `next_cursor` of the previous page, unchanged.")
@@ -64,15 +64,14 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
     caller = authenticate(rt.store, rt.clock, auth, headers.get("authorization"))
     connection.state.caller = caller
     if "ai.gateway" in auth.scopes:
-        standing = rt.limiter.admit(rt.clock.now(), rate_limits(rt, caller))
+        standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
         connection.scope["state"]["rate_limit_headers"] = standing.headers()
 
 
-def rate_limits(rt: Runtime, caller: Caller) -> list[tuple[str, int]]:
-    """The key's own limit, if it has one, and the account's."""
-    with rt.store.read() as conn:
-        account = get_account(conn, caller.account_id)
-    limits = [(f"account:{caller.account_id}", account.rate_limit_rpm if account else 600)]
+def rate_limits(caller: Caller) -> list[tuple[str, int]]:
+    """The key's own limit, if it has one, and the account's (read with the key)."""
+    rpm = caller.owner.rate_limit_rpm if caller.owner else DEFAULT_RPM
+    limits = [(f"account:{caller.account_id}", rpm)]
     if caller.key is not None and caller.key.rate_limit_rpm:
         limits.append((f"key:{caller.key.id}", caller.key.rate_limit_rpm))
     return limits

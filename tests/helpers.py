@@ -6,6 +6,17 @@ from typing import Any
 
 import httpx
 
+# Between response.created and response.completed, a text answer streams these.
+RESPONSES_STREAM_EVENTS = {
+    "response.in_progress",
+    "response.output_item.added",
+    "response.content_part.added",
+    "response.output_text.delta",
+    "response.output_text.done",
+    "response.content_part.done",
+    "response.output_item.done",
+}
+
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}

@@ -23,7 +23,7 @@ from emulator.errors import (
 from emulator.ids import hash_secret
 from emulator.store import Store
 from emulator.store.accounts import account_for_user_token
-from emulator.store.keys import ApiKey, key_by_secret_hash, touch_key
+from emulator.store.keys import ApiKey, KeyOwner, key_by_secret_hash, touch_key
 
 RouteKind = Literal["api_key", "user_token", "optional", "admin"]
 LAST_USED_RESOLUTION_S = 60  # `last_used_at` is written at most once a minute per key
@@ -45,6 +45,7 @@ class Caller:
     kind: Literal["api_key", "user_token"]
     account_id: str
     key: ApiKey | None = None
+    owner: KeyOwner | None = None  # the account's limits, for API-key callers
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -67,7 +68,8 @@ def authenticate(store: Store, clock: Clock, auth: RouteAuth, header: str | None
         raise MissingApiKey(_missing_message(auth))
     secret_hash = hash_secret(token)
     with store.read() as conn:
-        key = key_by_secret_hash(conn, secret_hash)
+        found = key_by_secret_hash(conn, secret_hash)
+        key, owner = found if found else (None, None)
         user_account = None if key else account_for_user_token(conn, secret_hash)
     if auth.kind == "user_token":
         if user_account is not None:
@@ -88,7 +90,7 @@ def authenticate(store: Store, clock: Clock, auth: RouteAuth, header: str | None
         )
     _check_key(key, auth)
     _note_use(store, clock, key)
-    return Caller(kind="api_key", account_id=key.account_id, key=key)
+    return Caller(kind="api_key", account_id=key.account_id, key=key, owner=owner)
 
 
 def _missing_message(auth: RouteAuth) -> str:

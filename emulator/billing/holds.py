@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 from emulator.billing.money import micros_to_usd
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
-from emulator.errors import BillingError, BudgetExceeded, NotFound
+from emulator.errors import BillingError, BudgetExceeded, NotFound, ValidationFailed
+from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import reservations
 from emulator.store.accounts import add_ledger_entry, get_account
 from emulator.store.keys import ApiKey
@@ -109,11 +110,6 @@ def release(rt: Runtime, reservation_id: str, event: UsageEvent, reason: str) ->
         insert_usage_event(conn, event)
 
 
-def pending(rt: Runtime, account_id: str) -> int:
-    with rt.store.read() as conn:
-        return reservations.active_total(conn, account_id)
-
-
 @dataclass(frozen=True)
 class SpendStanding:
     limit_micros: int | None
@@ -154,3 +150,26 @@ def spend_standing(conn: sqlite3.Connection, key: ApiKey | None, now: float) -> 
         key.spend_reset_interval,
         iso(reset) if reset is not None else None,
     )
+
+
+def list_holds(
+    rt: Runtime, account_id: str, status: str | None, limit: int | None, cursor: str | None
+) -> dict[str, Any]:
+    """The account's reservations, newest first: which idempotency key each belongs to."""
+    if status not in (None, "", "active", "failed", "settled"):
+        raise ValidationFailed("status is one of active, failed, settled.", param="status")
+    size = check_limit(limit, default=50, maximum=200)
+    after = decode_cursor(cursor, 1)
+    before = int(after[0]) if after and after[0].isdigit() else None
+    with rt.store.read() as conn:
+        rows = reservations.list_reservations(conn, account_id, status or None, size + 1, before)
+    return page(
+        rows,
+        size,
+        cursor_of=lambda item: encode_cursor(str(item[0])),
+        render=lambda item: {"object": "reservation", **_public(item[1])},
+    )
+
+
+def _public(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k != "account_id"}

@@ -7,7 +7,7 @@ from typing import Annotated
 from litestar import Controller, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from emulator.billing import ledger, quotes, usage
+from emulator.billing import holds, ledger, quotes, usage
 from emulator.billing.schemas import (
     Balance,
     QuoteOut,
@@ -103,5 +103,5 @@ class ReservationsController(Controller):
         limit: UsageLimit = None,
         cursor: Cursor = None,
     ) -> ReservationList:
-        page = usage.list_holds(rt, caller.account_id, status, limit, cursor)
+        page = holds.list_holds(rt, caller.account_id, status, limit, cursor)
         return ReservationList.model_validate(page)

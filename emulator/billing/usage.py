@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from emulator.clock import iso, parse_iso
 from emulator.errors import NotFound, ValidationFailed
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
-from emulator.store.reservations import list_reservations
 from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
 
 if TYPE_CHECKING:
@@ -60,26 +59,3 @@ def _instant(text: str, param: str) -> str:
         raise ValidationFailed(
             f"{param} must be an ISO-8601 instant such as 2026-01-01T00:00:00Z.", param=param
         ) from exc
-
-
-def list_holds(
-    rt: Runtime, account_id: str, status: str | None, limit: int | None, cursor: str | None
-) -> dict[str, Any]:
-    """The account's reservations, newest first: which idempotency key each belongs to."""
-    if status not in (None, "", "active", "failed", "settled"):
-        raise ValidationFailed("status is one of active, failed, settled.", param="status")
-    size = check_limit(limit, default=50, maximum=200)
-    after = decode_cursor(cursor, 1)
-    before = int(after[0]) if after and after[0].isdigit() else None
-    with rt.store.read() as conn:
-        rows = list_reservations(conn, account_id, status or None, size + 1, before)
-    return page(
-        rows,
-        size,
-        cursor_of=lambda item: encode_cursor(str(item[0])),
-        render=lambda item: {"object": "reservation", **_public(item[1])},
-    )
-
-
-def _public(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if k != "account_id"}

@@ -6,7 +6,7 @@ these types, so a client format and a provider format never meet directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -93,32 +93,3 @@ class Finish:
 
 
 Delta = TextDelta | ToolCallStart | ToolArgumentsDelta | Finish
-
-
-@dataclass
-class Collected:
-    """Deltas gathered back into a completion (what a client saw of a stream)."""
-
-    text: list[str] = field(default_factory=list)
-    calls: list[list[str]] = field(default_factory=list)  # [id, name, arguments]
-    finish: Finish | None = None
-
-    def add(self, delta: Delta) -> None:
-        if isinstance(delta, TextDelta):
-            self.text.append(delta.text)
-        elif isinstance(delta, ToolCallStart):
-            self.calls.append([delta.id, delta.name, ""])
-        elif isinstance(delta, ToolArgumentsDelta):
-            self.calls[delta.index][2] += delta.fragment
-        else:
-            self.finish = delta
-
-    def completion(self) -> Completion:
-        finish = self.finish or Finish("stop", 0, 0)
-        return Completion(
-            text="".join(self.text) if self.text or not self.calls else None,
-            tool_calls=tuple(ToolCall(i, n, a) for i, n, a in self.calls),
-            finish_reason=finish.reason,
-            input_tokens=finish.input_tokens,
-            output_tokens=finish.output_tokens,
-        )

@@ -28,7 +28,6 @@ from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.tokens import count_messages
-from emulator.store.accounts import get_account
 from emulator.store.usage import UsageEvent
 
 if TYPE_CHECKING:
@@ -71,7 +70,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             "(provider.only / provider.ignore exclude them all). Loosen them.",
             param="provider",
         )
-    _check_premium(rt, caller, view, routes)
+    _check_premium(caller, view, routes)
     held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
     call.reservation_id = holds.hold(
         rt, caller.account_id, caller.key, held, call.metadata.get("idempotency_key")
@@ -131,13 +130,9 @@ def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
     }
 
 
-def _check_premium(rt: Runtime, caller: Caller, view: CatalogView, routes: list[Route]) -> None:
+def _check_premium(caller: Caller, view: CatalogView, routes: list[Route]) -> None:
     premium = [r.model for r in routes if view.by_id[r.model]["premium"]]
-    if not premium:
-        return
-    with rt.store.read() as conn:
-        account = get_account(conn, caller.account_id)
-    if account is None or not account.premium_approved:
+    if premium and not (caller.owner and caller.owner.premium_approved):
         raise PremiumApprovalRequired(
             f"{premium[0]!r} is a premium model and this account is not approved for premium "
             "models. Ask for approval (the emulator: POST /_emulator/accounts with "

@@ -157,13 +157,6 @@ def ledger_sum(conn: sqlite3.Connection, account_id: str, asset: Asset) -> int:
     return int(row[0])
 
 
-def list_ledger(conn: sqlite3.Connection, account_id: str) -> list[LedgerEntry]:
-    rows = conn.execute(
-        "SELECT * FROM ledger WHERE account_id = ? ORDER BY created_at, rowid", [account_id]
-    )
-    return [LedgerEntry(**dict(row)) for row in rows]
-
-
 def insert_user_token(
     conn: sqlite3.Connection, token_hash: str, account_id: str, label: str, created_at: str
 ) -> None:

@@ -92,9 +92,27 @@ def insert_key(conn: sqlite3.Connection, key: ApiKey) -> bool:
     return cur.rowcount == 1
 
 
-def key_by_secret_hash(conn: sqlite3.Connection, secret_hash: str) -> ApiKey | None:
-    row = conn.execute("SELECT * FROM api_keys WHERE secret_hash = ?", [secret_hash]).fetchone()
-    return None if row is None else _key(row)
+@dataclass(frozen=True)
+class KeyOwner:
+    """What a request needs of the key's account, read with the key in one query."""
+
+    rate_limit_rpm: int
+    premium_approved: bool
+
+
+def key_by_secret_hash(
+    conn: sqlite3.Connection, secret_hash: str
+) -> tuple[ApiKey, KeyOwner] | None:
+    row = conn.execute(
+        "SELECT k.*, a.rate_limit_rpm AS owner_rpm, a.premium_approved AS owner_premium "
+        "FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.secret_hash = ?",
+        [secret_hash],
+    ).fetchone()
+    if row is None:
+        return None
+    data = dict(row)
+    owner = KeyOwner(data.pop("owner_rpm"), bool(data.pop("owner_premium")))
+    return _key(data), owner
 
 
 def get_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> ApiKey | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -284,7 +283,3 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
                     yield ToolArgumentsDelta(index, call["function"]["arguments"])
             if choice.get("finish_reason"):
                 reason = choice["finish_reason"]
-
-
-def sse(data: dict[str, Any]) -> bytes:
-    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"
