@@ -61,7 +61,7 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
             headers.get("x-emulator-admin-token"),
         )
         return
-    caller = authenticate(rt.store, rt.clock, auth, headers.get("authorization"))
+    caller = authenticate(rt.store, rt.keys, rt.clock, auth, headers.get("authorization"))
     connection.state.caller = caller
     if "ai.gateway" in auth.scopes:
         standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))

@@ -9,7 +9,7 @@ a 401 whose message says which one the route wants.
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from emulator.clock import Clock, iso
@@ -23,7 +23,7 @@ from emulator.errors import (
 from emulator.ids import hash_secret
 from emulator.store import Store
 from emulator.store.accounts import account_for_user_token
-from emulator.store.keys import ApiKey, KeyOwner, key_by_secret_hash, touch_key
+from emulator.store.keys import ApiKey, KeyCache, KeyOwner, touch_key
 
 RouteKind = Literal["api_key", "user_token", "optional", "admin"]
 LAST_USED_RESOLUTION_S = 60  # `last_used_at` is written at most once a minute per key
@@ -62,13 +62,15 @@ def bearer_token(header: str | None) -> str | None:
     return token or None
 
 
-def authenticate(store: Store, clock: Clock, auth: RouteAuth, header: str | None) -> Caller:
+def authenticate(
+    store: Store, keys: KeyCache, clock: Clock, auth: RouteAuth, header: str | None
+) -> Caller:
     token = bearer_token(header)
     if token is None:
         raise MissingApiKey(_missing_message(auth))
     secret_hash = hash_secret(token)
     with store.read() as conn:
-        found = key_by_secret_hash(conn, secret_hash)
+        found = keys.lookup(conn, secret_hash)
         key, owner = found if found else (None, None)
         user_account = None if key else account_for_user_token(conn, secret_hash)
     if auth.kind == "user_token":
@@ -89,7 +91,10 @@ def authenticate(store: Store, clock: Clock, auth: RouteAuth, header: str | None
             "The API key is not valid. Check it, or use a demo key such as sk-emu-demo-all."
         )
     _check_key(key, auth)
-    _note_use(store, clock, key)
+    used_at = _note_use(store, clock, key)
+    if used_at is not None and owner is not None:
+        key = replace(key, last_used_at=used_at)
+        keys.remember(key, owner)
     return Caller(kind="api_key", account_id=key.account_id, key=key, owner=owner)
 
 
@@ -122,11 +127,15 @@ def _check_key(key: ApiKey, auth: RouteAuth) -> None:
         )
 
 
-def _note_use(store: Store, clock: Clock, key: ApiKey) -> None:
+def _note_use(store: Store, clock: Clock, key: ApiKey) -> str | None:
+    """Write `last_used_at` if it is older than the resolution; the time written."""
     now = clock.now()
     if key.last_used_at is None or key.last_used_at < iso(now - LAST_USED_RESOLUTION_S):
+        used_at = iso(now)
         with store.write() as conn:
-            touch_key(conn, key.id, iso(now))
+            touch_key(conn, key.id, used_at)
+        return used_at
+    return None
 
 
 def check_admin(expected: str | None, authorization: str | None, header_token: str | None) -> None:

@@ -20,7 +20,6 @@ from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import reservations
 from emulator.store.accounts import add_ledger_entry, get_account
 from emulator.store.keys import ApiKey
-from emulator.store.meta import new_id
 from emulator.store.usage import UsageEvent, insert_usage_event
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ def hold(
                 "up the balance, or lower max_tokens.",
                 metadata={"required_micros": amount, "available_micros": available},
             )
-        reservation_id = new_id(conn, rt.ids, "res")
+        reservation_id = rt.new_id("res")
         reservations.insert_reservation(
             conn,
             id=reservation_id,
@@ -81,6 +80,7 @@ def settle(rt: Runtime, reservation_id: str, event: UsageEvent) -> None:
                 amount=-event.charge_micros,
                 reference=event.id,
                 now=now,
+                entry_id=rt.new_id("le"),
             )
         reservations.close_reservation(
             conn,

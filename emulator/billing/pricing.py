@@ -14,7 +14,7 @@ ceil(24.75) = 25; charge = max(20, 475) = 475; margin = 25.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 MTOK = 1_000_000
@@ -24,11 +24,13 @@ MTOK = 1_000_000
 class Fees:
     platform_fee_percent: float
     minimum_charge_micros: int
+    # The fee as an exact fraction, via the decimal text of the percent: 5.5 is
+    # exactly 55/1000, never 5.4999...; integers from then on.
+    fee_ratio: tuple[int, int] = field(init=False, repr=False, compare=False)
 
-    @property
-    def fee_ratio(self) -> Decimal:
-        # Via the decimal text of the percent: 5.5 is exactly 55/1000, never 5.4999...
-        return Decimal(str(self.platform_fee_percent)) / 100
+    def __post_init__(self) -> None:
+        ratio = (Decimal(str(self.platform_fee_percent)) / 100).as_integer_ratio()
+        object.__setattr__(self, "fee_ratio", ratio)
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def charge_for(
     fees: Fees,
 ) -> Charge:
     cost = provider_cost(prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok)
-    fee_exact = Decimal(cost) * fees.fee_ratio
-    fee = int(fee_exact.to_integral_value(rounding="ROUND_CEILING"))
+    numerator, denominator = fees.fee_ratio
+    fee = _ceil_div(cost * numerator, denominator)
     charge = max(fees.minimum_charge_micros, cost + fee)
     return Charge(cost, fee, charge, charge - cost)

@@ -12,6 +12,7 @@ from litestar.response import Stream
 from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller
+from emulator.errors import UpstreamError
 from emulator.gateway import idempotency
 from emulator.web import attribution, caller_of, runtime_of
 
@@ -62,7 +63,11 @@ def respond(
         }
         return Response(claimed.body, status_code=claimed.status, headers=headers)
     try:
-        answer = produce()
+        # One transaction from the hold to the settlement (for a stream: to the
+        # generation): nothing waits in between, so nothing could see it half done.
+        # An answer of "every route failed" keeps its release and usage event.
+        with rt.store.write(keep=(UpstreamError,)):
+            answer = produce()
     except BaseException:
         if claimed is not None:
             idempotency.release(rt, claimed)

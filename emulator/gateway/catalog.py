@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
+from emulator.billing.pricing import Fees
 from emulator.clock import Clock
 from emulator.errors import ModelNotFound
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
@@ -54,6 +55,7 @@ class CatalogView:
     pricing: dict[str, Any]
     pricing_bytes: bytes
     providers: dict[str, ProviderRow]
+    fees: Fees
     replies: tuple[ScriptedReply, ...] = ()
 
 
@@ -105,6 +107,7 @@ def build_view(
         pricing=pricing_body,
         pricing_bytes=encode(pricing_body),
         providers=providers,
+        fees=Fees(pricing_body["platform_fee_percent"], pricing_body["minimum_charge_micros"]),
         replies=tuple(
             ScriptedReply(re.compile(r["pattern"], re.IGNORECASE), r["reply"], tuple(r["models"]))
             for r in replies or ()

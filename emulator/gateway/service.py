@@ -143,21 +143,24 @@ def _check_premium(caller: Caller, view: CatalogView, routes: list[Route]) -> No
 
 def capped(request: Request, route: Route) -> Request:
     """No provider writes more than its model's output limit: it caps `max_tokens`."""
-    limit = min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
+    limit = _output_limit(request, route)
     return request if request.max_tokens == limit else replace(request, max_tokens=limit)
+
+
+def _output_limit(request: Request, route: Route) -> int:
+    return min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
 
 
 def worst_case(route: Route, request: Request, fees: Fees) -> int:
     """The most this route can charge for the request: the hold before the first attempt."""
     prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
-    output = (capped(request, route).max_tokens or 0) * request.n
+    output = _output_limit(request, route) * request.n
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     return charge_for(prompt, output, *price, fees).charge_micros
 
 
 def fees_of(view: CatalogView) -> Fees:
-    pricing = view.pricing
-    return Fees(pricing["platform_fee_percent"], pricing["minimum_charge_micros"])
+    return view.fees
 
 
 def record_usage(

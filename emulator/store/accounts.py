@@ -116,9 +116,10 @@ def add_ledger_entry(
     amount: int,
     reference: str | None,
     now: str,
+    entry_id: str | None = None,
 ) -> LedgerEntry:
     entry = LedgerEntry(
-        id=new_id(conn, ids, "le"),
+        id=entry_id or new_id(conn, ids, "le"),
         account_id=account_id,
         asset=asset,
         kind=kind,

@@ -12,7 +12,7 @@ import itertools
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -42,10 +42,14 @@ class Store:
         self.path = path
         self.conn, self.uri = _connect(path)
         self._lock = threading.RLock()
+        self._on_rollback: list[Callable[[], None]] = []
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one."""
+    def write(self, keep: tuple[type[BaseException], ...] = ()) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one.
+
+        An exception rolls it back, except those in `keep`: answers such as "every
+        route failed", whose records must stay. They are committed, then raised."""
         with self._lock:
             if self.conn.in_transaction:
                 yield self.conn
@@ -53,10 +57,25 @@ class Store:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
+            except keep:
+                self._end("COMMIT")
                 raise
-            self.conn.execute("COMMIT")
+            except BaseException:
+                self._end("ROLLBACK")
+                raise
+            self._end("COMMIT")
+
+    def _end(self, statement: str) -> None:
+        hooks, self._on_rollback = self._on_rollback, []
+        self.conn.execute(statement)
+        if statement == "ROLLBACK":
+            for hook in hooks:
+                hook()
+
+    def on_rollback(self, hook: Callable[[], None]) -> None:
+        """Run `hook` if the current transaction rolls back (in-memory state that
+        mirrors what it wrote, such as a block of sequence numbers)."""
+        self._on_rollback.append(hook)
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

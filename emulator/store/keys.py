@@ -115,6 +115,35 @@ def key_by_secret_hash(
     return _key(data), owner
 
 
+class KeyCache:
+    """Keys by secret hash, as authentication reads them, without a query per request.
+
+    Valid while the database's auth epoch is unchanged: triggers bump it on any
+    write to what authentication reads (m0006), whoever writes. Usage counters
+    in a cached key are stale by design: authentication does not read them."""
+
+    def __init__(self) -> None:
+        self._epoch = -1
+        self._keys: dict[str, tuple[ApiKey, KeyOwner]] = {}
+
+    def lookup(self, conn: sqlite3.Connection, secret_hash: str) -> tuple[ApiKey, KeyOwner] | None:
+        epoch = conn.execute("SELECT value FROM _auth_epoch").fetchone()[0]
+        if epoch != self._epoch:
+            self._keys.clear()  # bounded by the keys in the database: never grows otherwise
+            self._epoch = epoch
+        found = self._keys.get(secret_hash)
+        if found is None:
+            found = key_by_secret_hash(conn, secret_hash)
+            if found is not None:
+                self._keys[secret_hash] = found
+        return found
+
+    def remember(self, key: ApiKey, owner: KeyOwner) -> None:
+        """A newer copy of a cached key (its `last_used_at` moved)."""
+        if key.secret_hash in self._keys:
+            self._keys[key.secret_hash] = (key, owner)
+
+
 def get_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> ApiKey | None:
     """A live (not revoked) key of this account; another account's id is None."""
     row = conn.execute(

@@ -73,6 +73,8 @@ class SequenceBlock:
         with self._lock:
             if self._next >= self._end:
                 with self._store.write() as conn:
+                    # Inside a caller's transaction that rolls back, the block goes too.
+                    self._store.on_rollback(self._drop)
                     row = conn.execute(
                         "INSERT INTO sequences (name, value) VALUES (?, ?) ON CONFLICT(name) "
                         "DO UPDATE SET value = value + ? RETURNING value",
@@ -86,4 +88,9 @@ class SequenceBlock:
 
     def reset(self) -> None:
         with self._lock:
-            self._next = self._end = 0
+            self._drop()
+
+    def _drop(self) -> None:
+        # Without the lock: called by the store, under its own lock, which every
+        # allocation holds too (taking ours here could deadlock with one waiting).
+        self._next = self._end = 0

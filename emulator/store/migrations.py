@@ -196,6 +196,32 @@ def m0005_spend_indexes(db: Any) -> None:
     db["reservations"].create_index(["key_id", "status"])
 
 
+# What authenticating a key reads: a change to any of it invalidates cached keys.
+_KEY_AUTH_COLUMNS = (
+    "account_id, secret_hash, scopes, status, revoked_at, spend_limit_micros, "
+    "spend_reset_interval, rate_limit_rpm"
+)
+
+
+@migration
+def m0006_auth_epoch(db: Any) -> None:
+    """A counter the database bumps itself whenever what authentication reads changes
+    (from this process, the CLI, or any future code path): the key cache's validity.
+    Outside the data tables, so a reset never winds it back."""
+    conn = db.conn
+    conn.execute("CREATE TABLE _auth_epoch (value INTEGER NOT NULL)")
+    conn.execute("INSERT INTO _auth_epoch (value) VALUES (0)")
+    bump = "BEGIN UPDATE _auth_epoch SET value = value + 1; END"
+    for name, event in (
+        ("key_insert", "INSERT ON api_keys"),
+        ("key_delete", "DELETE ON api_keys"),
+        ("key_update", f"UPDATE OF {_KEY_AUTH_COLUMNS} ON api_keys"),
+        ("account_delete", "DELETE ON accounts"),
+        ("account_update", "UPDATE OF rate_limit_rpm, premium_approved ON accounts"),
+    ):
+        conn.execute(f"CREATE TRIGGER auth_epoch_{name} AFTER {event} {bump}")
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")
@@ -232,8 +258,9 @@ def _sqlite_utils() -> Any:
 
 
 def data_tables(conn: sqlite3.Connection) -> list[str]:
+    """Every table a reset wipes: not SQLite's, not ours named `_...` (migrations, epoch)."""
     rows = conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' "
-        "AND name NOT LIKE 'sqlite_%' AND name != '_migrations'"
+        "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\'"
     )
     return [row[0] for row in rows]

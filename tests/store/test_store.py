@@ -56,6 +56,50 @@ def test_write_rolls_back_on_error() -> None:
         assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 0
 
 
+def test_write_keeps_what_an_answer_error_recorded_and_drops_sequence_blocks() -> None:
+    rt = open_runtime(Settings(db=":memory:"))
+    with rt.store.write() as conn:
+        conn.execute("CREATE TABLE t (v INTEGER)")
+    with pytest.raises(LookupError), rt.store.write(keep=(LookupError,)) as conn:
+        conn.execute("INSERT INTO t VALUES (1)")
+        raise LookupError
+    # A block of ids reserved inside a transaction that rolls back is given up with it:
+    # the next ids are the same numbers again, never a duplicate later.
+    with pytest.raises(RuntimeError), rt.store.write():
+        first = rt.new_id("gen")
+        raise RuntimeError
+    assert rt.new_id("gen") == first
+    with rt.store.read() as conn:
+        assert conn.execute("SELECT COUNT(*) FROM t").fetchone()[0] == 1
+
+
+def test_the_key_cache_sees_every_writer_of_what_authentication_reads(tmp_path: Path) -> None:
+    from emulator.ids import hash_secret
+
+    rt = open_runtime(Settings(db=str(tmp_path / "state.db")))
+    secret = hash_secret("sk-emu-demo-all")
+    with rt.store.read() as conn:
+        key, owner = rt.keys.lookup(conn, secret) or (None, None)
+    assert key is not None and key.status == "active" and owner is not None
+    # Another process (the CLI) disables the key and approves the account.
+    other = sqlite3.connect(tmp_path / "state.db", isolation_level=None)
+    other.execute("UPDATE api_keys SET status = 'disabled' WHERE secret_hash = ?", [secret])
+    other.execute("UPDATE accounts SET premium_approved = 1 WHERE id = ?", [key.account_id])
+    other.close()
+    with rt.store.read() as conn:
+        key, owner = rt.keys.lookup(conn, secret) or (None, None)
+    assert key is not None and key.status == "disabled"
+    assert owner is not None and owner.premium_approved
+    # A reset never winds the epoch back to a value a stale cache could trust.
+    with rt.store.read() as conn:
+        before = conn.execute("SELECT value FROM _auth_epoch").fetchone()[0]
+    rt.reset()
+    with rt.store.read() as conn:
+        assert conn.execute("SELECT value FROM _auth_epoch").fetchone()[0] > before
+        key, _ = rt.keys.lookup(conn, secret) or (None, None)
+    assert key is not None and key.status == "active"
+
+
 def test_migrations_run_once() -> None:
     store = Store(":memory:")
     with store.write() as conn:
