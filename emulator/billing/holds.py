@@ -18,7 +18,7 @@ from emulator.clock import iso
 from emulator.errors import BillingError, BudgetExceeded, NotFound, ValidationFailed
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import reservations
-from emulator.store.accounts import add_ledger_entry, get_account
+from emulator.store.accounts import add_ledger_entry
 from emulator.store.keys import ApiKey
 from emulator.store.usage import UsageEvent, insert_usage_event
 
@@ -26,15 +26,35 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 
+@dataclass(frozen=True)
+class Hold:
+    """A hold on the balance, taken before the first route attempt."""
+
+    id: str
+    account_id: str
+    key_id: str | None
+    amount: int
+    idempotency_key: str | None
+    created_at: str
+    written: bool  # in the reservations table as `active` (else: written when closed)
+
+
 def hold(
-    rt: Runtime, account_id: str, key: ApiKey | None, amount: int, idempotency_key: str | None
-) -> str:
+    rt: Runtime,
+    account_id: str,
+    key: ApiKey | None,
+    amount: int,
+    idempotency_key: str | None,
+    *,
+    write: bool = True,
+) -> Hold:
+    """Hold `amount`, or raise the 402 that says why not.
+
+    `write=False` is for a hold closed in the same transaction (a whole answer):
+    nothing else can see it in between, so its row is written once, closed."""
     now = rt.clock.now_iso()
     key_id = key.id if key else None
     with rt.store.write() as conn:
-        account = get_account(conn, account_id)
-        if account is None:
-            raise NotFound(f"No account {account_id!r}.")
         spend = spend_standing(conn, key, rt.clock.now())
         if not spend.allows(amount):
             raise BudgetExceeded(
@@ -46,7 +66,9 @@ def hold(
                 f"{' at ' + spend.resets_at if spend.resets_at else ''}.",
                 metadata=spend.wire(amount),
             )
-        available = account.balance_micros - reservations.active_total(conn, account_id)
+        available = reservations.available(conn, account_id)
+        if available is None:
+            raise NotFound(f"No account {account_id!r}.")
         if amount > available:
             raise BillingError(
                 f"Insufficient credits: this request may cost up to {micros_to_usd(amount)} USD "
@@ -54,20 +76,59 @@ def hold(
                 "up the balance, or lower max_tokens.",
                 metadata={"required_micros": amount, "available_micros": available},
             )
-        reservation_id = rt.new_id("res")
-        reservations.insert_reservation(
+        taken = Hold(rt.new_id("res"), account_id, key_id, amount, idempotency_key, now, write)
+        if write:
+            _write(conn, taken, "active")
+    return taken
+
+
+def _write(conn: sqlite3.Connection, taken: Hold, status: str, **closed: Any) -> None:
+    reservations.insert_reservation(
+        conn,
+        id=taken.id,
+        account_id=taken.account_id,
+        key_id=taken.key_id,
+        amount=taken.amount,
+        idempotency_key=taken.idempotency_key,
+        created_at=taken.created_at,
+        status=status,
+        **closed,
+    )
+
+
+def _close(
+    conn: sqlite3.Connection,
+    taken: Hold,
+    status: str,
+    charge: int,
+    usage_event_id: str,
+    reason: str | None,
+    now: str,
+) -> None:
+    if taken.written:
+        reservations.close_reservation(
             conn,
-            id=reservation_id,
-            account_id=account_id,
-            key_id=key_id,
-            amount=amount,
-            idempotency_key=idempotency_key,
+            taken.id,
+            status=status,
+            charge=charge,
+            usage_event_id=usage_event_id,
+            reason=reason,
             now=now,
         )
-    return reservation_id
+    else:
+        _write(
+            conn,
+            taken,
+            status,
+            charge=charge,
+            usage_event_id=usage_event_id,
+            reason=reason,
+            now=now,
+        )
 
 
-def settle(rt: Runtime, reservation_id: str, event: UsageEvent) -> None:
+def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
+    """Charge the real amount, close the hold and write the usage event, at once."""
     now = rt.clock.now_iso()
     with rt.store.write() as conn:
         if event.charge_micros:
@@ -82,31 +143,16 @@ def settle(rt: Runtime, reservation_id: str, event: UsageEvent) -> None:
                 now=now,
                 entry_id=rt.new_id("le"),
             )
-        reservations.close_reservation(
-            conn,
-            reservation_id,
-            status="settled",
-            charge=event.charge_micros,
-            usage_event_id=event.id,
-            reason=None,
-            now=now,
-        )
+        _close(conn, taken, "settled", event.charge_micros, event.id, None, now)
         insert_usage_event(conn, event)
         if event.key_id:
             reservations.add_key_usage(conn, event.key_id, event.charge_micros)
 
 
-def release(rt: Runtime, reservation_id: str, event: UsageEvent, reason: str) -> None:
+def release(rt: Runtime, taken: Hold, event: UsageEvent, reason: str) -> None:
+    """Every route failed: nothing is charged; the hold is closed as `failed`."""
     with rt.store.write() as conn:
-        reservations.close_reservation(
-            conn,
-            reservation_id,
-            status="failed",
-            charge=0,
-            usage_event_id=event.id,
-            reason=reason,
-            now=rt.clock.now_iso(),
-        )
+        _close(conn, taken, "failed", 0, event.id, reason, rt.clock.now_iso())
         insert_usage_event(conn, event)
 
 

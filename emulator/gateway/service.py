@@ -48,7 +48,7 @@ class Call:
     stream: bool
     metadata: dict[str, Any]
     attempts: list[dict[str, Any]] = field(default_factory=list)
-    reservation_id: str | None = None
+    hold: holds.Hold | None = None
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,15 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
         )
     _check_premium(caller, view, routes)
     held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
-    call.reservation_id = holds.hold(
-        rt, caller.account_id, caller.key, held, call.metadata.get("idempotency_key")
+    # A whole answer served inside a transaction (answers.respond) is settled in it:
+    # no one can see its hold in between, so the row is written once, closed.
+    call.hold = holds.hold(
+        rt,
+        caller.account_id,
+        caller.key,
+        held,
+        call.metadata.get("idempotency_key"),
+        write=call.stream or not rt.store.in_transaction,
     )
     for route in routes:
         behavior = view.providers[route.provider].body.get("behavior", "ok")
@@ -187,16 +194,16 @@ def record_usage(
         charge_micros=charge.charge_micros,
         margin_micros=charge.margin_micros,
     )
-    assert call.reservation_id is not None
-    holds.settle(rt, call.reservation_id, event)
+    assert call.hold is not None
+    holds.settle(rt, call.hold, event)
     return charge
 
 
 def record_failure(rt: Runtime, caller: Caller, call: Call) -> None:
     """Every route failed: release the hold (status `failed`) and log a failed event."""
     event = _event(caller, call, rt.generation_id(), "failed", rt.clock.now_iso())
-    assert call.reservation_id is not None
-    holds.release(rt, call.reservation_id, event, "every route failed")
+    assert call.hold is not None
+    holds.release(rt, call.hold, event, "every route failed")
 
 
 def usage_money(charge: Charge) -> dict[str, Any]:

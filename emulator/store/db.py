@@ -65,6 +65,10 @@ class Store:
                 raise
             self._end("COMMIT")
 
+    @property
+    def in_transaction(self) -> bool:
+        return self.conn.in_transaction
+
     def _end(self, statement: str) -> None:
         hooks, self._on_rollback = self._on_rollback, []
         self.conn.execute(statement)

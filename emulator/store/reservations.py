@@ -15,6 +15,16 @@ def active_total(conn: sqlite3.Connection, account_id: str) -> int:
     return int(row[0])
 
 
+def available(conn: sqlite3.Connection, account_id: str) -> int | None:
+    """The account's balance less its active holds; None for no such account."""
+    row = conn.execute(
+        "SELECT balance_micros - (SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
+        "WHERE account_id = a.id AND status = 'active') FROM accounts a WHERE id = ?",
+        [account_id],
+    ).fetchone()
+    return None if row is None else int(row[0])
+
+
 def insert_reservation(
     conn: sqlite3.Connection,
     *,
@@ -23,12 +33,30 @@ def insert_reservation(
     key_id: str | None,
     amount: int,
     idempotency_key: str | None,
-    now: str,
+    created_at: str,
+    status: str = "active",
+    charge: int = 0,
+    usage_event_id: str | None = None,
+    reason: str | None = None,
+    now: str | None = None,
 ) -> None:
     conn.execute(
         "INSERT INTO reservations (id, account_id, key_id, status, amount_micros, charge_micros, "
-        "idempotency_key, created_at, updated_at) VALUES (?, ?, ?, 'active', ?, 0, ?, ?, ?)",
-        [id, account_id, key_id, amount, idempotency_key, now, now],
+        "idempotency_key, usage_event_id, reason, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            id,
+            account_id,
+            key_id,
+            status,
+            amount,
+            charge,
+            idempotency_key,
+            usage_event_id,
+            reason,
+            created_at,
+            now or created_at,
+        ],
     )
 
 
