@@ -16,14 +16,19 @@ from emulator.billing.routes import (
 from emulator.control.routes import ControlController
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
+from emulator.faults.routes import FaultsController
 from emulator.gateway.chat_routes import ChatController
 from emulator.gateway.responses_routes import ResponsesController
 from emulator.gateway.routes import CatalogController
+from emulator.journal.capture import with_journal
+from emulator.journal.routes import JournalController
 from emulator.keys.routes import KeysController
 from emulator.openapi import openapi_config
 from emulator.pending import pending_handlers
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
+from emulator.snapshots.routes import SnapshotsController
+from emulator.snapshots.service import restore_file, save_file
 from emulator.web import authenticate_request, provide_caller, provide_runtime
 from emulator.wire import route_methods, with_wire_headers
 
@@ -44,6 +49,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             ReservationsController,
             KeysController,
             ControlController,
+            FaultsController,
+            JournalController,
+            SnapshotsController,
             *pending_handlers(),
         ],
         dependencies={
@@ -56,7 +64,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             HTTPException: handle_http_exception,
             Exception: handle_http_exception,
         },
-        on_shutdown=[lambda: rt.store.close()],
+        on_shutdown=[lambda: shut_down(rt)],
         openapi_config=openapi_config(),
         # Strict: JSON types as sent ("100" is not an integer, 1 is not a boolean).
         plugins=[PydanticPlugin(validate_strict=True)],
@@ -64,6 +72,18 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         debug=False,
     )
     app.state.runtime = rt
+    if settings.restore is not None:
+        restore_file(rt, settings.restore)
     routes = [(r.path, {str(getattr(m, "value", m)) for m in r.methods}) for r in app.routes]
-    app.asgi_handler = with_wire_headers(app.asgi_handler, rt.ids.request_id, route_methods(routes))
+    app.asgi_handler = with_wire_headers(
+        with_journal(app.asgi_handler, rt.journal, rt.clock),
+        rt.ids.request_id,
+        route_methods(routes),
+    )
     return app
+
+
+def shut_down(rt: Runtime) -> None:
+    if rt.settings.snapshot_on_exit is not None:
+        save_file(rt, rt.settings.snapshot_on_exit)
+    rt.store.close()

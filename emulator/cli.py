@@ -134,6 +134,34 @@ def main() -> None:
     help="When set, /_emulator/* requires it as a bearer or X-Emulator-Admin-Token.",
 )
 @click.option(
+    "--allow-faults/--no-allow-faults",
+    default=True,
+    show_default=True,
+    envvar="EMULATOR_ALLOW_FAULTS",
+    help="Obey the X-Emulator-Fault request header (fault rules of /_emulator/faults "
+    "always apply; guard them with --admin-token).",
+)
+@click.option(
+    "--journal-size",
+    type=click.IntRange(min=0, max=1_000_000),
+    default=1000,
+    show_default=True,
+    envvar="EMULATOR_JOURNAL_SIZE",
+    help="Requests kept in the journal (/_emulator/requests); 0 = no journal.",
+)
+@click.option(
+    "--restore",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    envvar="EMULATOR_RESTORE",
+    help="Start from a snapshot file (written by --snapshot-on-exit).",
+)
+@click.option(
+    "--snapshot-on-exit",
+    type=click.Path(dir_okay=False, path_type=Path),
+    envvar="EMULATOR_SNAPSHOT_ON_EXIT",
+    help="Write the whole state to this file when the server stops.",
+)
+@click.option(
     "--log-level",
     type=click.Choice(["critical", "error", "warning", "info", "debug"]),
     default="info",

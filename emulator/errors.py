@@ -26,8 +26,9 @@ them (and the framework's own errors) as SPEC section 6's envelope:
     ├── RateLimited               429 rate_limit_error      / rate_limit_exceeded
     ├── InternalError             500 api_error             / internal_error
     ├── NotImplementedYet         501 not_implemented_error / not_implemented
-    └── UpstreamError             503 upstream_error        / upstream_failed
-        └── NoRouteAvailable      503                       / no_route_available
+    ├── UpstreamError             503 upstream_error        / upstream_failed
+    │   └── NoRouteAvailable      503                       / no_route_available
+    └── InjectedFault             any status a fault rule names, with its type and code
 """
 
 from __future__ import annotations
@@ -197,3 +198,41 @@ class UpstreamError(EmulatorError):
 class NoRouteAvailable(UpstreamError):
     code = "no_route_available"
     default_headers = {"x-should-retry": "false"}  # it will not change on retry
+
+
+# The usual type and code of a status, for fault rules that name only a status.
+_FAULT_DEFAULTS: dict[int, tuple[str, str]] = {
+    400: ("invalid_request_error", "invalid_request"),
+    401: ("authentication_error", "invalid_api_key"),
+    402: ("billing_error", "insufficient_credits"),
+    403: ("permission_error", "insufficient_scope"),
+    404: ("not_found_error", "not_found"),
+    408: ("timeout_error", "request_timeout"),
+    409: ("conflict_error", "conflict"),
+    422: ("invalid_request_error", "invalid_request"),
+    429: ("rate_limit_error", "rate_limit_exceeded"),
+    500: ("api_error", "internal_error"),
+    502: ("upstream_error", "bad_gateway"),
+    503: ("upstream_error", "upstream_failed"),
+    504: ("upstream_error", "upstream_timeout"),
+}
+
+
+class InjectedFault(EmulatorError):
+    """The answer a fault rule (or the `X-Emulator-Fault` header) asked for."""
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        error_type: str | None = None,
+        code: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        default_type, default_code = _FAULT_DEFAULTS.get(
+            status, ("api_error" if status >= 500 else "invalid_request_error", "injected_fault")
+        )
+        super().__init__(message, code=code or default_code, headers=headers)
+        self.status = status  # type: ignore[misc]
+        self.type = error_type or default_type  # type: ignore[misc]

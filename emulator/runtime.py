@@ -12,9 +12,12 @@ from typing import TYPE_CHECKING
 
 from emulator.billing.limits import RateLimiter
 from emulator.clock import Clock, parse_iso
+from emulator.faults.rules import FaultBook
 from emulator.gateway.catalog import Catalog
 from emulator.ids import Ids
+from emulator.journal.book import Journal
 from emulator.settings import Settings, default_fixtures_dir
+from emulator.snapshots.service import Snapshots
 from emulator.store import Store
 from emulator.store.keys import KeyCache
 from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta
@@ -35,6 +38,24 @@ class Runtime:
     fixtures_dir: Path
     limiter: RateLimiter = field(default_factory=RateLimiter)
     keys: KeyCache = field(default_factory=KeyCache)
+    faults: FaultBook = field(init=False)
+    journal: Journal = field(init=False)
+    snapshots: Snapshots = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.faults = FaultBook(self.ids)
+        self.journal = Journal(self.settings.journal_size)
+        self.snapshots = Snapshots()
+
+    def after_restore(self, manual_now: float | None, offset: float) -> None:
+        """The database was replaced: drop what the process kept of the old one."""
+        self.keys = KeyCache()
+        for block in self._blocks.values():
+            block.reset()
+        self.limiter.reset()
+        self.clock.restore(manual_now, offset)
+        self.catalog.invalidate()
+
     # Numbers of the ids the hot path makes (generations, reservations, ledger
     # entries), reserved a block at a time: one write per block, not per id.
     _blocks: dict[str, SequenceBlock] = field(default_factory=dict)
@@ -67,6 +88,8 @@ class Runtime:
             for block in self._blocks.values():
                 block.reset()
             self.limiter.reset()
+            self.faults.clear()
+            self.journal.clear()
             build(conn, fx, self.ids, self.clock)
         self.catalog.invalidate()
 

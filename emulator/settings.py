@@ -22,6 +22,10 @@ class Settings:
     job_speed: float | None = 1.0  # None means "instant": jobs finish at creation
     stream_delay_ms: int = 20
     admin_token: str | None = None
+    allow_faults: bool = True  # the X-Emulator-Fault header is obeyed
+    journal_size: int = 1000  # requests kept by /_emulator/requests
+    restore: Path | None = None  # a snapshot file to start from
+    snapshot_on_exit: Path | None = None
     log_level: str = "info"
 
     @property

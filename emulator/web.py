@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
@@ -12,6 +13,9 @@ from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
 from emulator.errors import InternalError
+from emulator.faults import apply as fault_apply
+from emulator.faults import header as fault_header
+from emulator.faults.rules import Subject
 from emulator.runtime import Runtime
 
 JSON = "application/json"
@@ -63,9 +67,49 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         return
     caller = authenticate(rt.store, rt.keys, rt.clock, auth, headers.get("authorization"))
     connection.state.caller = caller
+    connection.scope["state"]["caller_ids"] = (
+        caller.account_id,
+        caller.key.id if caller.key else None,
+    )
     if "ai.gateway" in auth.scopes:
         standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
         connection.scope["state"]["rate_limit_headers"] = standing.headers()
+    await inject_faults(rt, connection, caller)
+
+
+async def inject_faults(rt: Runtime, connection: Request[Any, Any, Any], caller: Caller) -> None:
+    """The request's faults (rules and `X-Emulator-Fault`); nothing to do without any."""
+    header = connection.headers.get(fault_header.HEADER) if rt.settings.allow_faults else None
+    if not rt.faults.rules and not header:
+        fault_apply.begin(None)
+        return
+    model = None
+    if connection.method == "POST":  # read now: an injected error still journals it
+        body = await connection.body()
+        model = model_of(body) if rt.faults.needs_model() else None
+    subject = Subject(
+        path=connection.url.path,
+        method=connection.method,
+        account_id=caller.account_id,
+        key_id=caller.key.id if caller.key else None,
+        key_hash=caller.key.secret_hash if caller.key else None,
+        model=model,
+    )
+    faults = fault_apply.RequestFaults(
+        rt.faults, subject, tuple(fault_header.parse(header)) if header else ()
+    )
+    fault_apply.begin(faults)
+    await fault_apply.before_handler(faults)
+
+
+def model_of(body: bytes) -> str | None:
+    """The `model` of a JSON body, if it has one (for rules that match on it)."""
+    try:
+        data = msgspec.json.decode(body)
+    except msgspec.DecodeError:
+        return None
+    model = data.get("model") if isinstance(data, dict) else None
+    return model if isinstance(model, str) else None
 
 
 def rate_limits(caller: Caller) -> list[tuple[str, int]]:

@@ -22,6 +22,7 @@ from emulator.errors import (
     UpstreamError,
     ValidationFailed,
 )
+from emulator.faults import apply as fault_apply
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import tools_text
@@ -88,6 +89,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             route.provider, route.wire_format, route.status, behavior, view.replies
         )
         try:
+            if fault_apply.route_fails(route.model, route.provider):
+                raise ProviderFailed("fault_injected", f"A fault rule failed {route.provider}.")
             completions, deltas = _try(rt, provider, route, call)
         except ProviderFailed as failure:
             call.attempts.append(_attempt(route, "failed", failure.code))

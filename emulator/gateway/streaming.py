@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from emulator.auth.credentials import Caller
+from emulator.faults import apply as fault_apply
 from emulator.gateway import service
 from emulator.gateway.canonical import Delta, Finish, TextDelta
 from emulator.gateway.tokens import count_text
@@ -37,6 +38,24 @@ def typed_sse_lines(events: Iterator[dict[str, Any]]) -> Iterator[bytes]:
         yield b"event: " + event["type"].encode() + b"\ndata: " + data + b"\n\n"
 
 
+def cut_event(endpoint: str, sent: int) -> bytes:
+    """The error event a real gateway sends when its upstream breaks mid-stream."""
+    error = {
+        "message": f"Injected fault: the stream was cut after {sent} chunks.",
+        "type": "upstream_error",
+        "code": "stream_cut",
+        "param": None,
+    }
+    if endpoint == "responses":
+        event = {
+            "type": "error",
+            "sequence_number": sent,
+            **{k: error[k] for k in ("code", "message", "param")},
+        }
+        return b"event: error\ndata: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
+    return b"data: " + json.dumps({"error": error}, separators=(",", ":")).encode() + b"\n\n"
+
+
 async def paced_stream(
     rt: Runtime,
     caller: Caller,
@@ -59,10 +78,18 @@ async def paced_stream(
                 finish.append(delta)
             yield delta
 
+    cut = fault_apply.stream_cut(served.route.model, served.route.provider)
     try:
         if slow:
             yield KEEP_ALIVE
-        for line in render(tracked()):
+        kept = 0  # of `sent`: what the lines already yielded carried
+        for count, line in enumerate(render(tracked())):
+            if count == cut:
+                del sent[kept:]
+                finish.clear()
+                yield cut_event(call.endpoint, count)
+                return
+            kept = len(sent)
             yield line
             if pause:
                 await asyncio.sleep(pause)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +28,132 @@ class Tenant:
         return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
 
 
+MATCH_FIELDS = {"path", "method", "model", "provider", "key_id", "api_key", "account_id"}
+
+
+class FaultRule:
+    """A fault rule on the emulator; as a context manager it removes itself on exit."""
+
+    def __init__(self, handle: EmulatorHandle, data: dict[str, Any]) -> None:
+        self._handle = handle
+        self.id: str = data["id"]
+        self.data = data
+
+    @property
+    def hits(self) -> int:
+        """How many times it fired so far (read from the emulator)."""
+        return int(self._handle.control("GET", f"/faults/{self.id}")["hits"])
+
+    def remove(self) -> None:
+        self._handle._control.delete(f"/faults/{self.id}")  # gone already is fine
+
+    def __enter__(self) -> FaultRule:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class Faults:
+    """`emulator.faults.add(status=503, path="/api/v1/chat/*", times=1)`: match fields
+    and action fields may be given flat; `match=` and `action=` dicts work too."""
+
+    def __init__(self, handle: EmulatorHandle) -> None:
+        self._handle = handle
+
+    def add(
+        self,
+        *,
+        times: int | None = None,
+        probability: float | None = None,
+        match: dict[str, Any] | None = None,
+        action: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> FaultRule:
+        flat_match = {k: v for k, v in fields.items() if k in MATCH_FIELDS}
+        flat_action = {k: v for k, v in fields.items() if k not in MATCH_FIELDS}
+        body: dict[str, Any] = {
+            "match": {**(match or {}), **flat_match},
+            "action": {**(action or {}), **flat_action},
+        }
+        if times is not None:
+            body["times"] = times
+        if probability is not None:
+            body["probability"] = probability
+        return FaultRule(self._handle, self._handle.control("POST", "/faults", body))
+
+    def list(self) -> list[dict[str, Any]]:
+        return list(self._handle.control("GET", "/faults")["data"])
+
+    def clear(self) -> None:
+        self._handle.control("DELETE", "/faults")
+
+
+class Journal:
+    """What clients sent and got: `emulator.journal.last(path="/api/v1/chat/*")`."""
+
+    def __init__(self, handle: EmulatorHandle) -> None:
+        self._handle = handle
+
+    def list(self, **filters: Any) -> list[dict[str, Any]]:
+        """Newest first; filters: path (glob), method, status, key_id, account_id,
+        since, until, limit."""
+        params = {k: v for k, v in filters.items() if v is not None}
+        response = self._handle._control.get("/requests", params=params)
+        response.raise_for_status()
+        return list(response.json()["data"])
+
+    def last(self, **filters: Any) -> dict[str, Any] | None:
+        """The newest matching request, with its bodies."""
+        found = self.list(**filters, limit=1)
+        return self.get(found[0]["id"]) if found else None
+
+    def get(self, request_id: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._handle.control("GET", f"/requests/{request_id}")
+        return result
+
+    def clear(self) -> None:
+        self._handle.control("DELETE", "/requests")
+
+
+class Snapshots:
+    def __init__(self, handle: EmulatorHandle) -> None:
+        self._handle = handle
+
+    def save(self, name: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._handle.control("POST", "/snapshots", {"name": name})
+        return result
+
+    def restore(self, name: str) -> dict[str, Any]:
+        result: dict[str, Any] = self._handle.control("POST", f"/snapshots/{name}/restore")
+        return result
+
+    def delete(self, name: str) -> None:
+        self._handle.control("DELETE", f"/snapshots/{name}")
+
+    @contextmanager
+    def saved(self, name: str) -> Iterator[dict[str, Any]]:
+        """`with emulator.snapshots.saved("clean"):` the state comes back afterwards."""
+        snapshot = self.save(name)
+        try:
+            yield snapshot
+        finally:
+            self.restore(name)
+            self.delete(name)
+
+
 class EmulatorHandle:
-    """A running emulator: its URLs and its control plane."""
+    """A running emulator: its URLs and its control plane, with helpers for faults,
+    the request journal, snapshots and the clock."""
 
     def __init__(self, url: str, admin_token: str | None = None) -> None:
         self.url = url.rstrip("/")
         self.base_url = f"{self.url}/api/v1"
         headers = {"X-Emulator-Admin-Token": admin_token} if admin_token else {}
         self._control = httpx.Client(base_url=f"{self.url}/_emulator", headers=headers)
+        self.faults = Faults(self)
+        self.journal = Journal(self)
+        self.snapshots = Snapshots(self)
 
     def control(self, method: str, path: str, json: Any = None) -> Any:
         response = self._control.request(method, path, json=json)

@@ -1,0 +1,92 @@
+"""Where faults act: before the handler (delay, error), on each provider route
+(fail_route) and in a stream (cut).
+
+The request's subject and its `X-Emulator-Fault` items are set once, by the auth
+hook, in a context variable: the route and stream points of the same request
+(the same task) read them without threading them through every call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from emulator.errors import InjectedFault
+from emulator.faults.rules import EFFECTS, Action, Match, Subject
+
+if TYPE_CHECKING:
+    from emulator.faults.rules import FaultBook
+
+
+@dataclass(frozen=True)
+class RequestFaults:
+    book: FaultBook
+    subject: Subject
+    header: tuple[tuple[Match, Action], ...] = ()
+
+    def fire(self, point: str, subject: Subject) -> list[Action]:
+        """The header's items first (they win), then the rules, for what is still open."""
+        open_effects = set(EFFECTS[point])
+        fired = []
+        for match, action in self.header:
+            effects = open_effects.intersection(action.effects)
+            if effects and match.accepts(subject):
+                open_effects -= effects
+                fired.append(action)
+        return fired + self.book.fire(point, subject, open_effects)
+
+
+_current: ContextVar[RequestFaults | None] = ContextVar("emulator_faults", default=None)
+
+
+def begin(faults: RequestFaults | None) -> None:
+    _current.set(faults)
+
+
+async def before_handler(faults: RequestFaults) -> None:
+    """Latency first (a slow answer), then an error answer, if any fires."""
+    actions = faults.fire("request", faults.subject)
+    delay = next((a.delay_ms for a in actions if a.delay_ms), 0)
+    if delay:
+        await asyncio.sleep(delay / 1000)
+    error = next((a for a in actions if a.status is not None), None)
+    if error is not None:
+        raise _error(error)
+
+
+def _error(action: Action) -> InjectedFault:
+    status = action.status or 503
+    headers: dict[str, str] = {}
+    if status == 429 or action.retry_after is not None:
+        retry = action.retry_after if action.retry_after is not None else 1
+        headers |= {"Retry-After": str(retry), "retry-after-ms": str(retry * 1000)}
+    if status == 402:
+        headers["x-should-retry"] = "false"
+    return InjectedFault(
+        status,
+        action.message or f"Injected fault: this request was answered {status} on purpose.",
+        error_type=action.type,
+        code=action.code,
+        headers=headers,
+    )
+
+
+def route_fails(model: str, provider: str) -> bool:
+    """Whether a fault fails this provider route of the current request."""
+    faults = _current.get()
+    if faults is None:
+        return False
+    subject = replace(faults.subject, model=model, provider=provider)
+    return bool(faults.fire("route", subject))
+
+
+def stream_cut(model: str, provider: str) -> int | None:
+    """After how many chunks the current request's stream is cut, if it is."""
+    faults = _current.get()
+    if faults is None:
+        return None
+    subject = replace(faults.subject, model=model, provider=provider)
+    actions = faults.fire("stream", subject)
+    return actions[0].cut_stream_after if actions else None

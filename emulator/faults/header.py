@@ -1,0 +1,58 @@
+"""`X-Emulator-Fault`: the fault vocabulary in one request header, for clients that
+cannot reach the control plane. Items, comma-separated:
+
+    503, 429, 402:budget_exceeded   answer with this status (and code)
+    latency=250                     delay the answer by 250 ms
+    fail-provider[=name]            fail that provider's routes (every route without a name)
+    cut=3                           cut the stream after 3 chunks
+
+Accepted only while the emulator allows faults (`--allow-faults`, the default).
+"""
+
+from __future__ import annotations
+
+from emulator.errors import InvalidRequest
+from emulator.faults.rules import Action, Match
+
+HEADER = "x-emulator-fault"
+MAX_LATENCY_MS = 60_000
+
+
+def parse(value: str) -> list[tuple[Match, Action]]:
+    found: list[tuple[Match, Action]] = []
+    for raw in value.split(","):
+        item = raw.strip()
+        if item:
+            found.append(_item(item))
+    return found
+
+
+def _item(item: str) -> tuple[Match, Action]:
+    name, _, arg = item.partition("=")
+    name = name.strip().lower()
+    if name == "latency":
+        return Match(), Action(delay_ms=_number(item, arg, MAX_LATENCY_MS))
+    if name == "cut":
+        return Match(), Action(cut_stream_after=_number(item, arg, 100_000))
+    if name == "fail-provider":
+        provider = arg.strip() or None
+        return Match(provider=None if provider == "*" else provider), Action(fail_route=True)
+    status, _, code = item.partition(":")
+    if status.isdigit() and 400 <= int(status) <= 599 and not arg:
+        return Match(), Action(status=int(status), code=code.strip() or None)
+    raise _bad(f"unknown item {item!r}")
+
+
+def _number(item: str, arg: str, maximum: int) -> int:
+    if not arg.strip().isdigit() or int(arg) > maximum:
+        raise _bad(f"{item!r} needs a whole number from 0 to {maximum}")
+    return int(arg)
+
+
+def _bad(why: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"X-Emulator-Fault: {why}. Items: a status such as 503 or 402:budget_exceeded, "
+        "latency=<ms>, fail-provider[=<name>], cut=<chunks>; comma-separated.",
+        param="X-Emulator-Fault",
+        code="invalid_fault_header",
+    )

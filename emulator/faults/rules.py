@@ -1,0 +1,201 @@
+"""Fault rules: what they match, when they fire, what they do; and the book that holds them.
+
+A rule matches a request on any of path (glob), method, model, provider, API key
+and account; fires on the next `times` matches, with a seeded `probability`, or
+until removed; and its action does any of, each at its point of the request:
+
+    delay_ms          before the handler: the answer is delayed
+    status (+ type, code, message, retry_after)
+                      before the handler: the request is answered with this error
+    fail_route        on each provider route: the route fails (fallbacks happen and
+                      are recorded); `times` counts route attempts
+    cut_stream_after  in a stream: it stops after N chunks with an error event
+
+The book lives in memory (rules are test set-up, not state: a reset clears
+them, snapshots do not carry them) and costs nothing when it is empty.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from emulator.ids import Ids
+
+
+# What an action can do at each point of a request; a rule's action may do several.
+EFFECTS: dict[str, tuple[str, ...]] = {
+    "request": ("delay", "error"),
+    "route": ("fail_route",),
+    "stream": ("cut",),
+}
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What a rule can match of a request, as far as it is known at a point."""
+
+    path: str
+    method: str
+    account_id: str | None = None
+    key_id: str | None = None
+    key_hash: str | None = None
+    model: str | None = None
+    provider: str | None = None
+
+
+@dataclass(frozen=True)
+class Match:
+    path: str | None = None  # a glob: /api/v1/chat/*
+    method: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    key_id: str | None = None
+    key_hash: str | None = None  # of a raw `api_key` given when the rule was made
+    account_id: str | None = None
+
+    def accepts(self, s: Subject) -> bool:
+        return (
+            (self.path is None or fnmatchcase(s.path, self.path))
+            and (self.method is None or s.method == self.method)
+            and (self.model is None or s.model == self.model)
+            and (self.provider is None or s.provider == self.provider)
+            and (self.key_id is None or s.key_id == self.key_id)
+            and (self.key_hash is None or s.key_hash == self.key_hash)
+            and (self.account_id is None or s.account_id == self.account_id)
+        )
+
+    @property
+    def needs_model(self) -> bool:
+        return self.model is not None
+
+
+@dataclass(frozen=True)
+class Action:
+    """SPEC section 10's action: any of an error answer, a delay, a failed route, a cut."""
+
+    status: int | None = None
+    type: str | None = None  # the error's `type` (default: the status's usual one)
+    code: str | None = None
+    message: str | None = None
+    retry_after: int | None = None  # seconds; a 429 gets 1 unless told
+    delay_ms: int = 0
+    fail_route: bool = False
+    cut_stream_after: int | None = None
+
+    @property
+    def effects(self) -> tuple[str, ...]:
+        found = []
+        if self.delay_ms:
+            found.append("delay")
+        if self.status is not None:
+            found.append("error")
+        if self.fail_route:
+            found.append("fail_route")
+        if self.cut_stream_after is not None:
+            found.append("cut")
+        return tuple(found)
+
+    def wire(self) -> dict[str, Any]:
+        fields = {k: v for k, v in self.__dict__.items() if v is not None}
+        return {
+            k: v for k, v in fields.items() if v is not False and not (k == "delay_ms" and not v)
+        }
+
+
+@dataclass
+class FaultRule:
+    id: str
+    match: Match
+    action: Action
+    times: int | None = None  # fire on the next N matches...
+    probability: float | None = None  # ...or with this (seeded) probability...
+    created_at: str = ""  # ...or, with neither, until removed
+    hits: int = 0  # times it fired
+    matched: int = 0  # times it matched (fired or not)
+
+    @property
+    def spent(self) -> bool:
+        return self.times is not None and self.hits >= self.times
+
+    def wire(self) -> dict[str, Any]:
+        match = {k: v for k, v in self.match.__dict__.items() if v is not None}
+        if match.pop("key_hash", None):
+            match["api_key"] = "(redacted)"
+        return {
+            "object": "fault_rule",
+            "id": self.id,
+            "match": match,
+            "action": self.action.wire(),
+            "times": self.times,
+            "probability": self.probability,
+            "hits": self.hits,
+            "matched": self.matched,
+            "remaining": None if self.times is None else max(self.times - self.hits, 0),
+            "created_at": self.created_at,
+        }
+
+
+class FaultBook:
+    """The rules in force, in the order they were added; the first that fires wins."""
+
+    def __init__(self, ids: Ids) -> None:
+        self.ids = ids
+        self.rules: list[FaultRule] = []
+        self._lock = threading.Lock()
+        self._count = 0
+
+    def add(self, match: Match, action: Action, times: int | None, probability: float | None,
+            now: str) -> FaultRule:  # fmt: skip
+        with self._lock:
+            self._count += 1
+            rule = FaultRule(self.ids.make("fault", self._count), match, action, times,
+                             probability, now)  # fmt: skip
+            self.rules.append(rule)
+            return rule
+
+    def get(self, rule_id: str) -> FaultRule | None:
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def remove(self, rule_id: str) -> bool:
+        with self._lock:
+            before = len(self.rules)
+            self.rules = [r for r in self.rules if r.id != rule_id]
+            return len(self.rules) < before
+
+    def clear(self) -> int:
+        with self._lock:
+            count, self.rules, self._count = len(self.rules), [], 0
+            return count
+
+    def needs_model(self) -> bool:
+        """Whether a rule acting before the handler matches on the model (read from the body)."""
+        return any(
+            r.match.needs_model and set(r.action.effects) & set(EFFECTS["request"])
+            for r in self.rules
+        )
+
+    def fire(self, point: str, subject: Subject, open_effects: set[str]) -> list[Action]:
+        """The actions of the rules that fire at this point, first added first; a rule
+        fires only if it does something still open (then that is closed): two error
+        rules never both count a hit for one answer."""
+        if not self.rules:
+            return []
+        fired: list[Action] = []
+        with self._lock:
+            for rule in self.rules:
+                effects = open_effects.intersection(rule.action.effects)
+                if not effects or rule.spent or not rule.match.accepts(subject):
+                    continue
+                rule.matched += 1
+                if rule.probability is not None:
+                    draw = self.ids.rng("fault", rule.id, rule.matched).random()
+                    if draw >= rule.probability:
+                        continue
+                rule.hits += 1
+                open_effects -= effects
+                fired.append(rule.action)
+        return fired

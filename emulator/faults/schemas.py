@@ -1,0 +1,59 @@
+"""Bodies of /_emulator/faults (SPEC section 10)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, StrictBool, StrictInt, model_validator
+
+from emulator.bodies import RequestBody
+
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class MatchIn(RequestBody):
+    path: Name | None = Field(default=None, description="A glob on the path, e.g. /api/v1/chat/*")
+    method: Annotated[str, Field(pattern="^[A-Za-z]{3,7}$")] | None = None
+    model: Name | None = None
+    provider: Name | None = None
+    key_id: Name | None = None
+    api_key: Name | None = Field(default=None, description="A raw API key; kept only as its hash")
+    account_id: Name | None = None
+
+
+class ActionIn(RequestBody):
+    status: Annotated[StrictInt, Field(ge=400, le=599)] | None = None
+    type: Name | None = Field(
+        default=None, description="The error's type (default: the status's own)"
+    )
+    code: Name | None = None
+    message: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
+    retry_after: Annotated[StrictInt, Field(ge=0, le=86_400)] | None = None
+    delay_ms: Annotated[StrictInt, Field(ge=0, le=60_000)] = 0
+    fail_route: StrictBool = False
+    cut_stream_after: Annotated[StrictInt, Field(ge=0, le=100_000)] | None = None
+    fail_job: StrictBool = False
+
+    @model_validator(mode="after")
+    def _does_something(self) -> ActionIn:
+        if self.fail_job:
+            raise ValueError(
+                "fail_job: this emulator has no job routes yet; it arrives with the job engine"
+            )
+        acts = (self.status, self.delay_ms or None, self.fail_route or None, self.cut_stream_after)
+        if all(a is None for a in acts):
+            raise ValueError(
+                "the action does nothing: give status, delay_ms, fail_route or cut_stream_after"
+            )
+        return self
+
+
+class FaultCreate(RequestBody):
+    match: MatchIn | None = None
+    action: ActionIn
+    times: Annotated[StrictInt, Field(ge=1, le=1_000_000)] | None = Field(
+        default=None, description="Fire on the next N matches (default: until removed)"
+    )
+    probability: Annotated[float, Field(gt=0, le=1)] | None = Field(
+        default=None, description="Fire on each match with this probability (seeded: deterministic)"
+    )

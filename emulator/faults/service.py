@@ -1,0 +1,60 @@
+"""The control plane's fault rules: add, list, remove."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.errors import NotFound
+from emulator.faults.rules import Action, Match
+from emulator.faults.schemas import FaultCreate, MatchIn
+from emulator.ids import hash_secret
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+
+def add_rule(rt: Runtime, body: FaultCreate) -> dict[str, Any]:
+    m, a = body.match or MatchIn(), body.action
+    match = Match(
+        path=m.path,
+        method=m.method.upper() if m.method else None,
+        model=m.model,
+        provider=m.provider,
+        key_id=m.key_id,
+        key_hash=hash_secret(m.api_key) if m.api_key else None,
+        account_id=m.account_id,
+    )
+    action = Action(
+        status=a.status,
+        type=a.type,
+        code=a.code,
+        message=a.message,
+        retry_after=a.retry_after,
+        delay_ms=a.delay_ms,
+        fail_route=a.fail_route,
+        cut_stream_after=a.cut_stream_after,
+    )
+    rule = rt.faults.add(match, action, body.times, body.probability, rt.clock.now_iso())
+    return rule.wire()
+
+
+def list_rules(rt: Runtime) -> dict[str, Any]:
+    rules = [rule.wire() for rule in rt.faults.rules]
+    return {"object": "list", "data": rules, "has_more": False, "next_cursor": None}
+
+
+def get_rule(rt: Runtime, rule_id: str) -> dict[str, Any]:
+    rule = rt.faults.get(rule_id)
+    if rule is None:
+        raise NotFound(f"No fault rule {rule_id!r}.", param="id")
+    return rule.wire()
+
+
+def remove_rule(rt: Runtime, rule_id: str) -> dict[str, Any]:
+    if not rt.faults.remove(rule_id):
+        raise NotFound(f"No fault rule {rule_id!r}.", param="id")
+    return {"id": rule_id, "object": "fault_rule", "deleted": True}
+
+
+def clear_rules(rt: Runtime) -> dict[str, Any]:
+    return {"object": "list", "deleted": rt.faults.clear()}

@@ -1,0 +1,1 @@
+"""The request journal: what clients sent and what they got, for tests to verify."""

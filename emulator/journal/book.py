@@ -1,0 +1,173 @@
+"""The journal's store: the last N requests to /api/*, in memory, newest first.
+
+Recording is cheap (raw bytes, no parsing); what a reader wants to know (model,
+provider, error code, idempotency key, replayed) is derived when read. Bodies
+are kept up to a cap, and secrets are redacted when read: an API key or user
+token never leaves the journal, only its hint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections import deque
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any
+
+BODY_CAP = 64 * 1024
+_SECRET = re.compile(rb"(sk-emu-|emu_user_)[A-Za-z0-9_-]{6,}")
+# Request and response headers worth keeping (never Authorization).
+KEPT_REQUEST_HEADERS = (
+    b"content-type", b"idempotency-key", b"x-emulator-fault", b"http-referer", b"x-title",
+    b"user-agent",
+)  # fmt: skip
+KEPT_RESPONSE_HEADERS = (
+    b"content-type", b"idempotent-replayed", b"x-generation-id", b"retry-after",
+)  # fmt: skip
+
+
+@dataclass
+class Entry:
+    id: str
+    at: str  # virtual clock
+    method: str
+    path: str
+    query: str
+    request_headers: dict[str, str]
+    request_body: bytes
+    account_id: str | None = None
+    key_id: str | None = None
+    status: int = 0
+    response_headers: dict[str, str] | None = None
+    response_body: bytes = b""
+    truncated: bool = False
+    duration_ms: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        request, response = _json(self.request_body), _json(self.response_body)
+        if response is None and self.response_body.startswith((b"data: ", b"event: ")):
+            response = _first_event(self.response_body)
+        error = response.get("error") if isinstance(response, dict) else None
+        headers = self.response_headers or {}
+        return {
+            "object": "journal_entry",
+            "id": self.id,
+            "at": self.at,
+            "method": self.method,
+            "path": self.path,
+            "query": self.query or None,
+            "status": self.status,
+            "duration_ms": round(self.duration_ms, 3),
+            "account_id": self.account_id,
+            "key_id": self.key_id,
+            "model": _field(request, "model"),
+            "provider": _field(response, "provider"),
+            "idempotency_key": self.request_headers.get("idempotency-key"),
+            "replayed": headers.get("idempotent-replayed") == "true",
+            "error_code": error.get("code") if isinstance(error, dict) else None,
+            "stream": headers.get("content-type", "").startswith("text/event-stream"),
+        }
+
+    def detail(self) -> dict[str, Any]:
+        return {
+            **self.summary(),
+            "request": {"headers": self.request_headers, "body": _text(self.request_body)},
+            "response": {
+                "headers": self.response_headers or {},
+                "body": _text(self.response_body),
+                "truncated": self.truncated,
+            },
+        }
+
+
+def _json(body: bytes) -> Any:
+    if not body or body[:1] not in (b"{", b"["):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _first_event(stream: bytes) -> Any:
+    """The first event of a stream: it names the provider (chat chunks, or the
+    `response` of a responses stream's first event)."""
+    for line in stream.split(b"\n"):
+        if line.startswith(b"data: {"):
+            data = _json(line[6:])
+            return data.get("response", data) if isinstance(data, dict) else None
+    return None
+
+
+def _field(data: Any, name: str) -> Any:
+    return data.get(name) if isinstance(data, dict) else None
+
+
+def redact(body: bytes) -> bytes:
+    return _SECRET.sub(lambda m: m.group(0)[:7] + b"...[redacted]", body)
+
+
+def _text(body: bytes) -> Any:
+    """A JSON body as JSON, anything else as text; secrets redacted either way."""
+    clean = redact(body)
+    parsed = _json(clean)
+    if parsed is not None:
+        return parsed
+    return clean.decode("utf-8", errors="replace") if clean else None
+
+
+@dataclass(frozen=True)
+class Filters:
+    path: str | None = None  # a glob
+    method: str | None = None
+    status: int | None = None
+    key_id: str | None = None
+    account_id: str | None = None
+    since: str | None = None  # virtual-clock ISO times, inclusive
+    until: str | None = None
+
+    def accepts(self, e: Entry) -> bool:
+        return (
+            (self.path is None or fnmatchcase(e.path, self.path))
+            and (self.method is None or e.method == self.method)
+            and (self.status is None or e.status == self.status)
+            and (self.key_id is None or e.key_id == self.key_id)
+            and (self.account_id is None or e.account_id == self.account_id)
+            and (self.since is None or e.at >= self.since)
+            and (self.until is None or e.at <= self.until)
+        )
+
+
+class Journal:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: deque[Entry] = deque(maxlen=max(size, 1))
+        self._lock = threading.Lock()
+
+    def record(self, entry: Entry) -> None:
+        if self.size:
+            with self._lock:
+                self._entries.append(entry)
+
+    def query(self, filters: Filters, limit: int) -> list[Entry]:
+        with self._lock:
+            entries = list(self._entries)
+        found = []
+        for entry in reversed(entries):
+            if entry.status and filters.accepts(entry):
+                found.append(entry)
+                if len(found) == limit:
+                    break
+        return found
+
+    def get(self, entry_id: str) -> Entry | None:
+        with self._lock:
+            return next((e for e in self._entries if e.id == entry_id), None)
+
+    def clear(self) -> int:
+        with self._lock:
+            count = len(self._entries)
+            self._entries.clear()
+            return count

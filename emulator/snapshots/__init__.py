@@ -1,0 +1,1 @@
+"""Snapshots: the whole state saved and restored (SQLite's backup API)."""

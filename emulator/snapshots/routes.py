@@ -1,0 +1,45 @@
+"""/_emulator/snapshots: save, list, restore and delete named snapshots of the state."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, delete, get, post
+from litestar.params import FromPath, JSONBody
+from pydantic import Field
+
+from emulator.bodies import RequestBody
+from emulator.control.routes import ADMIN
+from emulator.snapshots.service import restore_from
+from emulator.web import RuntimeDep, auth_opt
+
+
+class SnapshotCreate(RequestBody):
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+
+
+class SnapshotsController(Controller):
+    path = "/_emulator/snapshots"
+    tags = ["Control plane"]
+    opt = auth_opt("admin")
+    security = ADMIN
+
+    @post("/", status_code=201, summary="Save the whole state under a name (replaces that name)")
+    async def save(self, rt: RuntimeDep, data: JSONBody[SnapshotCreate]) -> dict[str, Any]:
+        return rt.snapshots.save(rt, data.name).wire()
+
+    @get("/", summary="The saved snapshots")
+    async def list_snapshots(self, rt: RuntimeDep) -> dict[str, Any]:
+        data = [s.wire() for s in rt.snapshots.list()]
+        return {"object": "list", "data": data, "has_more": False, "next_cursor": None}
+
+    @post("/{name:str}/restore", status_code=200, summary="Put the state back as it was saved")
+    async def restore(self, rt: RuntimeDep, name: FromPath[str]) -> dict[str, Any]:
+        snapshot = rt.snapshots.get(name)
+        restore_from(rt, snapshot.conn)
+        return {**snapshot.wire(), "restored": True, "clock": rt.clock.now_iso()}
+
+    @delete("/{name:str}", status_code=200, summary="Forget a snapshot")
+    async def remove(self, rt: RuntimeDep, name: FromPath[str]) -> dict[str, Any]:
+        rt.snapshots.delete(name)
+        return {"object": "snapshot", "name": name, "deleted": True}
