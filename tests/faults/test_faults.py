@@ -1,0 +1,190 @@
+"""Fault rules and the X-Emulator-Fault header, through HTTP, the plugin and the openai SDK.
+
+Rules are global to the emulator: each test scopes its rules to its own tenant
+(`account_id`) or removes them (the plugin's context manager)."""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+import openai
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
+
+
+def usage_of(client: httpx.Client, generation_id: str) -> dict:
+    return client.get(f"/ai-gateway/usage/{generation_id}").json()
+
+
+def test_an_error_rule_answers_n_times_then_lets_requests_through(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with emulator.faults.add(
+        account_id=tenant.account_id, path="/api/v1/chat/*", status=402, code="budget_exceeded",
+        times=2,
+    ) as rule, tenant.client() as client:  # fmt: skip
+        for _ in range(2):
+            error = assert_error(
+                client.post("/chat/completions", json=CHAT), 402, "budget_exceeded"
+            )
+            assert error["type"] == "billing_error"
+        assert client.post("/chat/completions", json=CHAT).status_code == 200
+        assert rule.hits == 2
+        listed = {r["id"]: r for r in emulator.faults.list()}[rule.id]
+        assert listed["remaining"] == 0 and listed["matched"] == 2
+    assert rule.id not in {r["id"] for r in emulator.faults.list()}  # removed on exit
+
+
+def test_a_rule_matches_only_what_it_names(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    other = emulator.create_tenant()
+    with emulator.faults.add(account_id=tenant.account_id, model="openai/gpt-4o", status=503):
+        with tenant.client() as client:
+            assert_error(client.post("/chat/completions", json=CHAT), 503, "upstream_failed")
+            cheap = {**CHAT, "model": "emulator/echo"}
+            assert client.post("/chat/completions", json=cheap).status_code == 200
+            assert client.get("/ai-gateway/balance").status_code == 200  # no model: no match
+        with other.client() as client:
+            assert client.post("/chat/completions", json=CHAT).status_code == 200
+
+
+def test_a_429_rule_gives_retry_after_and_the_sdk_retries_through_it(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with emulator.faults.add(account_id=tenant.account_id, status=429, retry_after=0, times=1):
+        client = openai.OpenAI(base_url=tenant.base_url, api_key=tenant.api_key, max_retries=2)
+        answer = client.chat.completions.create(**CHAT)  # type: ignore[call-overload]
+        assert answer.choices[0].message.content
+    with (
+        emulator.faults.add(account_id=tenant.account_id, status=429, times=1),
+        tenant.client() as c,
+    ):
+        response = c.post("/chat/completions", json=CHAT)
+        assert_error(response, 429, "rate_limit_exceeded")
+        assert response.headers["retry-after"] == "1"
+
+
+def test_failing_a_provider_route_makes_a_recorded_fallback(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with emulator.faults.add(
+        account_id=tenant.account_id, provider="openai", fail_route=True, times=1
+    ) as rule, tenant.client() as client:  # fmt: skip
+        answer = client.post("/chat/completions", json=CHAT)
+        assert answer.status_code == 200 and answer.json()["provider"] != "openai"
+        event = usage_of(client, answer.headers["x-generation-id"])
+        attempts = event["route_attempts"]
+        assert attempts[0]["provider"] == "openai" and attempts[0]["error_code"] == "fault_injected"
+        assert attempts[-1]["status"] == "succeeded"
+        assert rule.hits == 1
+        again = client.post("/chat/completions", json=CHAT)  # the rule is spent
+        assert again.json()["provider"] == "openai"
+
+
+def test_failing_every_route_is_a_503_with_the_attempts(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with emulator.faults.add(account_id=tenant.account_id, fail_route=True), tenant.client() as c:
+        error = assert_error(c.post("/chat/completions", json=CHAT), 503, "upstream_failed")
+        codes = {a["error_code"] for a in error["metadata"]["route_attempts"]}
+        assert codes == {"fault_injected"}
+
+
+def test_a_stream_cut_sends_an_error_event_and_records_what_was_sent(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {
+        **CHAT,
+        "messages": [{"role": "user", "content": "[emulator:tokens=40]"}],
+        "stream": True,
+    }
+    with emulator.faults.add(account_id=tenant.account_id, cut_stream_after=3, times=1):
+        client = openai.OpenAI(base_url=tenant.base_url, api_key=tenant.api_key, max_retries=0)
+        seen = []
+        with pytest.raises(openai.APIError, match="cut after 3 chunks"):
+            for chunk in client.chat.completions.create(**body):  # type: ignore[call-overload]
+                seen.append(chunk)
+        assert len(seen) == 3
+    with tenant.client() as c:
+        events = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"]
+        assert 0 < events[0]["completion_tokens"] < 40 and events[0]["status"] == "succeeded"
+
+
+def test_responses_streams_are_cut_with_a_typed_error_event(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": "openai/gpt-4o", "input": "hello", "stream": True}
+    with tenant.client(headers={"X-Emulator-Fault": "cut=2"}) as c:
+        text = c.post("/responses", json=body).text
+    events = [line for line in text.splitlines() if line.startswith("event: ")]
+    assert events == ["event: response.created", "event: response.in_progress", "event: error"]
+    assert '"code":"stream_cut"' in text and '"sequence_number":2' in text
+
+
+def test_a_delay_rule_slows_the_answer(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with emulator.faults.add(account_id=tenant.account_id, delay_ms=150), tenant.client() as c:
+        start = time.perf_counter()
+        assert c.get("/ai-gateway/balance").status_code == 200
+        assert time.perf_counter() - start >= 0.15
+
+
+def test_a_probability_rule_is_seeded_so_runs_repeat(emulator: EmulatorHandle) -> None:
+    def outcomes() -> list[int]:
+        emulator.reset()  # the same state: the same rule id, the same draws
+        tenant = emulator.create_tenant()
+        with emulator.faults.add(account_id=tenant.account_id, status=500, probability=0.5):
+            with tenant.client() as c:
+                return [c.get("/ai-gateway/balance").status_code for _ in range(20)]
+
+    first = outcomes()
+    assert set(first) == {200, 500}  # about half fire
+    assert outcomes() == first
+
+
+def test_the_header_speaks_the_same_vocabulary(tenant: Tenant) -> None:
+    with tenant.client() as c:
+        cases = {"503": (503, "upstream_failed"), "402:budget_exceeded": (402, "budget_exceeded")}
+        for value, (status, code) in cases.items():
+            response = c.post("/chat/completions", json=CHAT, headers={"X-Emulator-Fault": value})
+            assert_error(response, status, code)
+        answer = c.post(
+            "/chat/completions", json=CHAT, headers={"X-Emulator-Fault": "fail-provider=openai"}
+        )
+        assert answer.status_code == 200 and answer.json()["provider"] != "openai"
+        bad = c.post("/chat/completions", json=CHAT, headers={"X-Emulator-Fault": "explode"})
+        assert assert_error(bad, 400, "invalid_fault_header")["param"] == "X-Emulator-Fault"
+
+
+def test_bad_rules_get_422s_naming_the_field(http: httpx.Client) -> None:
+    cases = [
+        ({"action": {}}, None),
+        ({"action": {"status": 200}}, "action.status"),
+        ({"action": {"status": 503}, "times": 0}, "times"),
+        ({"action": {"status": 503}, "probability": 2}, "probability"),
+        ({"action": {"fail_job": True}}, None),
+        ({"match": {"colour": "red"}, "action": {"status": 503}}, "match.colour"),
+    ]
+    for body, param in cases:
+        error = assert_error(http.post("/_emulator/faults", json=body), 422, "invalid_request")
+        if param:
+            assert error["param"] == param, (body, error)
+    assert_error(http.delete("/_emulator/faults/fault_nope"), 404, "not_found")
+
+
+def test_the_header_is_ignored_when_faults_are_not_allowed() -> None:
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings
+
+    server = BackgroundServer(
+        Settings(db=":memory:", allow_faults=False, log_level="warning")
+    ).start()
+    try:
+        headers = {"Authorization": "Bearer sk-emu-demo-all", "X-Emulator-Fault": "503"}
+        answer = httpx.post(f"{server.url}/api/v1/chat/completions", json=CHAT, headers=headers)
+        assert answer.status_code == 200
+    finally:
+        server.stop()

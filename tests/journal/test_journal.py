@@ -1,0 +1,79 @@
+"""The request journal through HTTP and the plugin's helper."""
+
+from __future__ import annotations
+
+import httpx
+
+from emulator.journal.book import Entry, Filters, Journal
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+CHAT = {"model": "emulator/echo", "messages": [{"role": "user", "content": "hello"}]}
+
+
+def test_each_request_is_journaled_with_who_what_and_how_it_went(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client(headers={"Idempotency-Key": "k-1"}) as client:
+        first = client.post("/chat/completions", json=CHAT)
+        client.post("/chat/completions", json=CHAT)  # replayed
+    with tenant.client() as client:
+        client.post("/chat/completions", json={**CHAT, "model": "nope/nope"})
+    entries = emulator.journal.list(account_id=tenant.account_id)
+    assert [e["status"] for e in entries] == [404, 200, 200]
+    missing, replay, original = entries
+    assert missing["error_code"] == "model_not_found" and missing["model"] == "nope/nope"
+    assert replay["replayed"] and not original["replayed"]
+    assert original["id"] == first.headers["x-request-id"]
+    assert original["idempotency_key"] == "k-1" and original["provider"]
+    assert original["key_id"] == tenant.api_key_id and original["duration_ms"] > 0
+
+
+def test_details_carry_the_bodies_with_secrets_redacted(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with httpx.Client(base_url=tenant.base_url) as client:
+        created = client.post(
+            "/keys",
+            json={"name": "ci", "scopes": ["ai.gateway"]},
+            headers={"Authorization": f"Bearer {tenant.user_token}"},
+        )
+    secret = created.json()["key"]
+    entry = emulator.journal.last(path="/api/v1/keys", account_id=tenant.account_id)
+    assert entry is not None and entry["request"]["body"] == {
+        "name": "ci",
+        "scopes": ["ai.gateway"],
+    }
+    text = str(entry)
+    assert secret not in text and tenant.user_token not in text
+    assert "sk-emu-...[redacted]" in text
+    assert "authorization" not in entry["request"]["headers"]
+
+
+def test_filters_limit_and_clear(
+    emulator: EmulatorHandle, tenant: Tenant, http: httpx.Client
+) -> None:
+    with tenant.client() as client:
+        for _ in range(3):
+            client.get("/ai-gateway/balance")
+        client.post("/chat/completions", json=CHAT)
+    mine = {"account_id": tenant.account_id}
+    assert len(emulator.journal.list(**mine, path="/api/v1/ai-gateway/*")) == 3
+    assert len(emulator.journal.list(**mine, method="POST")) == 1
+    assert len(emulator.journal.list(**mine, limit=2)) == 2
+    assert emulator.journal.list(**mine, status=500) == []
+    now = emulator.clock()["now"]
+    assert len(emulator.journal.list(**mine, since=now)) == 4
+    assert_error(http.get("/_emulator/requests/req_nope"), 404, "not_found")
+    assert_error(http.get("/_emulator/requests", params={"limit": 0}), 422, "invalid_request")
+    emulator.journal.clear()
+    assert emulator.journal.list(**mine) == []
+
+
+def test_the_journal_is_bounded() -> None:
+    journal = Journal(size=10)
+    for n in range(1000):
+        entry = Entry(str(n), "t", "GET", "/api/v1/x", "", {}, b"", status=200)
+        journal.record(entry)
+    found = journal.query(Filters(), limit=1000)
+    assert [e.id for e in found] == [str(n) for n in range(999, 989, -1)]
