@@ -136,9 +136,9 @@ def test_a_probability_rule_is_seeded_so_runs_repeat(emulator: EmulatorHandle) -
     def outcomes() -> list[int]:
         emulator.reset()  # the same state: the same rule id, the same draws
         tenant = emulator.create_tenant()
-        with emulator.faults.add(account_id=tenant.account_id, status=500, probability=0.5):
-            with tenant.client() as c:
-                return [c.get("/ai-gateway/balance").status_code for _ in range(20)]
+        rule = emulator.faults.add(account_id=tenant.account_id, status=500, probability=0.5)
+        with rule, tenant.client() as c:
+            return [c.get("/ai-gateway/balance").status_code for _ in range(20)]
 
     first = outcomes()
     assert set(first) == {200, 500}  # about half fire
