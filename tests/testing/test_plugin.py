@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from emulator.testing import EmulatorHandle
@@ -54,3 +57,67 @@ def test_uses_the_running_one(emulator):
 def test_the_plugin_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--help")
     result.stdout.fnmatch_lines(["*--emulator-url*"])
+
+
+TOOLKIT_SUITE = """
+import json, os
+
+CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def note(emulator):
+    folder = os.environ["SEEN_DIR"]
+    with open(os.path.join(folder, os.environ.get("PYTEST_XDIST_WORKER", "main")), "a") as f:
+        f.write(emulator.url + "\\n")
+
+
+def test_a_fault_rule_removes_itself(emulator, emulator_tenant):
+    note(emulator)
+    with emulator.faults.add(status=503, times=1) as rule:  # global: this worker only
+        with emulator_tenant.client() as c:
+            assert c.post("/chat/completions", json=CHAT).status_code == 503
+        assert rule.hits == 1
+    assert emulator.faults.list() == []
+
+
+def test_the_journal_shows_what_was_sent(emulator, emulator_tenant):
+    note(emulator)
+    with emulator_tenant.client(headers={"Idempotency-Key": "abc"}) as c:
+        c.post("/chat/completions", json=CHAT)
+    sent = emulator.journal.last(account_id=emulator_tenant.account_id)
+    assert sent["request"]["body"]["model"] == "openai/gpt-4o"
+    assert sent["idempotency_key"] == "abc" and sent["status"] == 200
+
+
+def test_snapshots_and_the_clock(emulator, emulator_tenant):
+    note(emulator)
+    with emulator.snapshots.saved("clean"):
+        emulator.advance(86_400)
+        emulator.top_up(emulator_tenant.account_id, 1_000_000)
+    assert emulator.account(emulator_tenant.account_id)["balance_micros"] == 25_000_000
+
+
+def test_a_header_fault(emulator, emulator_tenant):
+    note(emulator)
+    with emulator_tenant.client(headers={"X-Emulator-Fault": "429"}) as c:
+        assert c.get("/ai-gateway/balance").status_code == 429
+"""
+
+
+@pytest.mark.slow  # two pytest workers, each starting Python and an emulator
+def test_the_toolkit_works_under_xdist_with_each_worker_isolated(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    pytester.makepyfile(test_user=TOOLKIT_SUITE)
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    os.environ["SEEN_DIR"] = str(seen)
+    try:
+        result = pytester.runpytest_subprocess("-q", "-n", "2", "-p", "no:cacheprovider")
+    finally:
+        del os.environ["SEEN_DIR"]
+    result.assert_outcomes(passed=4)
+    urls = {path.name: set(path.read_text().split()) for path in seen.iterdir()}
+    assert set(urls) == {"gw0", "gw1"}  # both workers ran tests...
+    assert all(len(u) == 1 for u in urls.values())  # ...each on one emulator...
+    assert urls["gw0"] != urls["gw1"]  # ...of its own
