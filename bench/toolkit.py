@@ -34,9 +34,10 @@ def add_rules(url: str, count: int) -> None:
 def bench_faults_overhead(seconds: int, rounds: int = 3) -> None:
     script = HERE / "results" / "toolkit_chat.lua"
     script.parent.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp, server(
-        emulator_cmd("--db", ":memory:"), "/_emulator/health", Path(tmp)
-    ) as url:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        server(emulator_cmd("--db", ":memory:"), "/_emulator/health", Path(tmp)) as url,
+    ):
         write_wrk_script(script, BODY, bench_tenant_key(url))
         target, lua = url + "/api/v1/chat/completions", str(script.relative_to(HERE))
         wrk(target, 1, script=lua)
@@ -68,12 +69,12 @@ def bench_tenant_and_restore(events: int = 10_000) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "state.db"
         fill_usage(db, events)
-        with server(emulator_cmd("--db", str(db)), "/_emulator/health", Path(tmp)) as url:
-            with httpx.Client(base_url=url) as client:
-                ping = timed(client, "GET", "/_emulator/health", 200)
-                tenant = timed(client, "POST", "/_emulator/accounts", 200, json={})
-                client.post("/_emulator/snapshots", json={"name": "big"}).raise_for_status()
-                restore = timed(client, "POST", "/_emulator/snapshots/big/restore", 20)
+        args = emulator_cmd("--db", str(db))
+        with server(args, "/_emulator/health", Path(tmp)) as url, httpx.Client(base_url=url) as c:
+            ping = timed(c, "GET", "/_emulator/health", 200)
+            tenant = timed(c, "POST", "/_emulator/accounts", 200, json={})
+            c.post("/_emulator/snapshots", json={"name": "big"}).raise_for_status()
+            restore = timed(c, "POST", "/_emulator/snapshots/big/restore", 20)
     report("isolated tenant (POST /_emulator/accounts)", tenant, ping, "ms", "< 5 ms; ref: health")
     report(f"restore a snapshot with {events:,} usage events", restore, ping, "ms", "< 200 ms")
 
