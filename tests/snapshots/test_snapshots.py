@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import httpx
@@ -62,3 +63,35 @@ def test_snapshot_on_exit_and_restore_carry_a_state_across_runs(tmp_path: Path) 
     with serving("--db", ":memory:", "--restore", str(saved), cwd=tmp_path) as (url, _):
         again = httpx.get(f"{url}/api/v1/ai-gateway/balance", headers=headers).json()
     assert again["balance_micros"] == balance["balance_micros"] == 25_001_234
+
+
+def test_restores_while_requests_run_are_safe(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    import threading
+
+    emulator.snapshots.save("t-busy")
+    statuses: list[int] = []
+    done = threading.Event()
+
+    def load() -> None:
+        with tenant.client() as client:
+            while not done.is_set():
+                statuses.append(client.post("/chat/completions", json=CHAT).status_code)
+
+    threads = [threading.Thread(target=load) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    try:
+        restores, deadline = 0, time.monotonic() + 30
+        while (len(statuses) < 60 or restores < 5) and time.monotonic() < deadline:
+            emulator.snapshots.restore("t-busy")
+            restores += 1
+    finally:
+        done.set()
+        for thread in threads:
+            thread.join()
+    assert statuses and set(statuses) == {200}
+    emulator.snapshots.restore("t-busy")
+    with tenant.client() as client:  # the ledger still adds up after all that
+        balance = client.get("/ai-gateway/balance").json()
+        assert balance["balance_micros"] == tenant.balance_micros
+    emulator.snapshots.delete("t-busy")
