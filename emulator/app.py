@@ -20,15 +20,19 @@ from emulator.faults.routes import FaultsController
 from emulator.gateway.chat_routes import ChatController
 from emulator.gateway.responses_routes import ResponsesController
 from emulator.gateway.routes import CatalogController
+from emulator.jobs.routes import JobsControlController
 from emulator.journal.capture import with_journal
 from emulator.journal.routes import JournalController
 from emulator.keys.routes import KeysController
+from emulator.media.routes import MediaController
 from emulator.openapi import openapi_config
 from emulator.pending import pending_handlers
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
 from emulator.snapshots.routes import SnapshotsController
 from emulator.snapshots.service import restore_file, save_file
+from emulator.video.routes import VideoController
+from emulator.vidprov.routes import VidprovController
 from emulator.web import authenticate_request, provide_caller, provide_runtime
 from emulator.wire import route_methods, with_wire_headers
 
@@ -52,6 +56,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             FaultsController,
             JournalController,
             SnapshotsController,
+            VideoController,
+            VidprovController,
+            JobsControlController,
+            MediaController,
             *pending_handlers(),
         ],
         dependencies={

@@ -16,6 +16,7 @@ from emulator.billing.money import micros_to_usd
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import BillingError, BudgetExceeded, NotFound, ValidationFailed
+from emulator.jobs.service import settle_refunds
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import reservations
 from emulator.store.accounts import add_ledger_entry
@@ -66,6 +67,7 @@ def hold(
                 f"{' at ' + spend.resets_at if spend.resets_at else ''}.",
                 metadata=spend.wire(amount),
             )
+        settle_refunds(rt, conn, account_id)  # a failed video job gives its charge back
         available = reservations.available(conn, account_id)
         if available is None:
             raise NotFound(f"No account {account_id!r}.")

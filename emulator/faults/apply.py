@@ -90,3 +90,11 @@ def stream_cut(model: str, provider: str) -> int | None:
     subject = replace(faults.subject, model=model, provider=provider)
     actions = faults.fire("stream", subject)
     return actions[0].cut_stream_after if actions else None
+
+
+def job_fails(model: str | None) -> bool:
+    """Whether a fault fails the job the current request creates."""
+    faults = _current.get()
+    if faults is None:
+        return False
+    return bool(faults.fire("job", replace(faults.subject, model=model)))

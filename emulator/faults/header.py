@@ -5,6 +5,7 @@ cannot reach the control plane. Items, comma-separated:
     latency=250                     delay the answer by 250 ms
     fail-provider[=name]            fail that provider's routes (every route without a name)
     cut=3                           cut the stream after 3 chunks
+    fail-job                        the job this request creates fails
 
 Accepted only while the emulator allows faults (`--allow-faults`, the default).
 """
@@ -34,6 +35,8 @@ def _item(item: str) -> tuple[Match, Action]:
         return Match(), Action(delay_ms=_number(item, arg, MAX_LATENCY_MS))
     if name == "cut":
         return Match(), Action(cut_stream_after=_number(item, arg, 100_000))
+    if name == "fail-job" and not arg:
+        return Match(), Action(fail_job=True)
     if name == "fail-provider":
         provider = arg.strip() or None
         return Match(provider=None if provider == "*" else provider), Action(fail_route=True)
@@ -52,7 +55,7 @@ def _number(item: str, arg: str, maximum: int) -> int:
 def _bad(why: str) -> InvalidRequest:
     return InvalidRequest(
         f"X-Emulator-Fault: {why}. Items: a status such as 503 or 402:budget_exceeded, "
-        "latency=<ms>, fail-provider[=<name>], cut=<chunks>; comma-separated.",
+        "latency=<ms>, fail-provider[=<name>], cut=<chunks>, fail-job; comma-separated.",
         param="X-Emulator-Fault",
         code="invalid_fault_header",
     )

@@ -10,6 +10,7 @@ until removed; and its action does any of, each at its point of the request:
     fail_route        on each provider route: the route fails (fallbacks happen and
                       are recorded); `times` counts route attempts
     cut_stream_after  in a stream: it stops after N chunks with an error event
+    fail_job          a job created by the request fails (and is refunded)
 
 The book lives in memory (rules are test set-up, not state: a reset clears
 them, snapshots do not carry them) and costs nothing when it is empty.
@@ -31,6 +32,7 @@ EFFECTS: dict[str, tuple[str, ...]] = {
     "request": ("delay", "error"),
     "route": ("fail_route",),
     "stream": ("cut",),
+    "job": ("fail_job",),
 }
 
 
@@ -85,6 +87,7 @@ class Action:
     delay_ms: int = 0
     fail_route: bool = False
     cut_stream_after: int | None = None
+    fail_job: bool = False
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -97,6 +100,8 @@ class Action:
             found.append("fail_route")
         if self.cut_stream_after is not None:
             found.append("cut")
+        if self.fail_job:
+            found.append("fail_job")
         return tuple(found)
 
     def wire(self) -> dict[str, Any]:

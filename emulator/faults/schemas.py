@@ -36,14 +36,17 @@ class ActionIn(RequestBody):
 
     @model_validator(mode="after")
     def _does_something(self) -> ActionIn:
-        if self.fail_job:
-            raise ValueError(
-                "fail_job: this emulator has no job routes yet; it arrives with the job engine"
-            )
-        acts = (self.status, self.delay_ms or None, self.fail_route or None, self.cut_stream_after)
+        acts = (
+            self.status,
+            self.delay_ms or None,
+            self.fail_route or None,
+            self.cut_stream_after,
+            self.fail_job or None,
+        )
         if all(a is None for a in acts):
             raise ValueError(
-                "the action does nothing: give status, delay_ms, fail_route or cut_stream_after"
+                "the action does nothing: give status, delay_ms, fail_route, cut_stream_after "
+                "or fail_job"
             )
         return self
 

@@ -33,6 +33,7 @@ def add_rule(rt: Runtime, body: FaultCreate) -> dict[str, Any]:
         delay_ms=a.delay_ms,
         fail_route=a.fail_route,
         cut_stream_after=a.cut_stream_after,
+        fail_job=a.fail_job,
     )
     rule = rt.faults.add(match, action, body.times, body.probability, rt.clock.now_iso())
     return rule.wire()

@@ -140,6 +140,46 @@ class ReplyFixture(_Strict):
         return value
 
 
+class VideoModelFixture(_Strict):
+    id: str
+    name: str
+    description: str
+    task_types: list[Literal["text2video", "image2video", "multi-image2video"]] = Field(
+        min_length=1
+    )
+    aspect_ratios: list[str] = Field(min_length=1)
+    durations: list[int] = Field(min_length=1)
+    modes: dict[str, int] = Field(min_length=1)  # micros per second of video
+    sound: bool = False
+    max_images: int = Field(default=1, ge=1, le=10)
+
+
+class EffectFixture(_Strict):
+    scene: str
+    images: Literal[1, 2]
+    micros: int = Field(ge=0)
+
+
+class FamilyFixture(_Strict):
+    queued_s: float = Field(ge=0)
+    processing_s: float = Field(ge=0)
+    per_output_second_s: float = Field(default=0, ge=0)
+
+
+class ClipFixture(_Strict):
+    width: int = Field(ge=2)
+    height: int = Field(ge=2)
+    files: dict[int, str]
+
+
+class VideoFixture(_Strict):
+    models: list[VideoModelFixture] = []
+    effects: list[EffectFixture] = []
+    tasks: dict[str, int] = {}
+    families: dict[str, FamilyFixture] = {}
+    clips: dict[str, ClipFixture] = {}
+
+
 class Fixtures(_Strict):
     source: str
     world: WorldFixture
@@ -148,6 +188,7 @@ class Fixtures(_Strict):
     models: list[ModelFixture]
     accounts: list[AccountFixture]
     replies: list[ReplyFixture] = []
+    video: VideoFixture = VideoFixture()
 
 
 _FILES = {
@@ -157,6 +198,7 @@ _FILES = {
     "models": ("models.yaml", "models"),
     "accounts": ("accounts.yaml", "accounts"),
     "replies": ("replies.yaml", "replies"),
+    "video": ("video.yaml", None),
 }
 _cache: dict[tuple[str, tuple[float, ...]], Fixtures] = {}
 

@@ -222,6 +222,47 @@ def m0006_auth_epoch(db: Any) -> None:
         conn.execute(f"CREATE TRIGGER auth_epoch_{name} AFTER {event} {bump}")
 
 
+@migration
+def m0007_jobs(db: Any) -> None:
+    """Long-running jobs (video generations, provider tasks). Their status is not
+    stored: it is computed from the schedule and the virtual clock when read."""
+    db["jobs"].create(
+        {
+            "id": str,
+            "account_id": str,
+            "key_id": str,
+            "family": str,  # video_generation, vidprov_effects, ...
+            "kind": str,  # generation | provider_task
+            "model": str,
+            "inputs": str,  # JSON
+            "outputs": str,  # JSON: the media it ends with
+            "created_at": str,
+            "created_ts": float,  # virtual clock, seconds
+            "queued_s": float,
+            "processing_s": float,
+            "fail_ts": float,  # when it fails (known at creation, or forced); else null
+            "error_code": str,
+            "error_message": str,
+            "done_ts": float,  # a forced completion
+            "charge_micros": int,
+            "refunded": int,
+            "idempotency_key": str,
+            "provider_task_id": str,
+            "external_task_id": str,
+        },
+        pk="id",
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"account_id", "family", "kind", "inputs", "created_at", "created_ts"},
+        defaults={"refunded": 0, "charge_micros": 0},
+    )
+    db["jobs"].create_index(["account_id", "kind"])
+    db["jobs"].create_index(["provider_task_id"])
+    db["jobs"].create_index(["external_task_id"])
+    db.conn.execute(
+        "CREATE INDEX idx_jobs_refund_due ON jobs (account_id, fail_ts) WHERE refunded = 0"
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -1,0 +1,1 @@
+"""The job engine: long-running work whose status is a function of the virtual clock."""

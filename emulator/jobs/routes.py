@@ -1,0 +1,52 @@
+"""POST /_emulator/jobs/{id}/complete|fail: force a job's outcome now."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, post
+from litestar.params import FromPath, JSONBody
+from pydantic import Field
+
+from emulator.bodies import RequestBody
+from emulator.control.routes import ADMIN
+from emulator.jobs import service
+from emulator.jobs.engine import state_at
+from emulator.web import RuntimeDep, auth_opt
+
+
+class JobFailure(RequestBody):
+    code: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    message: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
+
+
+class JobsControlController(Controller):
+    path = "/_emulator/jobs"
+    tags = ["Control plane"]
+    opt = auth_opt("admin")
+    security = ADMIN
+
+    @post("/{job_id:str}/complete", status_code=200, summary="Complete a running job now")
+    async def complete(self, rt: RuntimeDep, job_id: FromPath[str]) -> dict[str, Any]:
+        return _outcome(rt, service.force(rt, job_id, "complete", None, None))
+
+    @post("/{job_id:str}/fail", status_code=200, summary="Fail a running job now (refunded)")
+    async def fail(
+        self, rt: RuntimeDep, job_id: FromPath[str], data: JSONBody[JobFailure | None] = None
+    ) -> dict[str, Any]:
+        body = data or JobFailure()
+        return _outcome(rt, service.force(rt, job_id, "fail", body.code, body.message))
+
+
+def _outcome(rt: Any, job: Any) -> dict[str, Any]:
+    state = state_at(job, rt.clock.now())
+    return {
+        "id": job.id,
+        "object": "job",
+        "family": job.family,
+        "status": state.status,
+        "progress": state.progress,
+        "error": {"code": job.error_code, "message": job.error_message}
+        if state.status == "failed"
+        else None,
+    }

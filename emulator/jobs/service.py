@@ -1,0 +1,187 @@
+"""Creating, reading, forcing and listing jobs; their money.
+
+A job is charged to the account's USD balance when it is created (a ledger
+entry, `kind: job_charge`), in the transaction that creates it, after the
+same available-balance check as the gateway (balance less active holds): 402
+`insufficient_credits` when short. A failed job is refunded exactly (`kind:
+job_refund`). Failures are known ahead (a prompt with `[emulator:fail]`, a
+fault rule) or forced; the refund is written by the first read of the account
+that happens at or after the failure (any job read, list or balance), so the
+ledger never shows a refund before the job failed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from emulator.billing.money import micros_to_usd
+from emulator.clock import iso
+from emulator.errors import BillingError, NotFound
+from emulator.jobs.engine import Schedule, planned_failure, state_at
+from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.store import jobs as job_rows
+from emulator.store.accounts import add_ledger_entry
+from emulator.store.jobs import JobRow
+from emulator.store.reservations import available
+
+if TYPE_CHECKING:
+    from emulator.auth.credentials import Caller
+    from emulator.runtime import Runtime
+
+
+def create_job(
+    rt: Runtime,
+    caller: Caller,
+    *,
+    prefix: str,
+    family: str,
+    kind: str,
+    model: str | None,
+    inputs: dict[str, Any],
+    outputs: dict[str, Any],
+    schedule: Schedule,
+    price_micros: int,
+    failure: tuple[str, str] | None,
+    idempotency_key: str | None = None,
+    external_task_id: str | None = None,
+) -> JobRow:
+    """Queue a job and charge it, in one transaction; a known failure is scheduled."""
+    now = rt.clock.now()
+    job_id = rt.new_id(prefix)
+    with rt.store.write() as conn:
+        settle_refunds(rt, conn, caller.account_id)
+        left = available(conn, caller.account_id) or 0
+        if price_micros > left:
+            raise BillingError(
+                f"Insufficient credits: this job costs {micros_to_usd(price_micros)} USD "
+                f"({price_micros} micros) and {micros_to_usd(max(left, 0))} USD is available. "
+                "Top up the balance, or choose a shorter duration or the standard mode.",
+                metadata={"required_micros": price_micros, "available_micros": left},
+            )
+        job = JobRow(
+            id=job_id,
+            account_id=caller.account_id,
+            key_id=caller.key.id if caller.key else None,
+            family=family,
+            kind=kind,
+            model=model,
+            inputs=inputs,
+            outputs=outputs,
+            created_at=iso(now),
+            created_ts=now,
+            queued_s=schedule.queued_s,
+            processing_s=schedule.processing_s,
+            fail_ts=planned_failure(now, schedule) if failure else None,
+            error_code=failure[0] if failure else None,
+            error_message=failure[1] if failure else None,
+            done_ts=None,
+            charge_micros=price_micros,
+            refunded=False,
+            idempotency_key=idempotency_key,
+            provider_task_id=rt.new_id("vp") if kind == "provider_task" else None,
+            external_task_id=external_task_id,
+        )
+        job_rows.insert_job(conn, job)
+        if price_micros:
+            add_ledger_entry(
+                conn,
+                rt.ids,
+                account_id=caller.account_id,
+                asset="usd_micros",
+                kind="job_charge",
+                amount=-price_micros,
+                reference=job_id,
+                now=job.created_at,
+                entry_id=rt.new_id("le"),
+            )
+        settle_refunds(rt, conn, caller.account_id)  # `instant` failures fail now
+    return job
+
+
+def settle_refunds(rt: Runtime, conn: sqlite3.Connection, account_id: str) -> None:
+    """Refund the account's jobs that have failed by now and are not refunded yet."""
+    now = rt.clock.now()
+    for job in job_rows.refunds_due(conn, account_id, now):
+        add_ledger_entry(
+            conn,
+            rt.ids,
+            account_id=account_id,
+            asset="usd_micros",
+            kind="job_refund",
+            amount=job.charge_micros,
+            reference=job.id,
+            now=iso(max(job.fail_ts or now, job.created_ts)),
+            entry_id=rt.new_id("le"),
+        )
+        job_rows.mark_refunded(conn, job.id)
+
+
+def read_job(rt: Runtime, account_id: str, job_id: str, kind: str) -> JobRow:
+    with rt.store.write() as conn:
+        settle_refunds(rt, conn, account_id)
+        job = job_rows.get_job(conn, account_id, job_id, kind)
+    if job is None:
+        raise NotFound(f"No {kind.replace('_', ' ')} {job_id!r} in this account.", param="id")
+    return job
+
+
+def find_task(rt: Runtime, account_id: str, any_id: str) -> JobRow:
+    with rt.store.write() as conn:
+        settle_refunds(rt, conn, account_id)
+        job = job_rows.find_task(conn, account_id, any_id)
+    if job is None:
+        raise NotFound(
+            f"No provider task {any_id!r} in this account (looked up as a local, provider "
+            "and external task id).",
+            param="id",
+        )
+    return job
+
+
+def list_jobs(
+    rt: Runtime,
+    account_id: str,
+    kind: str,
+    limit: int | None,
+    cursor: str | None,
+    render: Any,
+) -> dict[str, Any]:
+    size = check_limit(limit, default=20, maximum=100)
+    after = decode_cursor(cursor, 1)
+    before = int(after[0]) if after and after[0].isdigit() else None
+    with rt.store.write() as conn:
+        settle_refunds(rt, conn, account_id)
+        rows = job_rows.list_jobs(conn, account_id, kind, size + 1, before)
+    return page(
+        rows,
+        size,
+        cursor_of=lambda item: encode_cursor(str(item[0])),
+        render=lambda item: render(item[1]),
+    )
+
+
+def force(rt: Runtime, job_id: str, outcome: str, code: str | None, message: str | None) -> JobRow:
+    """The control plane's `complete` or `fail`: the outcome happens now (a terminal
+    job keeps its outcome; forcing it again changes nothing)."""
+    now = rt.clock.now()
+    with rt.store.write() as conn:
+        job = job_rows.job_by_id(conn, job_id)
+        if job is None:
+            raise NotFound(f"No job {job_id!r}.", param="id")
+        if not state_at(job, now).terminal:
+            if outcome == "complete":
+                changes: dict[str, Any] = {"done_ts": now, "fail_ts": None}
+                changes |= {"error_code": None, "error_message": None}
+            else:
+                changes = {
+                    "done_ts": None,
+                    "fail_ts": now,
+                    "error_code": code or "job_failed",
+                    "error_message": message or "The job was failed by the control plane.",
+                }
+            job_rows.force_outcome(conn, job_id, **changes)
+            job = replace(job, **changes)
+        settle_refunds(rt, conn, job.account_id)
+    return job

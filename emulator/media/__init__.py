@@ -1,0 +1,1 @@
+"""Real output media: small, valid, playable files served under /media/."""

@@ -1,0 +1,120 @@
+"""Jobs: what was asked, its schedule and its outcome (status is computed on read)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class JobRow:
+    id: str
+    account_id: str
+    key_id: str | None
+    family: str
+    kind: str
+    model: str | None
+    inputs: dict[str, Any]
+    outputs: dict[str, Any]
+    created_at: str
+    created_ts: float
+    queued_s: float
+    processing_s: float
+    fail_ts: float | None
+    error_code: str | None
+    error_message: str | None
+    done_ts: float | None
+    charge_micros: int
+    refunded: bool
+    idempotency_key: str | None
+    provider_task_id: str | None
+    external_task_id: str | None
+
+
+_COLUMNS = list(JobRow.__dataclass_fields__)
+
+
+def _row(row: sqlite3.Row) -> JobRow:
+    data = dict(row)
+    data.pop("seq", None)
+    data["inputs"] = json.loads(data["inputs"])
+    data["outputs"] = json.loads(data["outputs"] or "{}")
+    data["refunded"] = bool(data["refunded"])
+    return JobRow(**data)
+
+
+def insert_job(conn: sqlite3.Connection, job: JobRow) -> None:
+    values = {**job.__dict__, "inputs": json.dumps(job.inputs), "outputs": json.dumps(job.outputs)}
+    values["refunded"] = int(job.refunded)
+    marks = ", ".join("?" for _ in _COLUMNS)
+    conn.execute(
+        f"INSERT INTO jobs ({', '.join(_COLUMNS)}) VALUES ({marks})",
+        [values[c] for c in _COLUMNS],
+    )
+
+
+def get_job(conn: sqlite3.Connection, account_id: str, job_id: str, kind: str) -> JobRow | None:
+    row = conn.execute(
+        "SELECT * FROM jobs WHERE id = ? AND account_id = ? AND kind = ?",
+        [job_id, account_id, kind],
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
+def job_by_id(conn: sqlite3.Connection, job_id: str) -> JobRow | None:
+    row = conn.execute("SELECT * FROM jobs WHERE id = ?", [job_id]).fetchone()
+    return None if row is None else _row(row)
+
+
+def find_task(conn: sqlite3.Connection, account_id: str, any_id: str) -> JobRow | None:
+    """A provider task by its local, provider or external task id."""
+    row = conn.execute(
+        "SELECT * FROM jobs WHERE account_id = ? AND kind = 'provider_task' AND "
+        "(id = ? OR provider_task_id = ? OR external_task_id = ?) ORDER BY rowid DESC LIMIT 1",
+        [account_id, any_id, any_id, any_id],
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
+def list_jobs(
+    conn: sqlite3.Connection, account_id: str, kind: str, limit: int, before_seq: int | None
+) -> list[tuple[int, JobRow]]:
+    sql = "SELECT rowid AS seq, * FROM jobs WHERE account_id = ? AND kind = ?"
+    params: list[Any] = [account_id, kind]
+    if before_seq is not None:
+        sql += " AND rowid < ?"
+        params.append(before_seq)
+    sql += " ORDER BY rowid DESC LIMIT ?"
+    params.append(limit)
+    return [(int(row["seq"]), _row(row)) for row in conn.execute(sql, params)]
+
+
+def force_outcome(
+    conn: sqlite3.Connection,
+    job_id: str,
+    *,
+    fail_ts: float | None,
+    done_ts: float | None,
+    error_code: str | None,
+    error_message: str | None,
+) -> None:
+    conn.execute(
+        "UPDATE jobs SET fail_ts = ?, done_ts = ?, error_code = ?, error_message = ? WHERE id = ?",
+        [fail_ts, done_ts, error_code, error_message, job_id],
+    )
+
+
+def refunds_due(conn: sqlite3.Connection, account_id: str, now: float) -> list[JobRow]:
+    """Failed (by now) jobs of the account whose charge is not refunded yet."""
+    rows = conn.execute(
+        "SELECT * FROM jobs WHERE account_id = ? AND refunded = 0 AND fail_ts <= ? "
+        "AND charge_micros > 0",
+        [account_id, now],
+    ).fetchall()
+    return [_row(row) for row in rows]
+
+
+def mark_refunded(conn: sqlite3.Connection, job_id: str) -> None:
+    conn.execute("UPDATE jobs SET refunded = 1 WHERE id = ?", [job_id])

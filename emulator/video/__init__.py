@@ -1,0 +1,1 @@
+"""Video generation: POST /generate/video and its generation records."""

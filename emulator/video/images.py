@@ -1,0 +1,49 @@
+"""Input images: base64 (or a data URL) of a PNG, JPEG or WebP, or an http(s) URL."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+
+from emulator.errors import ValidationFailed
+
+MAX_IMAGE_BYTES = 10 * 1024 * 1024
+
+
+def image_format(data: bytes) -> str | None:
+    if data.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "png"
+    if data.startswith(b"\xff\xd8\xff"):
+        return "jpeg"
+    if data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+        return "webp"
+    return None
+
+
+def check_image(value: str, param: str) -> str:
+    """The image's format (`png`, `jpeg`, `webp`, or `url`), or a 422 naming `param`."""
+    text = value.strip()
+    if text.startswith(("http://", "https://")):
+        return "url"
+    if text.startswith("data:"):
+        header, _, text = text.partition(",")
+        if ";base64" not in header:
+            raise _bad(param, "a data URL must be base64 (data:image/png;base64,...)")
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise _bad(param, "not valid base64") from exc
+    if len(data) > MAX_IMAGE_BYTES:
+        raise _bad(param, f"larger than {MAX_IMAGE_BYTES // (1024 * 1024)} MiB")
+    found = image_format(data)
+    if found is None:
+        raise _bad(param, "the decoded bytes are not a PNG, JPEG or WebP image")
+    return found
+
+
+def _bad(param: str, why: str) -> ValidationFailed:
+    return ValidationFailed(
+        f"`{param}`: {why}. Send the base64 of a PNG, JPEG or WebP image, or an https URL.",
+        param=param,
+        code="invalid_image",
+    )

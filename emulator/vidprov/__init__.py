@@ -1,0 +1,1 @@
+"""The video provider's tasks and the registry that finds them by any of their ids."""

@@ -1,0 +1,67 @@
+"""The /vidprov task routes and the provider task registry."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get, post
+from litestar.params import FromPath, JSONBody, QueryParameter
+
+from emulator.jobs import service as jobs
+from emulator.video.routes import base_url
+from emulator.vidprov import service
+from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
+from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
+
+JobsLimit = Annotated[
+    int | None, QueryParameter(ge=1, le=100, description="Page size, 1 to 100 (default 20).")
+]
+
+
+class VidprovController(Controller):
+    path = f"{API_PREFIX}/vidprov"
+    opt = auth_opt("api_key", "video")
+    security = BEARER
+    tags = ["Video provider"]
+
+    @post("/videos/effects", status_code=200, summary="Queue an effects task (effect_scene)")
+    async def effects(
+        self, request: Request[Any, Any, Any], data: JSONBody[EffectsRequest]
+    ) -> dict[str, Any]:
+        return service.effects(runtime_of(request), caller_of(request), data, base_url(request))
+
+    @post("/lipsync", status_code=200, summary="Queue an advanced lip-sync task")
+    async def lipsync(
+        self, request: Request[Any, Any, Any], data: JSONBody[LipsyncRequest]
+    ) -> dict[str, Any]:
+        return service.lipsync(runtime_of(request), caller_of(request), data, base_url(request))
+
+    @post("/multi-elements", status_code=200, summary="Queue a multi-elements editing task")
+    async def multi_elements(
+        self, request: Request[Any, Any, Any], data: JSONBody[MultiElementsRequest]
+    ) -> dict[str, Any]:
+        rt, caller = runtime_of(request), caller_of(request)
+        return service.multi_elements(rt, caller, data, base_url(request))
+
+    @get("/tasks/{task_id:str}", summary="A provider task by its local, provider or external id")
+    async def get_task(
+        self, request: Request[Any, Any, Any], task_id: FromPath[str]
+    ) -> dict[str, Any]:
+        rt, caller = runtime_of(request), caller_of(request)
+        job = jobs.find_task(rt, caller.account_id, task_id)
+        return service.task_record(rt, job, base_url(request))
+
+    @get("/tasks", summary="The account's provider tasks, newest first")
+    async def list_tasks(
+        self, request: Request[Any, Any, Any], limit: JobsLimit = None, cursor: Cursor = None
+    ) -> dict[str, Any]:
+        rt, caller = runtime_of(request), caller_of(request)
+        base = base_url(request)
+        return jobs.list_jobs(
+            rt,
+            caller.account_id,
+            "provider_task",
+            limit,
+            cursor,
+            lambda job: service.task_record(rt, job, base),
+        )

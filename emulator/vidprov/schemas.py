@@ -1,0 +1,48 @@
+"""Bodies of the /vidprov task routes."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from emulator.bodies import RequestBody
+
+Url = Annotated[str, Field(pattern=r"^https?://", max_length=2000)]
+Image = Annotated[str, Field(min_length=1, max_length=15_000_000)]
+ExternalId = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class EffectsRequest(RequestBody):
+    effect_scene: Annotated[str, Field(min_length=1, max_length=100)]
+    image: Image | None = Field(default=None, description="Single-image effects: base64 or URL")
+    images: Annotated[list[Image], Field(min_length=1, max_length=2)] | None = Field(
+        default=None, description="Dual-image effects: two images, base64 or URLs"
+    )
+    duration: Annotated[str, Field(pattern="^(5|10)s?$")] = "5"
+    external_task_id: ExternalId | None = None
+    callback_url: Url | None = Field(default=None, description="Accepted; never called")
+
+
+class LipsyncRequest(RequestBody):
+    video_url: Url | None = None
+    video_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    mode: Literal["audio2video", "text2video"] = "audio2video"
+    audio_url: Url | None = None
+    audio: Annotated[str, Field(min_length=1, max_length=20_000_000)] | None = Field(
+        default=None, description="Base64 of a WAV or MP3 file"
+    )
+    text: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
+    voice_id: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    voice_speed: Annotated[float, Field(ge=0.8, le=2.0)] = 1.0
+    external_task_id: ExternalId | None = None
+    callback_url: Url | None = None
+
+
+class MultiElementsRequest(RequestBody):
+    video_url: Url
+    edit_mode: Literal["addition", "swap", "removal"]
+    prompt: Annotated[str, Field(min_length=1, max_length=2500)]
+    image_list: Annotated[list[Image], Field(max_length=4)] = []
+    external_task_id: ExternalId | None = None
+    callback_url: Url | None = None

@@ -1,0 +1,231 @@
+"""Provider tasks: effects, lip-sync and multi-elements, queued on the job engine.
+
+Each task has three ids: ours (`task_...`), the provider's (`vp_...`) and an
+optional one the client chose (`external_task_id`); the registry finds it by
+any. It shows the provider's own status words beside ours.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import TYPE_CHECKING, Any
+
+from emulator.errors import ValidationFailed
+from emulator.faults import apply as fault_apply
+from emulator.jobs import service as jobs
+from emulator.jobs.engine import FAIL_MARKER, schedule_for, state_at
+from emulator.media.clips import find_clip
+from emulator.store.jobs import JobRow
+from emulator.video.images import check_image
+from emulator.video.service import family, video_catalog
+from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
+
+if TYPE_CHECKING:
+    from emulator.auth.credentials import Caller
+    from emulator.runtime import Runtime
+
+PROVIDER_STATUS = {
+    "queued": "submitted",
+    "processing": "processing",
+    "completed": "succeed",
+    "failed": "failed",
+}
+TASK_ASPECT = "16:9"
+
+
+def effects(rt: Runtime, caller: Caller, body: EffectsRequest, base_url: str) -> dict[str, Any]:
+    catalog = video_catalog(rt)
+    effect = next((e for e in catalog.get("effects", []) if e["scene"] == body.effect_scene), None)
+    if effect is None:
+        scenes = ", ".join(e["scene"] for e in catalog.get("effects", []))
+        raise ValidationFailed(
+            f"No effect scene {body.effect_scene!r}. Scenes: {scenes}.",
+            param="effect_scene",
+            code="unknown_effect_scene",
+        )
+    images = ([body.image] if body.image else []) + list(body.images or [])
+    if (body.image is None) == (body.images is None) or len(images) != effect["images"]:
+        shape = "`image` (one)" if effect["images"] == 1 else "`images` (two)"
+        raise ValidationFailed(
+            f"{body.effect_scene} takes {effect['images']} image(s): send {shape}.",
+            param="image" if effect["images"] == 1 else "images",
+            code="invalid_image_count",
+        )
+    for index, image in enumerate(images):
+        check_image(image, "image" if body.image else f"images[{index}]")
+    seconds = int(body.duration.rstrip("s"))
+    inputs = {"effect_scene": body.effect_scene, "images": len(images), "duration": seconds}
+    return _queue(
+        rt,
+        caller,
+        "vidprov_effects",
+        "effects",
+        inputs,
+        seconds,
+        effect["micros"],
+        body.external_task_id,
+        "",
+        base_url,
+    )
+
+
+def lipsync(rt: Runtime, caller: Caller, body: LipsyncRequest, base_url: str) -> dict[str, Any]:
+    if (body.video_url is None) == (body.video_id is None):
+        raise ValidationFailed(
+            "Lip-sync needs the video to sync: exactly one of `video_url` and `video_id`.",
+            param="video_url",
+        )
+    if body.mode == "audio2video":
+        if (body.audio is None) == (body.audio_url is None):
+            raise ValidationFailed(
+                "audio2video needs exactly one of `audio` (base64 WAV or MP3) and `audio_url`.",
+                param="audio",
+            )
+        if body.audio is not None:
+            _check_audio(body.audio)
+    elif body.text is None or body.voice_id is None:
+        raise ValidationFailed(
+            "text2video lip-sync needs `text` and a `voice_id`.",
+            param="text" if body.text is None else "voice_id",
+        )
+    seconds = 5
+    price = video_catalog(rt).get("tasks", {}).get("lipsync_micros_per_second", 0) * seconds
+    inputs = {"mode": body.mode, "video": body.video_url or body.video_id, "text": body.text}
+    return _queue(
+        rt,
+        caller,
+        "vidprov_lipsync",
+        "lipsync",
+        inputs,
+        seconds,
+        price,
+        body.external_task_id,
+        body.text or "",
+        base_url,
+    )
+
+
+def multi_elements(
+    rt: Runtime, caller: Caller, body: MultiElementsRequest, base_url: str
+) -> dict[str, Any]:
+    if body.edit_mode in ("addition", "swap") and not body.image_list:
+        raise ValidationFailed(
+            f"edit_mode {body.edit_mode} needs the element to add or swap in `image_list` "
+            "(1 to 4 images).",
+            param="image_list",
+            code="invalid_image_count",
+        )
+    for index, image in enumerate(body.image_list):
+        check_image(image, f"image_list[{index}]")
+    price = video_catalog(rt).get("tasks", {}).get("multi_elements_micros", 0)
+    inputs = {
+        "edit_mode": body.edit_mode,
+        "prompt": body.prompt,
+        "video": body.video_url,
+        "images": len(body.image_list),
+    }
+    return _queue(
+        rt,
+        caller,
+        "vidprov_multi_elements",
+        "multi_elements",
+        inputs,
+        5,
+        price,
+        body.external_task_id,
+        body.prompt,
+        base_url,
+    )
+
+
+def _check_audio(value: str) -> None:
+    try:
+        data = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise ValidationFailed("`audio` is not valid base64.", param="audio") from exc
+    wav = data[:4] == b"RIFF" and data[8:12] == b"WAVE"
+    mp3 = data[:3] == b"ID3" or (len(data) > 1 and data[0] == 0xFF and data[1] & 0xE0 == 0xE0)
+    if not (wav or mp3):
+        raise ValidationFailed(
+            "`audio` must be the base64 of a WAV or MP3 file.", param="audio", code="invalid_audio"
+        )
+
+
+def _queue(
+    rt: Runtime,
+    caller: Caller,
+    family_name: str,
+    task_type: str,
+    inputs: dict[str, Any],
+    seconds: int,
+    price: int,
+    external_task_id: str | None,
+    text: str,
+    base_url: str,
+) -> dict[str, Any]:
+    catalog = video_catalog(rt)
+    clip = find_clip(catalog, rt.fixtures_dir, TASK_ASPECT, seconds)
+    failure = None
+    if FAIL_MARKER in text or fault_apply.job_fails(None):
+        failure = ("task_failed", "The provider could not complete the task.")
+    job = jobs.create_job(
+        rt,
+        caller,
+        prefix="task",
+        family=family_name,
+        kind="provider_task",
+        model=None,
+        inputs={"task_type": task_type, **inputs},
+        outputs={
+            "aspect_ratio": TASK_ASPECT,
+            "duration": clip.seconds,
+            "resolution": clip.resolution,
+            "file_size": clip.size,
+        },
+        schedule=schedule_for(family(catalog, family_name), seconds, rt.settings.job_speed),
+        price_micros=price,
+        failure=failure,
+        external_task_id=external_task_id,
+    )
+    return task_record(rt, job, base_url)
+
+
+def task_record(rt: Runtime, job: JobRow, base_url: str) -> dict[str, Any]:
+    state = state_at(job, rt.clock.now())
+    done = state.status == "completed"
+    failed = state.status == "failed"
+    return {
+        "id": job.id,
+        "object": "provider_task",
+        "task_id": job.id,
+        "provider_task_id": job.provider_task_id,
+        "external_task_id": job.external_task_id,
+        "task_type": job.inputs["task_type"],
+        "status": state.status,
+        "task_status": PROVIDER_STATUS[state.status],
+        "task_status_msg": job.error_message if failed else None,
+        "progress": state.progress,
+        "eta_seconds": state.eta_seconds,
+        "created_at": job.created_at,
+        "started_at": state.started_at,
+        "finished_at": state.finished_at,
+        "inputs": {k: v for k, v in job.inputs.items() if k != "task_type"},
+        "task_result": {
+            "videos": [
+                {
+                    "id": f"{job.provider_task_id}-0",
+                    "url": f"{base_url}/media/{job.id}.mp4",
+                    "duration": str(job.outputs["duration"]),
+                    "resolution": job.outputs["resolution"],
+                    "file_size": job.outputs["file_size"],
+                }
+            ],
+            "images": [],
+        }
+        if done
+        else None,
+        "charge_micros": job.charge_micros,
+        "refunded": job.refunded or (failed and job.charge_micros > 0),
+        "error": {"code": job.error_code, "message": job.error_message} if failed else None,
+    }
