@@ -37,3 +37,38 @@ def assert_error(
         assert error["type"] == type_, error
     assert isinstance(error["message"], str) and len(error["message"]) > 10
     return error
+
+
+def mp4_boxes(data: bytes, start: int = 0, end: int | None = None) -> dict[str, bytes]:
+    """The top-level boxes of an MP4 (or of a box's payload), by type."""
+    import struct
+
+    boxes: dict[str, bytes] = {}
+    at, end = start, len(data) if end is None else end
+    while at + 8 <= end:
+        size, kind = struct.unpack(">I4s", data[at : at + 8])
+        header = 8
+        if size == 1:
+            size = struct.unpack(">Q", data[at + 8 : at + 16])[0]
+            header = 16
+        if size < header:
+            break
+        boxes.setdefault(kind.decode("latin-1"), data[at + header : at + size])
+        at += size
+    return boxes
+
+
+def mp4_facts(data: bytes) -> tuple[float, int, int]:
+    """(duration in seconds, width, height) of an MP4, read from mvhd and tkhd."""
+    import struct
+
+    moov = mp4_boxes(data)["moov"]
+    inner = mp4_boxes(moov)
+    mvhd = inner["mvhd"]
+    if mvhd[0] == 1:
+        timescale, duration = struct.unpack(">IQ", mvhd[20:32])
+    else:
+        timescale, duration = struct.unpack(">II", mvhd[12:20])
+    tkhd = mp4_boxes(inner["trak"])["tkhd"]
+    width, height = struct.unpack(">II", tkhd[-8:])
+    return duration / timescale, width >> 16, height >> 16

@@ -1,0 +1,56 @@
+"""The job engine's status: a pure function of the schedule and the clock."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from emulator.jobs.engine import Schedule, planned_failure, schedule_for, state_at
+from emulator.store.jobs import JobRow
+
+JOB = JobRow(
+    id="vgen_1", account_id="acct", key_id=None, family="video_generation",
+    kind="generation", model="m", inputs={}, outputs={}, created_at="", created_ts=1000.0,
+    queued_s=10.0, processing_s=40.0, fail_ts=None, error_code=None, error_message=None,
+    done_ts=None, charge_micros=0, refunded=False, idempotency_key=None,
+    provider_task_id=None, external_task_id=None,
+)  # fmt: skip
+
+
+def test_a_job_walks_queued_processing_completed() -> None:
+    assert state_at(JOB, 1000.0).status == "queued"
+    assert state_at(JOB, 1009.9).status == "queued"
+    middle = state_at(JOB, 1030.0)
+    assert (middle.status, middle.progress, middle.eta_seconds) == ("processing", 50, 20.0)
+    done = state_at(JOB, 1050.0)
+    assert (done.status, done.progress, done.eta_seconds) == ("completed", 100, None)
+    assert done.finished_at == "1970-01-01T00:17:30.000Z"
+
+
+@given(st.lists(st.floats(min_value=0, max_value=100), min_size=2, max_size=20))
+def test_progress_never_goes_back(offsets: list[float]) -> None:
+    order = ["queued", "processing", "completed"]
+    states = [state_at(JOB, 1000.0 + t) for t in sorted(offsets)]
+    for before, after in itertools.pairwise(states):
+        assert after.progress >= before.progress
+        assert order.index(after.status) >= order.index(before.status)
+
+
+def test_a_planned_failure_fails_half_way_with_the_progress_reached() -> None:
+    failing = replace(JOB, fail_ts=planned_failure(1000.0, Schedule(10.0, 40.0)))
+    assert state_at(failing, 1029.0).status == "processing"
+    failed = state_at(failing, 1031.0)
+    assert (failed.status, failed.progress) == ("failed", 50)
+
+
+def test_forced_outcomes_and_instant_speed() -> None:
+    assert state_at(replace(JOB, done_ts=1001.0), 1001.0).status == "completed"
+    assert state_at(replace(JOB, fail_ts=1001.0), 1001.0).progress == 0
+    family = {"queued_s": 4, "processing_s": 20, "per_output_second_s": 2}
+    assert schedule_for(family, 5, None) == Schedule(0.0, 0.0)
+    assert schedule_for(family, 5, 2.0) == Schedule(2.0, 15.0)
+    instant = replace(JOB, queued_s=0.0, processing_s=0.0)
+    assert state_at(instant, 1000.0).status == "completed"

@@ -1,0 +1,250 @@
+"""POST /generate/video, the generation record, its media and its money, through HTTP."""
+
+from __future__ import annotations
+
+import base64
+
+import httpx
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error, bearer, mp4_facts
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+JPEG = base64.b64encode(b"\xff\xd8\xff\xe0" + bytes(40)).decode()
+GIF = base64.b64encode(b"GIF89a" + bytes(40)).decode()
+FIRST, COUNT = "image_list[0].image", "invalid_image_count"
+BODY = {
+    "model": "vidprov/v1.6",
+    "task_type": "text2video",
+    "prompt": "a red fox running through snow",
+    "aspect_ratio": "16:9",
+    "duration": "5s",
+    "mode": "standard",
+}
+
+
+def generate(client: httpx.Client, **changes: object) -> httpx.Response:
+    return client.post("/generate/video", json={**BODY, **changes})
+
+
+def test_polling_while_the_clock_moves_walks_every_status(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        record = generate(client).json()
+        assert (record["status"], record["progress"], record["video_url"]) == ("queued", 0, None)
+        seen, progress = [], []
+        for step in range(13):
+            emulator.advance(1 if step == 0 else 4)
+            now = client.get(f"/generation/{record['id']}").json()
+            seen.append(now["status"])
+            progress.append(now["progress"])
+        assert seen[0] == "queued" and "processing" in seen and seen[-1] == "completed"
+        assert progress == sorted(progress) and progress[-1] == 100
+        assert len({p for s, p in zip(seen, progress, strict=True) if s == "processing"}) > 2
+        # The same job read twice at the same virtual time: the same body.
+        assert client.get(f"/generation/{record['id']}").json() == now
+        assert now["completed_at"] and now["started_at"] and now["error"] is None
+
+
+def test_the_completed_record_points_at_a_playable_mp4(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        record = generate(client, aspect_ratio="9:16", duration="10s").json()
+        emulator.advance(600)
+        done = client.get(f"/generation/{record['id']}").json()
+    meta = done["metadata"]
+    assert (meta["aspect_ratio"], meta["duration"], meta["resolution"]) == ("9:16", 10, "108x192")
+    assert isinstance(meta["seed"], int) and meta["model"] == "vidprov/v1.6"
+    media = httpx.get(done["video_url"])
+    assert media.status_code == 200 and media.headers["content-type"] == "video/mp4"
+    assert int(media.headers["content-length"]) == len(media.content) == done["file_size"]
+    assert media.content[4:8] == b"ftyp"
+    seconds, width, height = mp4_facts(media.content)
+    assert round(seconds) == 10 and (width, height) == (108, 192)
+    assert httpx.get(done["video_url"]).content == media.content  # stable bytes
+    # Range requests, so players can seek.
+    part = httpx.get(done["video_url"], headers={"Range": "bytes=100-199"})
+    assert part.status_code == 206 and part.content == media.content[100:200]
+    assert part.headers["content-range"] == f"bytes 100-199/{len(media.content)}"
+    tail = httpx.get(done["video_url"], headers={"Range": "bytes=-10"})
+    assert tail.status_code == 206 and tail.content == media.content[-10:]
+    bad = httpx.get(done["video_url"], headers={"Range": "bytes=999999-"})
+    assert (
+        bad.status_code == 416 and bad.headers["content-range"] == f"bytes */{len(media.content)}"
+    )
+
+
+def test_media_of_a_running_job_is_not_there_yet(tenant: Tenant, http: httpx.Client) -> None:
+    with tenant.client() as client:
+        record = generate(client).json()
+    assert_error(http.get(f"/media/{record['id']}.mp4"), 404, "not_found")
+    assert_error(http.get("/media/nothing.mp4"), 404, "not_found")
+
+
+def test_a_generation_is_charged_and_a_failed_one_refunded_exactly(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        ok = generate(client, mode="pro", duration="10s").json()
+        assert ok["charge_micros"] == 70_000 * 10
+        failing = generate(client, prompt="a storm [emulator:fail]").json()
+        assert failing["charge_micros"] == 35_000 * 5
+        charged = client.get("/ai-gateway/balance").json()["balance_micros"]
+        assert charged == start - 700_000 - 175_000  # the failure has not happened yet
+        emulator.advance(600)
+        failed = client.get(f"/generation/{failing['id']}").json()
+        assert failed["status"] == "failed" and failed["video_url"] is None
+        assert failed["error"]["code"] == "generation_failed" and failed["error_message"]
+        assert failed["refunded"] and 0 < failed["progress"] < 100
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 700_000
+        # Reading again refunds nothing more.
+        client.get(f"/generation/{failing['id']}")
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 700_000
+
+
+def test_another_accounts_key_cannot_read_the_record(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        record = generate(client).json()
+    other = emulator.create_tenant()
+    with other.client() as client:
+        assert_error(client.get(f"/generation/{record['id']}"), 404, "not_found")
+        assert client.get("/generation").json()["data"] == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "param", "code"),
+    [
+        ({"model": "openai/gpt-4o"}, "model", "model_not_found"),
+        ({"task_type": "video2video"}, "task_type", "invalid_request"),
+        ({"model": "vidprov/v2-master", "task_type": "multi-image2video"}, "task_type", None),
+        ({"aspect_ratio": "4:3"}, "aspect_ratio", None),
+        ({"duration": "7s"}, "duration", None),
+        ({"duration": "five"}, "duration", None),
+        ({"mode": "ultra"}, "mode", None),
+        ({"model": "vidprov/v2-master", "sound": "on"}, "sound", None),
+        ({"task_type": "image2video"}, "image_list", "invalid_image_count"),
+        ({"image_list": [{"image": PNG}]}, "image_list", "invalid_image_count"),
+        ({"task_type": "image2video", "image_list": [{"image": "%%%"}]}, FIRST, "invalid_image"),
+        ({"task_type": "image2video", "image_list": [{"image": GIF}]}, FIRST, "invalid_image"),
+        ({"task_type": "multi-image2video", "image_list": [{"image": PNG}]}, "image_list", COUNT),
+        ({"prompt": ""}, "prompt", None),
+        ({"colour": "red"}, "colour", None),
+    ],
+)  # fmt: skip
+def test_every_field_is_validated(
+    tenant: Tenant, changes: dict[str, object], param: str, code: str | None
+) -> None:
+    with tenant.client() as client:
+        error = assert_error(generate(client, **changes), 422, code or "invalid_request")
+    assert error["param"] == param, error
+
+
+def test_image_tasks_take_base64_images_data_urls_or_urls(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        one = generate(client, task_type="image2video", image_list=[{"image": JPEG}])
+        assert one.status_code == 200, one.text
+        data_url = generate(
+            client, task_type="image2video", image_list=[{"image": f"data:image/png;base64,{PNG}"}]
+        )
+        assert data_url.status_code == 200, data_url.text
+        by_url = generate(client, task_type="image2video", image_url="https://example.com/a.png")
+        assert by_url.status_code == 200
+        several = generate(
+            client,
+            task_type="multi-image2video",
+            image_list=[{"image": PNG}, {"image_url": "https://example.com/b.webp"}],
+        )
+        assert several.status_code == 200, several.text
+
+
+def test_idempotency_key_replays_and_charges_once(tenant: Tenant) -> None:
+    with tenant.client(headers={"Idempotency-Key": "video-1"}) as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        first = generate(client)
+        again = generate(client)
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json()["id"] == first.json()["id"]
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 175_000
+        assert_error(generate(client, prompt="something else"), 422, "idempotency_key_mismatch")
+        assert len(client.get("/generation").json()["data"]) == 1
+
+
+def test_too_little_balance_is_402(emulator: EmulatorHandle) -> None:
+    poor = emulator.create_tenant(balance_micros=100_000)
+    with poor.client() as client:
+        error = assert_error(generate(client), 402, "insufficient_credits", "billing_error")
+        assert error["metadata"] == {"required_micros": 175_000, "available_micros": 100_000}
+
+
+def test_listing_is_newest_first_and_paged(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        made = [generate(client, prompt=f"shot {n}").json()["id"] for n in range(5)]
+        first = client.get("/generation", params={"limit": 2}).json()
+        assert [r["id"] for r in first["data"]] == made[::-1][:2] and first["has_more"]
+        rest = client.get("/generation", params={"limit": 10, "cursor": first["next_cursor"]})
+        assert [r["id"] for r in rest.json()["data"]] == made[::-1][2:]
+        assert_error(client.get("/generation", params={"limit": 0}), 422, "invalid_request")
+
+
+def test_forced_outcomes_from_the_control_plane(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        done = generate(client).json()
+        forced = emulator.control("POST", f"/jobs/{done['id']}/complete")
+        assert forced["status"] == "completed"
+        assert client.get(f"/generation/{done['id']}").json()["video_url"]
+        failing = generate(client).json()
+        failed = emulator.control(
+            "POST", f"/jobs/{failing['id']}/fail", {"code": "gpu_on_fire", "message": "Oops."}
+        )
+        assert failed["error"] == {"code": "gpu_on_fire", "message": "Oops."}
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 175_000
+        # A terminal job keeps its outcome.
+        assert emulator.control("POST", f"/jobs/{done['id']}/fail")["status"] == "completed"
+    missing = httpx.post(f"{emulator.url}/_emulator/jobs/vgen_nope/complete")
+    assert_error(missing, 404, "not_found")
+
+
+def test_a_fault_rule_or_the_header_fails_the_job(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with emulator.faults.add(account_id=tenant.account_id, fail_job=True, times=1) as rule:
+        with tenant.client() as client:
+            failing = generate(client).json()
+            fine = generate(client).json()
+        assert rule.hits == 1
+    with tenant.client(headers={"X-Emulator-Fault": "fail-job"}) as client:
+        header_failing = generate(client).json()
+        emulator.advance(600)
+        assert client.get(f"/generation/{failing['id']}").json()["status"] == "failed"
+        assert client.get(f"/generation/{header_failing['id']}").json()["status"] == "failed"
+        assert client.get(f"/generation/{fine['id']}").json()["status"] == "completed"
+
+
+def test_the_video_scope_is_needed(http: httpx.Client) -> None:
+    answer = http.post("/api/v1/generate/video", json=BODY, headers=bearer("sk-emu-demo-gateway"))
+    assert_error(answer, 403, "insufficient_scope")
+
+
+def test_instant_job_speed_completes_at_creation() -> None:
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings
+
+    server = BackgroundServer(
+        Settings(db=":memory:", clock="manual", job_speed=None, log_level="warning")
+    ).start()
+    try:
+        with httpx.Client(
+            base_url=f"{server.url}/api/v1", headers=bearer("sk-emu-demo-video")
+        ) as c:
+            record = generate(c).json()
+            assert record["status"] == "completed" and record["progress"] == 100
+            assert httpx.get(record["video_url"]).content[4:8] == b"ftyp"
+            failed = generate(c, prompt="[emulator:fail]").json()
+            assert failed["status"] == "failed" and failed["refunded"]
+    finally:
+        server.stop()

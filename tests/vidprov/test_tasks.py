@@ -1,0 +1,155 @@
+"""The provider's tasks (effects, lip-sync, multi-elements) and the task registry."""
+
+from __future__ import annotations
+
+import base64
+import io
+import wave
+
+import httpx
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error, mp4_facts
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+WEBP = base64.b64encode(b"RIFF\x00\x00\x00\x00WEBPVP8 " + bytes(40)).decode()
+
+
+def wav_base64() -> str:
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(8000)
+        out.writeframes(bytes(1600))
+    return base64.b64encode(buffer.getvalue()).decode()
+
+
+def test_an_effects_task_is_tracked_by_every_id_to_a_playable_result(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        task = client.post(
+            "/vidprov/videos/effects",
+            json={"effect_scene": "hug", "images": [PNG, WEBP], "external_task_id": "ext-hug-1"},
+        ).json()
+        assert (task["status"], task["task_status"]) == ("queued", "submitted")
+        assert task["charge_micros"] == 140_000 and task["task_result"] is None
+        ids = [task["task_id"], task["provider_task_id"], "ext-hug-1"]
+        assert all(client.get(f"/vidprov/tasks/{i}").json()["id"] == task["id"] for i in ids)
+        emulator.advance(5)
+        running = client.get(f"/vidprov/tasks/{task['id']}").json()
+        assert (running["status"], running["task_status"]) == ("processing", "processing")
+        emulator.advance(600)
+        done = client.get("/vidprov/tasks/ext-hug-1").json()
+        assert (done["status"], done["task_status"]) == ("completed", "succeed")
+        video = done["task_result"]["videos"][0]
+        media = httpx.get(video["url"])
+        assert media.status_code == 200 and len(media.content) == video["file_size"]
+        assert round(mp4_facts(media.content)[0]) == int(video["duration"])
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 140_000
+
+
+def test_single_image_effects_and_wrong_inputs(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        ok = client.post("/vidprov/videos/effects", json={"effect_scene": "squish", "image": PNG})
+        assert ok.status_code == 200 and ok.json()["inputs"]["images"] == 1
+        cases = [
+            ({"effect_scene": "moonwalk", "image": PNG}, "effect_scene", "unknown_effect_scene"),
+            ({"effect_scene": "hug", "image": PNG}, "images", "invalid_image_count"),
+            ({"effect_scene": "squish", "images": [PNG, PNG]}, "image", "invalid_image_count"),
+            ({"effect_scene": "squish", "image": "bm90IGFuIGltYWdl"}, "image", "invalid_image"),
+            ({"effect_scene": "squish"}, "image", "invalid_image_count"),
+        ]
+        for body, param, code in cases:
+            error = assert_error(client.post("/vidprov/videos/effects", json=body), 422, code)
+            assert error["param"] == param, (body, error)
+
+
+def test_lipsync_with_audio_or_text(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        by_audio = client.post(
+            "/vidprov/lipsync",
+            json={"video_url": "https://example.com/talk.mp4", "audio": wav_base64()},
+        )
+        assert by_audio.status_code == 200, by_audio.text
+        assert by_audio.json()["task_type"] == "lipsync"
+        by_text = client.post(
+            "/vidprov/lipsync",
+            json={"video_id": "vid_1", "mode": "text2video", "text": "Hello!", "voice_id": "v1"},
+        )
+        assert by_text.status_code == 200 and by_text.json()["charge_micros"] == 125_000
+        cases = [
+            ({"audio_url": "https://example.com/a.mp3"}, "video_url"),
+            ({"video_url": "https://example.com/v.mp4"}, "audio"),
+            ({"video_url": "https://example.com/v.mp4", "audio": PNG}, "audio"),
+            ({"video_url": "https://example.com/v.mp4", "mode": "text2video", "text": "hi"},
+             "voice_id"),
+        ]  # fmt: skip
+        for body, param in cases:
+            response = client.post("/vidprov/lipsync", json=body)
+            assert response.status_code == 422 and response.json()["error"]["param"] == param
+
+
+def test_multi_elements(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        body = {
+            "video_url": "https://example.com/v.mp4",
+            "edit_mode": "swap",
+            "prompt": "swap the cup for a lamp",
+            "image_list": [PNG],
+        }
+        task = client.post("/vidprov/multi-elements", json=body)
+        assert task.status_code == 200 and task.json()["task_type"] == "multi_elements"
+        removal = {**body, "edit_mode": "removal", "image_list": []}
+        assert client.post("/vidprov/multi-elements", json=removal).status_code == 200
+        missing = client.post("/vidprov/multi-elements", json={**body, "image_list": []})
+        assert_error(missing, 422, "invalid_image_count")
+        bad_mode = client.post("/vidprov/multi-elements", json={**body, "edit_mode": "blur"})
+        assert_error(bad_mode, 422, "invalid_request")
+
+
+def test_a_failed_task_shows_the_providers_words_and_is_refunded(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        body = {
+            "video_url": "https://example.com/v.mp4",
+            "edit_mode": "removal",
+            "prompt": "remove the dog [emulator:fail]",
+        }
+        task = client.post("/vidprov/multi-elements", json=body).json()
+        emulator.advance(600)
+        failed = client.get(f"/vidprov/tasks/{task['provider_task_id']}").json()
+        assert (failed["status"], failed["task_status"]) == ("failed", "failed")
+        assert failed["task_status_msg"] and failed["task_result"] is None
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start
+
+
+def test_the_registry_is_per_account_and_listed_newest_first(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        made = [
+            client.post(
+                "/vidprov/videos/effects",
+                json={"effect_scene": "squish", "image": PNG, "external_task_id": f"e{n}"},
+            ).json()["id"]
+            for n in range(3)
+        ]
+        page = client.get("/vidprov/tasks", params={"limit": 2}).json()
+        assert [t["id"] for t in page["data"]] == made[::-1][:2] and page["has_more"]
+    other = emulator.create_tenant()
+    with other.client() as client:
+        assert_error(client.get("/vidprov/tasks/e0"), 404, "not_found")
+        assert client.get("/vidprov/tasks").json()["data"] == []
+
+
+@pytest.mark.parametrize("path", ["/vidprov/lipsync", "/vidprov/multi-elements"])
+def test_unknown_fields_are_refused(tenant: Tenant, path: str) -> None:
+    with tenant.client() as client:
+        error = assert_error(client.post(path, json={"colour": "red"}), 422, "invalid_request")
+    assert error["param"]
