@@ -13,8 +13,9 @@ ledger never shows a refund before the job failed.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from emulator.billing.money import micros_to_usd
 from emulator.clock import iso
@@ -29,6 +30,8 @@ from emulator.store.reservations import available
 if TYPE_CHECKING:
     from emulator.auth.credentials import Caller
     from emulator.runtime import Runtime
+
+T = TypeVar("T")
 
 
 def create_job(
@@ -46,10 +49,11 @@ def create_job(
     failure: tuple[str, str] | None,
     idempotency_key: str | None = None,
     external_task_id: str | None = None,
+    job_id: str | None = None,
 ) -> JobRow:
     """Queue a job and charge it, in one transaction; a known failure is scheduled."""
     now = rt.clock.now()
-    job_id = rt.new_id(prefix)
+    job_id = job_id or rt.new_id(prefix)
     with rt.store.write() as conn:
         settle_refunds(rt, conn, caller.account_id)
         left = available(conn, caller.account_id) or 0
@@ -118,19 +122,26 @@ def settle_refunds(rt: Runtime, conn: sqlite3.Connection, account_id: str) -> No
         job_rows.mark_refunded(conn, job.id)
 
 
-def read_job(rt: Runtime, account_id: str, job_id: str, kind: str) -> JobRow:
+def settled_read(rt: Runtime, account_id: str, read: Callable[[sqlite3.Connection], T]) -> T:
+    """`read`, after refunding what has failed by now; a plain read (no write
+    transaction) when nothing is due, as on almost every poll."""
+    with rt.store.read() as conn:
+        if not job_rows.any_refund_due(conn, account_id, rt.clock.now()):
+            return read(conn)
     with rt.store.write() as conn:
         settle_refunds(rt, conn, account_id)
-        job = job_rows.get_job(conn, account_id, job_id, kind)
+        return read(conn)
+
+
+def read_job(rt: Runtime, account_id: str, job_id: str, kind: str) -> JobRow:
+    job = settled_read(rt, account_id, lambda c: job_rows.get_job(c, account_id, job_id, kind))
     if job is None:
         raise NotFound(f"No {kind.replace('_', ' ')} {job_id!r} in this account.", param="id")
     return job
 
 
 def find_task(rt: Runtime, account_id: str, any_id: str) -> JobRow:
-    with rt.store.write() as conn:
-        settle_refunds(rt, conn, account_id)
-        job = job_rows.find_task(conn, account_id, any_id)
+    job = settled_read(rt, account_id, lambda c: job_rows.find_task(c, account_id, any_id))
     if job is None:
         raise NotFound(
             f"No provider task {any_id!r} in this account (looked up as a local, provider "
@@ -151,9 +162,9 @@ def list_jobs(
     size = check_limit(limit, default=20, maximum=100)
     after = decode_cursor(cursor, 1)
     before = int(after[0]) if after and after[0].isdigit() else None
-    with rt.store.write() as conn:
-        settle_refunds(rt, conn, account_id)
-        rows = job_rows.list_jobs(conn, account_id, kind, size + 1, before)
+    rows = settled_read(
+        rt, account_id, lambda c: job_rows.list_jobs(c, account_id, kind, size + 1, before)
+    )
     return page(
         rows,
         size,

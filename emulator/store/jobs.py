@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 
 @dataclass(frozen=True)
 class JobRow:
@@ -39,8 +41,8 @@ _COLUMNS = list(JobRow.__dataclass_fields__)
 def _row(row: sqlite3.Row) -> JobRow:
     data = dict(row)
     data.pop("seq", None)
-    data["inputs"] = json.loads(data["inputs"])
-    data["outputs"] = json.loads(data["outputs"] or "{}")
+    data["inputs"] = msgspec.json.decode(data["inputs"])
+    data["outputs"] = msgspec.json.decode(data["outputs"] or "{}")
     data["refunded"] = bool(data["refunded"])
     return JobRow(**data)
 
@@ -104,6 +106,15 @@ def force_outcome(
         "UPDATE jobs SET fail_ts = ?, done_ts = ?, error_code = ?, error_message = ? WHERE id = ?",
         [fail_ts, done_ts, error_code, error_message, job_id],
     )
+
+
+def any_refund_due(conn: sqlite3.Connection, account_id: str, now: float) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM jobs WHERE account_id = ? AND refunded = 0 AND fail_ts <= ? "
+        "AND charge_micros > 0 LIMIT 1",
+        [account_id, now],
+    ).fetchone()
+    return row is not None
 
 
 def refunds_due(conn: sqlite3.Connection, account_id: str, now: float) -> list[JobRow]:

@@ -42,7 +42,8 @@ def generate(
     price = model["modes"][body.mode] * seconds
     failure = _failure(body.prompt, body.model)
     clip = find_clip(catalog, rt.fixtures_dir, body.aspect_ratio, seconds)
-    job_id_seed = body.seed if body.seed is not None else None
+    job_id = rt.new_id("vgen")
+    seed = body.seed if body.seed is not None else rt.ids.rng("video-seed", job_id).randrange(2**31)
     outputs = {
         "aspect_ratio": body.aspect_ratio,
         "duration": seconds,
@@ -61,10 +62,11 @@ def generate(
         kind="generation",
         model=body.model,
         inputs=inputs,
-        outputs=outputs | ({"seed": job_id_seed} if job_id_seed is not None else {}),
+        outputs=outputs | {"seed": seed},
         schedule=schedule_for(family(catalog, FAMILY), seconds, rt.settings.job_speed),
         price_micros=price,
         failure=failure,
+        job_id=job_id,
     )
     return record(rt, job, base_url)
 
@@ -175,7 +177,7 @@ def record(rt: Runtime, job: JobRow, base_url: str) -> dict[str, Any]:
             "resolution": out["resolution"],
             "mode": inputs.get("mode"),
             "sound": inputs.get("sound"),
-            "seed": out.get("seed", seed_of(rt, job)),
+            "seed": out["seed"],
         },
         "charge_micros": job.charge_micros,
         "refunded": job.refunded or (state.status == "failed" and job.charge_micros > 0),
@@ -184,7 +186,3 @@ def record(rt: Runtime, job: JobRow, base_url: str) -> dict[str, Any]:
         else None,
         "error_message": job.error_message if state.status == "failed" else None,
     }
-
-
-def seed_of(rt: Runtime, job: JobRow) -> int:
-    return rt.ids.rng("video-seed", job.id).randrange(2**31)
