@@ -5,11 +5,18 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 
-class RequestBody(BaseModel):
+class WireModel(BaseModel):
+    """Every model of ours: its validator is built on first use, not at import, which
+    keeps dozens of models out of the cold start."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+class RequestBody(WireModel):
     """Unknown fields are refused (422 naming the field), so typos do not pass silently.
 
     Subclasses are documented in the OpenAPI document by pydantic's own JSON schema,
     which keeps every constraint (see `emulator.openapi.finish`).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)

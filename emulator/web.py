@@ -9,9 +9,9 @@ from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.params import QueryParameter
-from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
+from emulator.bodies import WireModel
 from emulator.errors import InternalError
 from emulator.faults import apply as fault_apply
 from emulator.faults import header as fault_header
@@ -151,7 +151,7 @@ def json_bytes(body: bytes, status: int = 200) -> Response[bytes]:
     return Response(content=body, status_code=status, media_type=JSON)
 
 
-class ErrorBody(BaseModel):
+class ErrorBody(WireModel):
     message: str
     type: str
     code: str
@@ -159,7 +159,7 @@ class ErrorBody(BaseModel):
     metadata: dict[str, Any] | None = None
 
 
-class ErrorEnvelope(BaseModel):
+class ErrorEnvelope(WireModel):
     """Every error answer: SPEC section 6."""
 
     error: ErrorBody

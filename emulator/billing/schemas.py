@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from emulator.bodies import WireModel
 
 
-class Balance(BaseModel):
+class Balance(WireModel):
     object: Literal["balance"] = "balance"
     account_id: str
     balance_micros: int
@@ -18,7 +20,7 @@ class Balance(BaseModel):
     studio_credits: int
 
 
-class QuoteRequest(BaseModel):
+class QuoteRequest(WireModel):
     model_config = ConfigDict(extra="allow")
 
     endpoint: Literal["responses", "chat.completions", "chat"] = "responses"
@@ -38,7 +40,7 @@ class QuoteRequest(BaseModel):
         return self
 
 
-class SpendLimitOut(BaseModel):
+class SpendLimitOut(WireModel):
     limit_micros: int | None
     used_micros: int
     remaining_micros: int | None
@@ -47,7 +49,7 @@ class SpendLimitOut(BaseModel):
     decision: Literal["allow", "deny"]
 
 
-class QuoteOut(BaseModel):
+class QuoteOut(WireModel):
     object: Literal["quote"]
     endpoint: str
     model: str
@@ -64,7 +66,7 @@ class QuoteOut(BaseModel):
     spend_limit: SpendLimitOut
 
 
-class ReservationOut(BaseModel):
+class ReservationOut(WireModel):
     id: str
     object: Literal["reservation"] = "reservation"
     status: Literal["active", "failed", "settled"]
@@ -78,14 +80,14 @@ class ReservationOut(BaseModel):
     updated_at: str
 
 
-class ReservationList(BaseModel):
+class ReservationList(WireModel):
     object: Literal["list"]
     data: list[ReservationOut]
     has_more: bool
     next_cursor: str | None
 
 
-class RouteAttempt(BaseModel):
+class RouteAttempt(WireModel):
     provider: str
     model: str
     wire_format: Literal["chat", "responses", "messages"]
@@ -94,7 +96,7 @@ class RouteAttempt(BaseModel):
     latency_ms: int
 
 
-class UsageEventOut(BaseModel):
+class UsageEventOut(WireModel):
     id: str
     object: Literal["usage_event"]
     created_at: str
@@ -114,7 +116,7 @@ class UsageEventOut(BaseModel):
     metadata: dict[str, Any]
 
 
-class UsageList(BaseModel):
+class UsageList(WireModel):
     object: Literal["list"]
     data: list[UsageEventOut]
     has_more: bool

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StrictInt, model_validator
+from pydantic import Field, StrictInt, model_validator
 
-from emulator.bodies import RequestBody
+from emulator.bodies import RequestBody, WireModel
 
 USD_PATTERN = r"^[0-9]+(\.[0-9]{1,6})?$"  # up to six decimals: whole micros
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
@@ -20,7 +20,7 @@ class TenantCreate(RequestBody):
     premium_approved: bool = False
 
 
-class TenantOut(BaseModel):
+class TenantOut(WireModel):
     account_id: str
     name: str
     user_token: str
@@ -33,7 +33,7 @@ class TenantOut(BaseModel):
     base_url: str
 
 
-class AccountOut(BaseModel):
+class AccountOut(WireModel):
     id: str
     object: Literal["account"] = "account"
     name: str
@@ -60,13 +60,13 @@ class TopUp(RequestBody):
         return self
 
 
-class TopUpOut(BaseModel):
+class TopUpOut(WireModel):
     account: AccountOut
     ledger_entry_id: str
     amount_micros: int
 
 
-class ClockOut(BaseModel):
+class ClockOut(WireModel):
     mode: Literal["real", "manual"]
     now: str
     epoch_seconds: float
@@ -93,7 +93,7 @@ class ProviderSet(RequestBody):
     latency_ms: Annotated[StrictInt, Field(ge=0, le=600_000)] | None = None
 
 
-class ProviderOut(BaseModel):
+class ProviderOut(WireModel):
     name: str
     display_name: str
     wire_format: str
@@ -102,7 +102,7 @@ class ProviderOut(BaseModel):
     latency_ms: int
 
 
-class HealthOut(BaseModel):
+class HealthOut(WireModel):
     status: Literal["ok"] = "ok"
     version: str
     uptime_seconds: float
@@ -112,7 +112,7 @@ class HealthOut(BaseModel):
     fixtures: str
 
 
-class ResetOut(BaseModel):
+class ResetOut(WireModel):
     status: Literal["reset"] = "reset"
     took_ms: float
     clock: ClockOut

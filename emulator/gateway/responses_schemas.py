@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
+from emulator.bodies import WireModel
 from emulator.gateway.chat_schemas import ProviderPreferences
 
 
-class _Open(BaseModel):
+class _Open(WireModel):
     model_config = ConfigDict(extra="allow")
 
 
@@ -91,7 +92,7 @@ class InputTokensRequest(_Open):
     provider: ProviderPreferences | None = None
 
 
-class InputTokens(BaseModel):
+class InputTokens(WireModel):
     object: Literal["response.input_tokens"] = "response.input_tokens"
     input_tokens: int
     exact: bool = Field(description="True: the serving provider's own count; false: an estimate.")

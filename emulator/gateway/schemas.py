@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from emulator.bodies import WireModel
 
 
-class ProviderPricing(BaseModel):
+class ProviderPricing(WireModel):
     prompt: str
     completion: str
     image: str
@@ -22,7 +22,7 @@ class ProviderPricing(BaseModel):
     request_micros: int
 
 
-class ModelProvider(BaseModel):
+class ModelProvider(WireModel):
     name: str
     display_name: str
     wire_format: Literal["chat", "responses", "messages"]
@@ -34,14 +34,14 @@ class ModelProvider(BaseModel):
     pricing: ProviderPricing
 
 
-class Architecture(BaseModel):
+class Architecture(WireModel):
     modality: str
     input_modalities: list[str]
     output_modalities: list[str]
     tokenizer: str
 
 
-class Capabilities(BaseModel):
+class Capabilities(WireModel):
     tools: bool
     structured_output: bool
     streaming: bool
@@ -54,11 +54,11 @@ class TopProvider(ModelProvider):
     max_completion_tokens: int
 
 
-class ModelLinks(BaseModel):
+class ModelLinks(WireModel):
     details: str
 
 
-class ModelOut(BaseModel):
+class ModelOut(WireModel):
     id: str
     canonical_slug: str
     object: Literal["model"]
@@ -85,11 +85,11 @@ class ModelOut(BaseModel):
     emulated: bool
 
 
-class ListLinks(BaseModel):
+class ListLinks(WireModel):
     next: str | None
 
 
-class ModelList(BaseModel):
+class ModelList(WireModel):
     object: Literal["list"]
     data: list[ModelOut]
     has_more: bool
@@ -98,7 +98,7 @@ class ModelList(BaseModel):
     links: ListLinks
 
 
-class Package(BaseModel):
+class Package(WireModel):
     id: str
     name: str
     amount_micros: int
@@ -118,7 +118,7 @@ class ModelPrice(ProviderPricing):
     providers: list[ProviderPrice]
 
 
-class Pricing(BaseModel):
+class Pricing(WireModel):
     object: Literal["pricing"]
     currency: str
     platform_fee_percent: float

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, StrictInt, field_validator
+from pydantic import Field, StrictInt, field_validator
 
-from emulator.bodies import RequestBody
+from emulator.bodies import RequestBody, WireModel
 
 Scope = Literal["ai.gateway", "video", "studio.media"]
 Product = Literal["ai_gateway", "video", "studio"]
@@ -53,13 +53,13 @@ class KeyUpdate(_Body):
     spend_reset_interval: ResetInterval | None = None
 
 
-class KeyUsage(BaseModel):
+class KeyUsage(WireModel):
     requests: int
     charge_micros: int
     window_charge_micros: int
 
 
-class ApiKeyOut(BaseModel):
+class ApiKeyOut(WireModel):
     id: str
     object: Literal["api_key"] = "api_key"
     name: str
@@ -81,14 +81,14 @@ class ApiKeyCreated(ApiKeyOut):
     key: str = Field(description="The raw secret. Shown once, at creation; store it now.")
 
 
-class ApiKeyList(BaseModel):
+class ApiKeyList(WireModel):
     object: Literal["list"] = "list"
     data: list[ApiKeyOut]
     has_more: bool
     next_cursor: str | None
 
 
-class ApiKeyDeleted(BaseModel):
+class ApiKeyDeleted(WireModel):
     id: str
     object: Literal["api_key"] = "api_key"
     deleted: bool = True
