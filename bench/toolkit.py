@@ -31,7 +31,7 @@ def add_rules(url: str, count: int) -> None:
         httpx.post(f"{url}/_emulator/faults", json=rule).raise_for_status()
 
 
-def bench_faults_overhead(seconds: int, rounds: int = 3) -> None:
+def bench_faults_overhead(seconds: int, rounds: int = 5) -> None:
     script = HERE / "results" / "toolkit_chat.lua"
     script.parent.mkdir(exist_ok=True)
     with (

@@ -18,6 +18,7 @@ them, snapshots do not carry them) and costs nothing when it is empty.
 
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -89,23 +90,26 @@ class Action:
     cut_stream_after: int | None = None
     fail_job: bool = False
 
-    @property
-    def effects(self) -> tuple[str, ...]:
-        found = []
+    @functools.cached_property
+    def effects(self) -> frozenset[str]:
+        found = set()
         if self.delay_ms:
-            found.append("delay")
+            found.add("delay")
         if self.status is not None:
-            found.append("error")
+            found.add("error")
         if self.fail_route:
-            found.append("fail_route")
+            found.add("fail_route")
         if self.cut_stream_after is not None:
-            found.append("cut")
+            found.add("cut")
         if self.fail_job:
-            found.append("fail_job")
-        return tuple(found)
+            found.add("fail_job")
+        return frozenset(found)
+
+    def acts_at(self, point: str) -> bool:
+        return not self.effects.isdisjoint(EFFECTS[point])
 
     def wire(self) -> dict[str, Any]:
-        fields = {k: v for k, v in self.__dict__.items() if v is not None}
+        fields = {k: v for k, v in self.__dict__.items() if v is not None and k != "effects"}
         return {
             k: v for k, v in fields.items() if v is not False and not (k == "delay_ms" and not v)
         }
@@ -150,8 +154,14 @@ class FaultBook:
     def __init__(self, ids: Ids) -> None:
         self.ids = ids
         self.rules: list[FaultRule] = []
+        self._at: dict[str, list[FaultRule]] = {}  # the rules that act at each point
+        self._needs_model = False
         self._lock = threading.Lock()
         self._count = 0
+
+    def _index(self) -> None:
+        self._at = {p: [r for r in self.rules if r.action.acts_at(p)] for p in EFFECTS}
+        self._needs_model = any(r.match.needs_model for r in self._at["request"])
 
     def add(self, match: Match, action: Action, times: int | None, probability: float | None,
             now: str) -> FaultRule:  # fmt: skip
@@ -160,6 +170,7 @@ class FaultBook:
             rule = FaultRule(self.ids.make("fault", self._count), match, action, times,
                              probability, now)  # fmt: skip
             self.rules.append(rule)
+            self._index()
             return rule
 
     def get(self, rule_id: str) -> FaultRule | None:
@@ -169,29 +180,29 @@ class FaultBook:
         with self._lock:
             before = len(self.rules)
             self.rules = [r for r in self.rules if r.id != rule_id]
+            self._index()
             return len(self.rules) < before
 
     def clear(self) -> int:
         with self._lock:
             count, self.rules, self._count = len(self.rules), [], 0
+            self._index()
             return count
 
     def needs_model(self) -> bool:
         """Whether a rule acting before the handler matches on the model (read from the body)."""
-        return any(
-            r.match.needs_model and set(r.action.effects) & set(EFFECTS["request"])
-            for r in self.rules
-        )
+        return self._needs_model
 
     def fire(self, point: str, subject: Subject, open_effects: set[str]) -> list[Action]:
         """The actions of the rules that fire at this point, first added first; a rule
         fires only if it does something still open (then that is closed): two error
         rules never both count a hit for one answer."""
-        if not self.rules:
+        candidates = self._at.get(point)
+        if not candidates:
             return []
         fired: list[Action] = []
         with self._lock:
-            for rule in self.rules:
+            for rule in candidates:
                 effects = open_effects.intersection(rule.action.effects)
                 if not effects or rule.spent or not rule.match.accepts(subject):
                     continue
