@@ -12,10 +12,10 @@ import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from emulator.billing.money import micros_to_usd
+from emulator.billing.money import insufficient_credits, micros_to_usd
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
-from emulator.errors import BillingError, BudgetExceeded, NotFound, ValidationFailed
+from emulator.errors import BudgetExceeded, NotFound, ValidationFailed
 from emulator.jobs.service import settle_refunds
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import reservations
@@ -72,12 +72,7 @@ def hold(
         if available is None:
             raise NotFound(f"No account {account_id!r}.")
         if amount > available:
-            raise BillingError(
-                f"Insufficient credits: this request may cost up to {micros_to_usd(amount)} USD "
-                f"({amount} micros) and {micros_to_usd(max(available, 0))} USD is available. Top "
-                "up the balance, or lower max_tokens.",
-                metadata={"required_micros": amount, "available_micros": available},
-            )
+            raise insufficient_credits(amount, available, "lower max_tokens")
         taken = Hold(rt.new_id("res"), account_id, key_id, amount, idempotency_key, now, write)
         if write:
             _write(conn, taken, "active")

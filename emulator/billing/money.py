@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
+from emulator.errors import BillingError
+
 MICROS_PER_USD = 1_000_000
 
 
@@ -39,3 +41,13 @@ def usd_compact(micros: int) -> str:
     """`3613` -> `"0.003613"`, `0` -> `"0"`: a price without trailing zeros."""
     text = micros_to_usd(micros).rstrip("0").rstrip(".")
     return text or "0"
+
+
+def insufficient_credits(required: int, available: int, advice: str) -> BillingError:
+    """402 `insufficient_credits`: what it costs, what is available, what to do."""
+    return BillingError(
+        f"Insufficient credits: this request may cost up to {micros_to_usd(required)} USD "
+        f"({required} micros) and {micros_to_usd(max(available, 0))} USD is available. "
+        f"Top up the balance, or {advice}.",
+        metadata={"required_micros": required, "available_micros": available},
+    )

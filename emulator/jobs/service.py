@@ -17,9 +17,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from emulator.billing.money import micros_to_usd
+from emulator.billing.money import insufficient_credits
 from emulator.clock import iso
-from emulator.errors import BillingError, NotFound
+from emulator.errors import NotFound
 from emulator.jobs.engine import Schedule, planned_failure, state_at
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import jobs as job_rows
@@ -58,11 +58,8 @@ def create_job(
         settle_refunds(rt, conn, caller.account_id)
         left = available(conn, caller.account_id) or 0
         if price_micros > left:
-            raise BillingError(
-                f"Insufficient credits: this job costs {micros_to_usd(price_micros)} USD "
-                f"({price_micros} micros) and {micros_to_usd(max(left, 0))} USD is available. "
-                "Top up the balance, or choose a shorter duration or the standard mode.",
-                metadata={"required_micros": price_micros, "available_micros": left},
+            raise insufficient_credits(
+                price_micros, left, "choose a shorter duration or the standard mode"
             )
         job = JobRow(
             id=job_id,

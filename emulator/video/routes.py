@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
@@ -13,6 +14,10 @@ from emulator.video import service
 from emulator.video.schemas import GenerateVideoRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
 
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+    from emulator.store.jobs import JobRow
+
 JobsLimit = Annotated[
     int | None, QueryParameter(ge=1, le=100, description="Page size, 1 to 100 (default 20).")
 ]
@@ -20,6 +25,18 @@ JobsLimit = Annotated[
 
 def base_url(request: Request[Any, Any, Any]) -> str:
     return str(request.base_url).rstrip("/")
+
+
+def job_list(
+    request: Request[Any, Any, Any],
+    kind: str,
+    limit: int | None,
+    cursor: str | None,
+    render: Callable[[Runtime, JobRow, str], dict[str, Any]],
+) -> dict[str, Any]:
+    """A page of the caller's jobs of one kind, each rendered as its record."""
+    rt, caller, base = runtime_of(request), caller_of(request), base_url(request)
+    return jobs.list_jobs(rt, caller.account_id, kind, limit, cursor, lambda j: render(rt, j, base))
 
 
 class VideoController(Controller):
@@ -60,13 +77,4 @@ class VideoController(Controller):
     async def list_generations(
         self, request: Request[Any, Any, Any], limit: JobsLimit = None, cursor: Cursor = None
     ) -> dict[str, Any]:
-        rt, caller = runtime_of(request), caller_of(request)
-        base = base_url(request)
-        return jobs.list_jobs(
-            rt,
-            caller.account_id,
-            "generation",
-            limit,
-            cursor,
-            lambda job: service.record(rt, job, base),
-        )
+        return job_list(request, "generation", limit, cursor, service.record)

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
 from litestar import Controller, Request, get, post
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import FromPath, JSONBody
 
 from emulator.jobs import service as jobs
-from emulator.video.routes import base_url
+from emulator.video.routes import JobsLimit, base_url, job_list
 from emulator.vidprov import service
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
-
-JobsLimit = Annotated[
-    int | None, QueryParameter(ge=1, le=100, description="Page size, 1 to 100 (default 20).")
-]
 
 
 class VidprovController(Controller):
@@ -55,13 +51,4 @@ class VidprovController(Controller):
     async def list_tasks(
         self, request: Request[Any, Any, Any], limit: JobsLimit = None, cursor: Cursor = None
     ) -> dict[str, Any]:
-        rt, caller = runtime_of(request), caller_of(request)
-        base = base_url(request)
-        return jobs.list_jobs(
-            rt,
-            caller.account_id,
-            "provider_task",
-            limit,
-            cursor,
-            lambda job: service.task_record(rt, job, base),
-        )
+        return job_list(request, "provider_task", limit, cursor, service.task_record)
