@@ -248,3 +248,25 @@ def test_instant_job_speed_completes_at_creation() -> None:
             assert failed["status"] == "failed" and failed["refunded"]
     finally:
         server.stop()
+
+
+def test_concurrent_generations_never_overdraw(emulator: EmulatorHandle) -> None:
+    """20 requests from 8 threads against a balance that pays for exactly 5 jobs."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    poor = emulator.create_tenant(balance_micros=5 * 175_000)
+
+    def one(_: int) -> httpx.Response:
+        with poor.client() as client:
+            return generate(client)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(one, range(20)))
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [200] * 5 + [402] * 15
+    assert emulator.account(poor.account_id)["balance_micros"] == 0
+    for answer in answers:
+        if answer.status_code == 200:
+            emulator.control("POST", f"/jobs/{answer.json()['id']}/fail")
+    # Every failed job refunded exactly: the opening balance again, to the micro.
+    assert emulator.account(poor.account_id)["balance_micros"] == 5 * 175_000
