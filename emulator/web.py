@@ -66,20 +66,20 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         )
         return
     caller = authenticate(rt.store, rt.keys, rt.clock, auth, headers.get("authorization"))
-    connection.state.caller = caller
-    connection.scope["state"]["caller_ids"] = (
-        caller.account_id,
-        caller.key.id if caller.key else None,
-    )
+    state = connection.scope["state"]  # litestar's `connection.state`, without its wrapper
+    state["caller"] = caller
+    state["caller_ids"] = (caller.account_id, caller.key.id if caller.key else None)
     if "ai.gateway" in auth.scopes:
         standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
-        connection.scope["state"]["rate_limit_headers"] = standing.headers()
-    await inject_faults(rt, connection, caller)
+        state["rate_limit_headers"] = standing.headers()
+    fault = headers.get(fault_header.HEADER) if rt.settings.allow_faults else None
+    await inject_faults(rt, connection, caller, fault)
 
 
-async def inject_faults(rt: Runtime, connection: Request[Any, Any, Any], caller: Caller) -> None:
+async def inject_faults(
+    rt: Runtime, connection: Request[Any, Any, Any], caller: Caller, header: str | None
+) -> None:
     """The request's faults (rules and `X-Emulator-Fault`); nothing to do without any."""
-    header = connection.headers.get(fault_header.HEADER) if rt.settings.allow_faults else None
     if not rt.faults.rules and not header:
         fault_apply.begin(None)
         return
@@ -127,7 +127,7 @@ def provide_runtime(request: Request[Any, Any, Any]) -> Runtime:
 
 def caller_of(request: Request[Any, Any, Any]) -> Caller:
     """Who `authenticate_request` authenticated for this request."""
-    caller: Caller = request.state.caller
+    caller: Caller = request.scope["state"]["caller"]
     return caller
 
 

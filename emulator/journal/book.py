@@ -12,6 +12,7 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
@@ -35,22 +36,30 @@ class Entry:
     method: str
     path: str
     query: str
-    request_headers: dict[str, str]
-    request_body: bytes
+    raw_request_headers: Iterable[tuple[bytes, bytes]]
+    request_body: bytes = b""
     account_id: str | None = None
     key_id: str | None = None
     status: int = 0
-    response_headers: dict[str, str] | None = None
+    raw_response_headers: Iterable[tuple[bytes, bytes]] = ()
     response_body: bytes = b""
     truncated: bool = False
     duration_ms: float = 0.0
+
+    @property
+    def request_headers(self) -> dict[str, str]:
+        return _kept(self.raw_request_headers, KEPT_REQUEST_HEADERS)
+
+    @property
+    def response_headers(self) -> dict[str, str]:
+        return _kept(self.raw_response_headers, KEPT_RESPONSE_HEADERS)
 
     def summary(self) -> dict[str, Any]:
         request, response = _json(self.request_body), _json(self.response_body)
         if response is None and self.response_body.startswith((b"data: ", b"event: ")):
             response = _first_event(self.response_body)
         error = response.get("error") if isinstance(response, dict) else None
-        headers = self.response_headers or {}
+        headers = self.response_headers
         return {
             "object": "journal_entry",
             "id": self.id,
@@ -75,11 +84,15 @@ class Entry:
             **self.summary(),
             "request": {"headers": self.request_headers, "body": _text(self.request_body)},
             "response": {
-                "headers": self.response_headers or {},
+                "headers": self.response_headers,
                 "body": _text(self.response_body),
                 "truncated": self.truncated,
             },
         }
+
+
+def _kept(raw: Iterable[tuple[bytes, bytes]], names: tuple[bytes, ...]) -> dict[str, str]:
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in raw if k.lower() in names}
 
 
 def _json(body: bytes) -> Any:

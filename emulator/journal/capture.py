@@ -8,13 +8,7 @@ from typing import TYPE_CHECKING
 
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
-from emulator.journal.book import (
-    BODY_CAP,
-    KEPT_REQUEST_HEADERS,
-    KEPT_RESPONSE_HEADERS,
-    Entry,
-    Journal,
-)
+from emulator.journal.book import BODY_CAP, Entry, Journal
 
 if TYPE_CHECKING:
     from emulator.clock import Clock
@@ -38,11 +32,7 @@ def with_journal(inner: ASGIApp, journal: Journal, clock: Clock) -> ASGIApp:
             method=scope["method"],  # type: ignore[typeddict-item]
             path=scope["path"],
             query=scope.get("query_string", b"").decode("latin-1"),
-            request_headers={
-                k.decode("latin-1"): v.decode("latin-1")
-                for k, v in scope["headers"]
-                if k in KEPT_REQUEST_HEADERS
-            },
+            raw_request_headers=scope["headers"],  # filtered when read, not here
             request_body=b"",
         )
         request_chunks: list[bytes] = []
@@ -60,11 +50,7 @@ def with_journal(inner: ASGIApp, journal: Journal, clock: Clock) -> ASGIApp:
         async def send_recorded(message: Message) -> None:
             if message["type"] == "http.response.start":
                 entry.status = message["status"]
-                entry.response_headers = {
-                    k.decode("latin-1").lower(): v.decode("latin-1")
-                    for k, v in message.get("headers", ())
-                    if k.lower() in KEPT_RESPONSE_HEADERS
-                }
+                entry.raw_response_headers = message.get("headers", ())
             elif message["type"] == "http.response.body":
                 body = message.get("body", b"")
                 if sizes[1] < BODY_CAP:

@@ -73,7 +73,7 @@ def test_filters_limit_and_clear(
 def test_the_journal_is_bounded() -> None:
     journal = Journal(size=10)
     for n in range(1000):
-        entry = Entry(str(n), "t", "GET", "/api/v1/x", "", {}, b"", status=200)
+        entry = Entry(str(n), "t", "GET", "/api/v1/x", "", [], status=200)
         journal.record(entry)
     found = journal.query(Filters(), limit=1000)
     assert [e.id for e in found] == [str(n) for n in range(999, 989, -1)]
