@@ -38,13 +38,17 @@ class JobRow:
 _COLUMNS = list(JobRow.__dataclass_fields__)
 
 
+_SELECT = ", ".join(_COLUMNS)
+_INPUTS, _OUTPUTS, _REFUNDED = (_COLUMNS.index(c) for c in ("inputs", "outputs", "refunded"))
+
+
 def _row(row: sqlite3.Row) -> JobRow:
-    data = dict(row)
-    data.pop("seq", None)
-    data["inputs"] = msgspec.json.decode(data["inputs"])
-    data["outputs"] = msgspec.json.decode(data["outputs"] or "{}")
-    data["refunded"] = bool(data["refunded"])
-    return JobRow(**data)
+    """A row selected as `_SELECT` (in the dataclass's field order)."""
+    values = list(row)[: len(_COLUMNS)]
+    values[_INPUTS] = msgspec.json.decode(values[_INPUTS])
+    values[_OUTPUTS] = msgspec.json.decode(values[_OUTPUTS] or "{}")
+    values[_REFUNDED] = bool(values[_REFUNDED])
+    return JobRow(*values)
 
 
 def insert_job(conn: sqlite3.Connection, job: JobRow) -> None:
@@ -59,21 +63,21 @@ def insert_job(conn: sqlite3.Connection, job: JobRow) -> None:
 
 def get_job(conn: sqlite3.Connection, account_id: str, job_id: str, kind: str) -> JobRow | None:
     row = conn.execute(
-        "SELECT * FROM jobs WHERE id = ? AND account_id = ? AND kind = ?",
+        f"SELECT {_SELECT} FROM jobs WHERE id = ? AND account_id = ? AND kind = ?",
         [job_id, account_id, kind],
     ).fetchone()
     return None if row is None else _row(row)
 
 
 def job_by_id(conn: sqlite3.Connection, job_id: str) -> JobRow | None:
-    row = conn.execute("SELECT * FROM jobs WHERE id = ?", [job_id]).fetchone()
+    row = conn.execute(f"SELECT {_SELECT} FROM jobs WHERE id = ?", [job_id]).fetchone()
     return None if row is None else _row(row)
 
 
 def find_task(conn: sqlite3.Connection, account_id: str, any_id: str) -> JobRow | None:
     """A provider task by its local, provider or external task id."""
     row = conn.execute(
-        "SELECT * FROM jobs WHERE account_id = ? AND kind = 'provider_task' AND "
+        f"SELECT {_SELECT} FROM jobs WHERE account_id = ? AND kind = 'provider_task' AND "
         "(id = ? OR provider_task_id = ? OR external_task_id = ?) ORDER BY rowid DESC LIMIT 1",
         [account_id, any_id, any_id, any_id],
     ).fetchone()
@@ -83,7 +87,7 @@ def find_task(conn: sqlite3.Connection, account_id: str, any_id: str) -> JobRow 
 def list_jobs(
     conn: sqlite3.Connection, account_id: str, kind: str, limit: int, before_seq: int | None
 ) -> list[tuple[int, JobRow]]:
-    sql = "SELECT rowid AS seq, * FROM jobs WHERE account_id = ? AND kind = ?"
+    sql = f"SELECT {_SELECT}, rowid AS seq FROM jobs WHERE account_id = ? AND kind = ?"
     params: list[Any] = [account_id, kind]
     if before_seq is not None:
         sql += " AND rowid < ?"
@@ -120,7 +124,7 @@ def any_refund_due(conn: sqlite3.Connection, account_id: str, now: float) -> boo
 def refunds_due(conn: sqlite3.Connection, account_id: str, now: float) -> list[JobRow]:
     """Failed (by now) jobs of the account whose charge is not refunded yet."""
     rows = conn.execute(
-        "SELECT * FROM jobs WHERE account_id = ? AND refunded = 0 AND fail_ts <= ? "
+        f"SELECT {_SELECT} FROM jobs WHERE account_id = ? AND refunded = 0 AND fail_ts <= ? "
         "AND charge_micros > 0",
         [account_id, now],
     ).fetchall()
