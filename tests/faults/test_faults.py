@@ -187,3 +187,19 @@ def test_the_header_is_ignored_when_faults_are_not_allowed() -> None:
         assert answer.status_code == 200
     finally:
         server.stop()
+
+
+def test_a_rule_fires_exactly_times_under_concurrency(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(_: int) -> int:
+        with tenant.client() as client:
+            return client.get("/ai-gateway/balance").status_code
+
+    with emulator.faults.add(account_id=tenant.account_id, status=503, times=7) as rule:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            statuses = list(pool.map(one, range(40)))
+        assert statuses.count(503) == 7 and statuses.count(200) == 33
+        assert rule.hits == 7
