@@ -1,5 +1,5 @@
 """Where faults act: before the handler (delay, error), on each provider route
-(fail_route) and in a stream (cut).
+(fail_route), in a stream (cut) and on the job a request creates (fail_job).
 
 The request's subject and its `X-Emulator-Fault` items are set once, by the auth
 hook, in a context variable: the route and stream points of the same request
