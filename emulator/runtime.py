@@ -20,7 +20,7 @@ from emulator.settings import Settings, default_fixtures_dir
 from emulator.snapshots.service import Snapshots
 from emulator.store import Store
 from emulator.store.keys import KeyCache
-from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta
+from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta, set_platform
 from emulator.store.migrations import data_tables, migrate
 from emulator.store.reservations import fail_all_active
 
@@ -118,6 +118,11 @@ def open_runtime(settings: Settings) -> Runtime:
             fail_all_active(
                 conn, "released at start: the server stopped mid-request", clock.now_iso()
             )
+            if get_platform(conn, "video") is None:  # a state file from before video jobs
+                from emulator.store.fixtures import load_fixtures
+
+                video = load_fixtures(fixtures_dir).video
+                set_platform(conn, "video", video.model_dump(mode="json"))
     return Runtime(
         settings=settings,
         store=store,

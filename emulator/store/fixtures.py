@@ -10,7 +10,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from emulator.clock import parse_iso
 from emulator.settings import default_fixtures_dir
@@ -178,6 +185,16 @@ class VideoFixture(_Strict):
     tasks: dict[str, int] = {}
     families: dict[str, FamilyFixture] = {}
     clips: dict[str, ClipFixture] = {}
+
+    @model_validator(mode="after")
+    def _a_clip_for_every_output(self) -> VideoFixture:
+        needed = {ratio for m in self.models for ratio in m.aspect_ratios} | (
+            {"16:9"} if self.effects or self.tasks else set()  # provider tasks render 16:9
+        )
+        missing = sorted(r for r in needed if r not in self.clips or not self.clips[r].files)
+        if missing:
+            raise ValueError(f"no output clip for aspect ratio {', '.join(missing)} (clips:)")
+        return self
 
 
 class Fixtures(_Strict):

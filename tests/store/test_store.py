@@ -174,6 +174,7 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
             "default_rate_limit_rpm: [",
             "not valid YAML",
         ),
+        ("video.yaml", '"1:1": {width', '"4:3": {width', "no output clip for aspect ratio 1:1"),
     ],
 )
 def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:
@@ -213,3 +214,15 @@ def test_secrets_are_stored_only_as_hashes() -> None:
     with rt.store.read() as conn:
         dump = "\n".join(conn.iterdump())
     assert "sk-emu-demo-all" not in dump and "emu_user_demo" not in dump
+
+
+def test_a_state_file_from_before_video_jobs_gets_the_video_catalog(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    rt = open_runtime(Settings(db=db))
+    with rt.store.write() as conn:
+        conn.execute("DELETE FROM platform WHERE key = 'video'")
+    rt.store.close()
+    again = open_runtime(Settings(db=db))
+    with again.store.read() as conn:
+        video = conn.execute("SELECT value FROM platform WHERE key = 'video'").fetchone()
+    assert video is not None and "vidprov/v1.6" in video[0]
