@@ -20,3 +20,15 @@ class RequestBody(WireModel):
     """
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+def build_all_models() -> None:
+    """Build every deferred validator now. For servers in a thread (tests, the pytest
+    plugin), where a test thread and the server thread could otherwise build the same
+    model at once; `emulator serve` uses them from one event loop and builds lazily."""
+    pending: list[type[BaseModel]] = [WireModel]
+    while pending:
+        model = pending.pop()
+        pending += model.__subclasses__()
+        if not model.__pydantic_complete__:
+            model.model_rebuild(force=True)

@@ -12,6 +12,7 @@ from typing import Any
 import uvicorn
 
 from emulator.app import create_app
+from emulator.bodies import build_all_models
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
 
@@ -49,6 +50,7 @@ class BackgroundServer:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind((settings.host, 0))
         self.settings = settings.with_(port=self.sock.getsockname()[1])
+        build_all_models()  # no lazy build racing between the test and server threads
         self.runtime = open_runtime(self.settings)
         self.app = create_app(self.settings, self.runtime)
         self.server = uvicorn.Server(uvicorn_config(self.app, self.settings))

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from emulator.bodies import WireModel
 
 
-class _Open(BaseModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)
+class _Open(WireModel):
+    model_config = ConfigDict(extra="allow")
 
 
 class FunctionCall(_Open):
