@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from emulator.settings import MEMORY_DB
 
@@ -35,6 +36,23 @@ def _connect(path: str) -> tuple[sqlite3.Connection, str]:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn, uri
+
+
+def newest_first(
+    conn: sqlite3.Connection,
+    select: str,
+    params: list[Any],
+    limit: int,
+    before_seq: int | None,
+) -> list[tuple[int, dict[str, Any]]]:
+    """A page of `select` (`SELECT rowid AS seq, ... WHERE ...`), newest first: rows
+    inserted before `before_seq`, as (seq, the row without seq). Every list pages so."""
+    if before_seq is not None:
+        select += " AND rowid < ?"
+        params = [*params, before_seq]
+    cursor = conn.execute(f"{select} ORDER BY rowid DESC LIMIT ?", [*params, limit])
+    rows = [dict(row) for row in cursor]
+    return [(row.pop("seq"), row) for row in rows]
 
 
 class Store:

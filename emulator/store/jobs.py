@@ -9,6 +9,8 @@ from typing import Any
 
 import msgspec
 
+from emulator.store.db import newest_first
+
 
 @dataclass(frozen=True)
 class JobRow:
@@ -42,9 +44,9 @@ _SELECT = ", ".join(_COLUMNS)
 _INPUTS, _OUTPUTS, _REFUNDED = (_COLUMNS.index(c) for c in ("inputs", "outputs", "refunded"))
 
 
-def _row(row: sqlite3.Row) -> JobRow:
+def _row(row: sqlite3.Row | dict[str, Any]) -> JobRow:
     """A row selected as `_SELECT` (in the dataclass's field order)."""
-    values = list(row)[: len(_COLUMNS)]
+    values = [row[c] for c in _COLUMNS]
     values[_INPUTS] = msgspec.json.decode(values[_INPUTS])
     values[_OUTPUTS] = msgspec.json.decode(values[_OUTPUTS] or "{}")
     values[_REFUNDED] = bool(values[_REFUNDED])
@@ -87,14 +89,9 @@ def find_task(conn: sqlite3.Connection, account_id: str, any_id: str) -> JobRow 
 def list_jobs(
     conn: sqlite3.Connection, account_id: str, kind: str, limit: int, before_seq: int | None
 ) -> list[tuple[int, JobRow]]:
-    sql = f"SELECT {_SELECT}, rowid AS seq FROM jobs WHERE account_id = ? AND kind = ?"
-    params: list[Any] = [account_id, kind]
-    if before_seq is not None:
-        sql += " AND rowid < ?"
-        params.append(before_seq)
-    sql += " ORDER BY rowid DESC LIMIT ?"
-    params.append(limit)
-    return [(int(row["seq"]), _row(row)) for row in conn.execute(sql, params)]
+    sql = f"SELECT rowid AS seq, {_SELECT} FROM jobs WHERE account_id = ? AND kind = ?"
+    rows = newest_first(conn, sql, [account_id, kind], limit, before_seq)
+    return [(seq, _row(row)) for seq, row in rows]
 
 
 def force_outcome(

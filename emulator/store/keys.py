@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.ids import hash_secret
+from emulator.store.db import newest_first
 
 # Columns that PATCH /keys/{id} may change; anything else is not updatable.
 UPDATABLE = frozenset(
@@ -159,14 +160,8 @@ def list_keys(
     """Live keys with their insertion sequence, newest first (the clock never goes back,
     so insertion order is creation order, ties included); `before_seq` pages."""
     sql = "SELECT rowid AS seq, * FROM api_keys WHERE account_id = ? AND revoked_at IS NULL"
-    params: list[Any] = [account_id]
-    if before_seq is not None:
-        sql += " AND rowid < ?"
-        params.append(before_seq)
-    sql += " ORDER BY rowid DESC LIMIT ?"
-    params.append(limit)
-    rows = [dict(row) for row in conn.execute(sql, params)]
-    return [(row.pop("seq"), _key(row)) for row in rows]
+    rows = newest_first(conn, sql, [account_id], limit, before_seq)
+    return [(seq, _key(row)) for seq, row in rows]
 
 
 def update_key(

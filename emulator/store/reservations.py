@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from emulator.store.db import newest_first
+
 
 def active_total(conn: sqlite3.Connection, account_id: str) -> int:
     row = conn.execute(
@@ -89,13 +91,7 @@ def list_reservations(
     if status:
         sql += " AND status = ?"
         params.append(status)
-    if before_seq is not None:
-        sql += " AND rowid < ?"
-        params.append(before_seq)
-    sql += " ORDER BY rowid DESC LIMIT ?"
-    params.append(limit)
-    rows = [dict(row) for row in conn.execute(sql, params)]
-    return [(row.pop("seq"), row) for row in rows]
+    return newest_first(conn, sql, params, limit, before_seq)
 
 
 def key_spend(conn: sqlite3.Connection, key_id: str, since: str) -> tuple[int, int]:

@@ -9,6 +9,8 @@ from typing import Any
 
 import msgspec
 
+from emulator.store.db import newest_first
+
 
 @dataclass(frozen=True)
 class UsageEvent:
@@ -79,10 +81,4 @@ def list_usage_events(
     if filters.get("created_before"):
         sql += " AND created_at < ?"
         params.append(filters["created_before"])
-    if before_seq is not None:
-        sql += " AND rowid < ?"
-        params.append(before_seq)
-    sql += " ORDER BY rowid DESC LIMIT ?"
-    params.append(limit)
-    rows = [dict(row) for row in conn.execute(sql, params)]
-    return [(row.pop("seq"), _event(row)) for row in rows]
+    return [(seq, _event(row)) for seq, row in newest_first(conn, sql, params, limit, before_seq)]
