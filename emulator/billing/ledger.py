@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.billing.money import micros_to_usd
 from emulator.errors import NotFound, ValidationFailed
-from emulator.jobs.service import settle_refunds
+from emulator.jobs.service import settled_read
 from emulator.store.accounts import Account, LedgerEntry, add_ledger_entry, get_account
 from emulator.store.reservations import active_total
 
@@ -38,10 +38,10 @@ def top_up(rt: Runtime, account_id: str, amount_micros: int, reference: str) -> 
 
 
 def balance_of(rt: Runtime, account_id: str) -> dict[str, Any]:
-    with rt.store.write() as conn:
-        settle_refunds(rt, conn, account_id)  # a job that failed by now is refunded by now
-        account = get_account(conn, account_id)
-        pending = active_total(conn, account_id)
+    # A job that failed by now is refunded by now.
+    account, pending = settled_read(
+        rt, account_id, lambda c: (get_account(c, account_id), active_total(c, account_id))
+    )
     if account is None:
         raise NotFound(f"No account {account_id!r}.", param="account_id")
     return balance_view(account, pending)

@@ -23,7 +23,7 @@ from emulator.control.schemas import (
 )
 from emulator.errors import NotFound, ValidationFailed
 from emulator.ids import hash_secret
-from emulator.jobs.service import settle_refunds
+from emulator.jobs.service import settled_read
 from emulator.keys.service import issue_key
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
@@ -144,10 +144,11 @@ def create_tenant(rt: Runtime, body: TenantCreate) -> TenantOut:
 
 
 def get_account(rt: Runtime, account_id: str) -> AccountOut:
-    with rt.store.write() as conn:
-        settle_refunds(rt, conn, account_id)
-        account = account_rows.get_account(conn, account_id)
-        pending = active_total(conn, account_id)
+    account, pending = settled_read(
+        rt,
+        account_id,
+        lambda c: (account_rows.get_account(c, account_id), active_total(c, account_id)),
+    )
     if account is None:
         raise NotFound(f"No account {account_id!r}.", param="account_id")
     return account_out(account, pending)

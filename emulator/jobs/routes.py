@@ -11,7 +11,6 @@ from pydantic import Field
 from emulator.bodies import RequestBody
 from emulator.control.routes import ADMIN
 from emulator.jobs import service
-from emulator.jobs.engine import state_at
 from emulator.web import RuntimeDep, auth_opt
 
 
@@ -28,25 +27,11 @@ class JobsControlController(Controller):
 
     @post("/{job_id:str}/complete", status_code=200, summary="Complete a running job now")
     async def complete(self, rt: RuntimeDep, job_id: FromPath[str]) -> dict[str, Any]:
-        return _outcome(rt, service.force(rt, job_id, "complete", None, None))
+        return service.force(rt, job_id, "complete", None, None)
 
     @post("/{job_id:str}/fail", status_code=200, summary="Fail a running job now (refunded)")
     async def fail(
         self, rt: RuntimeDep, job_id: FromPath[str], data: JSONBody[JobFailure | None] = None
     ) -> dict[str, Any]:
         body = data or JobFailure()
-        return _outcome(rt, service.force(rt, job_id, "fail", body.code, body.message))
-
-
-def _outcome(rt: Any, job: Any) -> dict[str, Any]:
-    state = state_at(job, rt.clock.now())
-    return {
-        "id": job.id,
-        "object": "job",
-        "family": job.family,
-        "status": state.status,
-        "progress": state.progress,
-        "error": {"code": job.error_code, "message": job.error_message}
-        if state.status == "failed"
-        else None,
-    }
+        return service.force(rt, job_id, "fail", body.code, body.message)

@@ -170,9 +170,11 @@ def list_jobs(
     )
 
 
-def force(rt: Runtime, job_id: str, outcome: str, code: str | None, message: str | None) -> JobRow:
+def force(
+    rt: Runtime, job_id: str, outcome: str, code: str | None, message: str | None
+) -> dict[str, Any]:
     """The control plane's `complete` or `fail`: the outcome happens now (a terminal
-    job keeps its outcome; forcing it again changes nothing)."""
+    job keeps its outcome; forcing it again changes nothing). The job as it is then."""
     now = rt.clock.now()
     with rt.store.write() as conn:
         job = job_rows.job_by_id(conn, job_id)
@@ -192,4 +194,13 @@ def force(rt: Runtime, job_id: str, outcome: str, code: str | None, message: str
             job_rows.force_outcome(conn, job_id, **changes)
             job = replace(job, **changes)
         settle_refunds(rt, conn, job.account_id)
-    return job
+    state = state_at(job, now)
+    failed = state.status == "failed"
+    return {
+        "id": job.id,
+        "object": "job",
+        "family": job.family,
+        "status": state.status,
+        "progress": state.progress,
+        "error": {"code": job.error_code, "message": job.error_message} if failed else None,
+    }

@@ -10,8 +10,16 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from emulator.errors import NotFound
+from emulator.jobs.engine import state_at
 from emulator.settings import default_fixtures_dir
+from emulator.store.jobs import job_by_id
+from emulator.store.meta import get_platform
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
 
 
 @dataclass(frozen=True)
@@ -46,3 +54,15 @@ def _resolve(fixtures_dir: Path, relative: str) -> Path:
 @functools.lru_cache(maxsize=64)
 def read_bytes(path: Path) -> bytes:
     return path.read_bytes()
+
+
+def job_media(rt: Runtime, file_name: str) -> tuple[Clip, bytes]:
+    """The output of the job a media file name (`{job id}.mp4`) names, once completed."""
+    job_id, _, extension = file_name.rpartition(".")
+    with rt.store.read() as conn:
+        job = job_by_id(conn, job_id) if extension == "mp4" else None
+        video = get_platform(conn, "video") or {}
+    if job is None or state_at(job, rt.clock.now()).status != "completed":
+        raise NotFound(f"No media {file_name!r} (or its job has not completed).")
+    clip = find_clip(video, rt.fixtures_dir, job.outputs["aspect_ratio"], job.outputs["duration"])
+    return clip, read_bytes(clip.path)

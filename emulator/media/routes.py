@@ -12,11 +12,7 @@ from typing import Any
 from litestar import Controller, Request, Response, get
 from litestar.params import FromPath
 
-from emulator.errors import NotFound
-from emulator.jobs.engine import state_at
-from emulator.media.clips import find_clip, read_bytes
-from emulator.store.jobs import job_by_id
-from emulator.store.meta import get_platform
+from emulator.media.clips import job_media
 from emulator.web import auth_opt, runtime_of
 
 _RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
@@ -35,16 +31,7 @@ class MediaController(Controller):
 
 
 def media_response(request: Request[Any, Any, Any], file_name: str) -> Response[bytes]:
-    rt = runtime_of(request)
-    job_id, _, extension = file_name.rpartition(".")
-    with rt.store.read() as conn:
-        job = job_by_id(conn, job_id) if extension == "mp4" else None
-        video = get_platform(conn, "video") or {}
-    if job is None or state_at(job, rt.clock.now()).status != "completed":
-        raise NotFound(f"No media {file_name!r} (or its job has not completed).")
-    out = job.outputs
-    clip = find_clip(video, rt.fixtures_dir, out["aspect_ratio"], out["duration"])
-    data = read_bytes(clip.path)
+    clip, data = job_media(runtime_of(request), file_name)
     headers = {"Accept-Ranges": "bytes", "Cache-Control": "public, max-age=31536000, immutable"}
     wanted = request.headers.get("range")
     status, body = 200, data

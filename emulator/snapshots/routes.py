@@ -10,12 +10,12 @@ from pydantic import Field
 
 from emulator.bodies import RequestBody
 from emulator.control.routes import ADMIN
-from emulator.snapshots.service import restore_from
+from emulator.snapshots.service import NAME, restore_from
 from emulator.web import RuntimeDep, auth_opt
 
 
 class SnapshotCreate(RequestBody):
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
+    name: Annotated[str, Field(pattern=NAME.pattern)]
 
 
 class SnapshotsController(Controller):

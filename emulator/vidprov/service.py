@@ -59,14 +59,13 @@ def effects(rt: Runtime, caller: Caller, body: EffectsRequest, base_url: str) ->
     return _queue(
         rt,
         caller,
-        "vidprov_effects",
-        "effects",
-        inputs,
-        seconds,
-        effect["micros"],
-        body.external_task_id,
-        "",
-        base_url,
+        task_type="effects",
+        inputs=inputs,
+        seconds=seconds,
+        price=effect["micros"],
+        external_task_id=body.external_task_id,
+        text="",
+        base_url=base_url,
     )
 
 
@@ -95,14 +94,13 @@ def lipsync(rt: Runtime, caller: Caller, body: LipsyncRequest, base_url: str) ->
     return _queue(
         rt,
         caller,
-        "vidprov_lipsync",
-        "lipsync",
-        inputs,
-        seconds,
-        price,
-        body.external_task_id,
-        body.text or "",
-        base_url,
+        task_type="lipsync",
+        inputs=inputs,
+        seconds=seconds,
+        price=price,
+        external_task_id=body.external_task_id,
+        text=body.text or "",
+        base_url=base_url,
     )
 
 
@@ -128,14 +126,13 @@ def multi_elements(
     return _queue(
         rt,
         caller,
-        "vidprov_multi_elements",
-        "multi_elements",
-        inputs,
-        5,
-        price,
-        body.external_task_id,
-        body.prompt,
-        base_url,
+        task_type="multi_elements",
+        inputs=inputs,
+        seconds=5,
+        price=price,
+        external_task_id=body.external_task_id,
+        text=body.prompt,
+        base_url=base_url,
     )
 
 
@@ -155,7 +152,7 @@ def _check_audio(value: str) -> None:
 def _queue(
     rt: Runtime,
     caller: Caller,
-    family_name: str,
+    *,
     task_type: str,
     inputs: dict[str, Any],
     seconds: int,
@@ -164,6 +161,8 @@ def _queue(
     text: str,
     base_url: str,
 ) -> dict[str, Any]:
+    """Queue a provider task of family `vidprov_{task_type}`; `text` may ask it to fail."""
+    family_name = f"vidprov_{task_type}"
     catalog = video_catalog(rt)
     clip = find_clip(catalog, rt.fixtures_dir, TASK_ASPECT, seconds)
     failure = None
