@@ -203,3 +203,31 @@ def test_a_rule_fires_exactly_times_under_concurrency(
             statuses = list(pool.map(one, range(40)))
         assert statuses.count(503) == 7 and statuses.count(200) == 33
         assert rule.hits == 7
+
+
+def test_rules_match_on_method_and_raw_api_key_and_clear_all(
+    emulator: EmulatorHandle, tenant: Tenant, http: httpx.Client
+) -> None:
+    other_key = emulator.create_tenant().api_key
+    with emulator.faults.add(api_key=tenant.api_key, method="GET", status=500) as rule:
+        assert rule.data["match"]["api_key"] == "(redacted)"  # never the key itself
+        with tenant.client() as client:
+            assert_error(client.get("/ai-gateway/balance"), 500, "internal_error")
+            assert client.post("/chat/completions", json=CHAT).status_code == 200  # not GET
+        with httpx.Client(
+            base_url=tenant.base_url, headers={"Authorization": f"Bearer {other_key}"}
+        ) as c:
+            assert c.get("/ai-gateway/balance").status_code == 200
+    emulator.faults.add(account_id=tenant.account_id, status=503)
+    emulator.faults.add(account_id=tenant.account_id, delay_ms=1)
+    assert http.delete("/_emulator/faults").json()["deleted"] >= 2
+    assert emulator.faults.list() == []
+    with tenant.client() as client:
+        assert client.get("/ai-gateway/balance").status_code == 200
+
+
+def test_the_header_delays_too(tenant: Tenant) -> None:
+    with tenant.client(headers={"X-Emulator-Fault": "latency=150"}) as client:
+        start = time.perf_counter()
+        assert client.get("/ai-gateway/balance").status_code == 200
+        assert time.perf_counter() - start >= 0.15

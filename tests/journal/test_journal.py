@@ -77,3 +77,27 @@ def test_the_journal_is_bounded() -> None:
         journal.record(entry)
     found = journal.query(Filters(), limit=1000)
     assert [e.id for e in found] == [str(n) for n in range(999, 989, -1)]
+
+
+def test_until_filters_by_virtual_time(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as client:
+        client.get("/ai-gateway/balance")
+        before = emulator.clock()["now"]
+        emulator.advance(60)
+        client.get("/ai-gateway/balance")
+    mine = {"account_id": tenant.account_id}
+    assert len(emulator.journal.list(**mine, until=before)) == 1
+    assert len(emulator.journal.list(**mine)) == 2
+
+
+def test_journal_size_zero_keeps_nothing() -> None:
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings
+
+    server = BackgroundServer(Settings(db=":memory:", journal_size=0, log_level="warning")).start()
+    try:
+        headers = {"Authorization": "Bearer sk-emu-demo-all"}
+        assert httpx.get(f"{server.url}/api/v1/ai-gateway/balance", headers=headers).is_success
+        assert httpx.get(f"{server.url}/_emulator/requests").json()["data"] == []
+    finally:
+        server.stop()
