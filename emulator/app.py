@@ -14,11 +14,12 @@ from emulator.billing.routes import (
     UsageController,
 )
 from emulator.control.routes import ControlController
+from emulator.direct import with_direct_routes
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
 from emulator.faults.routes import FaultsController
-from emulator.gateway.chat_routes import ChatController
-from emulator.gateway.responses_routes import ResponsesController
+from emulator.gateway.chat_routes import CHAT_COMPLETIONS, ChatController
+from emulator.gateway.responses_routes import RESPONSES, ResponsesController
 from emulator.gateway.routes import CatalogController
 from emulator.jobs.routes import JobsControlController
 from emulator.journal.capture import with_journal
@@ -31,10 +32,13 @@ from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
 from emulator.snapshots.routes import SnapshotsController
 from emulator.snapshots.service import restore_file, save_file
-from emulator.video.routes import VideoController
+from emulator.video.routes import GET_GENERATION, VideoController
 from emulator.vidprov.routes import VidprovController
 from emulator.web import authenticate_request, provide_caller, provide_runtime
 from emulator.wire import route_methods, with_wire_headers
+
+# The routes clients call in tight loops, served in front of litestar (`emulator.direct`).
+DIRECT_ROUTES = (CHAT_COMPLETIONS, RESPONSES, GET_GENERATION)
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> Litestar:
@@ -83,8 +87,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     if settings.restore is not None:
         restore_file(rt, settings.restore)
     routes = [(r.path, {str(getattr(m, "value", m)) for m in r.methods}) for r in app.routes]
+    direct = with_direct_routes(app.asgi_handler, rt, DIRECT_ROUTES)
     app.asgi_handler = with_wire_headers(
-        with_journal(app.asgi_handler, rt.journal, rt.clock),
+        with_journal(direct, rt.journal, rt.clock),
         rt.ids.request_id,
         route_methods(routes),
     )

@@ -54,23 +54,23 @@ def handle_emulator_error(_: Request[Any, Any, Any], exc: EmulatorError) -> Resp
 
 
 def handle_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
-    return render(translate(request, exc))
+    return render(translate(request.method, request.url.path, exc))
 
 
-def translate(request: Request[Any, Any, Any], exc: Exception) -> EmulatorError:
-    """The framework's exceptions, said in our vocabulary."""
+def translate(method: str, path: str, exc: Exception) -> EmulatorError:
+    """The framework's exceptions (and unexpected ones), said in our vocabulary."""
     if isinstance(exc, EmulatorError):
         return exc
     if isinstance(exc, ValidationException):
         return _validation_error(exc)
     if isinstance(exc, NotFoundException):
         return NotFound(
-            f"No route matches {request.method} {request.url.path}. The routes are listed at "
+            f"No route matches {method} {path}. The routes are listed at "
             "/schema (OpenAPI: /schema/openapi.json)."
         )
     if isinstance(exc, MethodNotAllowedException):
         return MethodNotAllowed(
-            f"{request.method} is not allowed on {request.url.path}.",
+            f"{method} is not allowed on {path}.",
             headers=dict(exc.headers or {}),
         )
     if isinstance(exc, HTTPException):
@@ -85,7 +85,7 @@ def translate(request: Request[Any, Any, Any], exc: Exception) -> EmulatorError:
             return cls(detail)
         if exc.status_code < 500:
             return InvalidRequest(detail)
-    log.exception("unexpected error on %s %s", request.method, request.url.path, exc_info=exc)
+    log.exception("unexpected error on %s %s", method, path, exc_info=exc)
     return InternalError(
         "The emulator hit an unexpected error; it has been logged. This is a bug in the "
         "emulator: please report it with the X-Request-Id of this answer."
@@ -109,6 +109,11 @@ def _validation_error(exc: ValidationException) -> EmulatorError:
     problems: list[dict[str, Any]] = list(exc.extra or []) if isinstance(exc.extra, list) else []
     if not problems:
         return ValidationFailed(str(exc.detail))
+    return validation_error(problems)
+
+
+def validation_error(problems: list[dict[str, Any]]) -> EmulatorError:
+    """The first of litestar's problems (`key`, `message`, `source`), as our 400/422."""
     first = problems[0]
     key = first.get("key")
     source = first.get("source")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 import msgspec
@@ -9,10 +11,11 @@ from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.params import QueryParameter
+from litestar.response import Stream
 
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
 from emulator.bodies import WireModel
-from emulator.errors import InternalError
+from emulator.errors import EmulatorError, InternalError
 from emulator.faults import apply as fault_apply
 from emulator.faults import header as fault_header
 from emulator.faults.rules import Subject
@@ -45,19 +48,40 @@ def runtime_of(connection: ASGIConnection[Any, Any, Any, Any]) -> Runtime:
 
 
 async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
-    """Before every handler (and before its body is read): authenticate by the route's
-    `opt["auth"]`; the caller lands in `request.state`. A litestar guard would do the
-    same, but costs a copy of the handler on every request."""
+    """Before every litestar handler (and before its body is read): authenticate by the
+    route's `opt["auth"]`. A litestar guard would do the same, but costs a copy of the
+    handler on every request."""
     auth: RouteAuth | None = connection.route_handler.opt.get("auth")
     if auth is None:
         if connection.url.path.startswith(DOCS_PREFIX):
             return
         # Fail closed: every route of ours must say what it takes.
         raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
+    await admit(
+        runtime_of(connection),
+        auth,
+        connection.scope["state"],  # litestar's `connection.state`, without its wrapper
+        connection.headers,
+        connection.method,
+        connection.url.path,
+        connection.body,
+    )
+
+
+async def admit(
+    rt: Runtime,
+    auth: RouteAuth,
+    state: dict[str, Any],
+    headers: Mapping[str, str],
+    method: str,
+    path: str,
+    read_body: Callable[[], Awaitable[bytes]],
+) -> None:
+    """What every route does before its handler, litestar's or a direct one: check the
+    credential, count the request against the rate limits, apply the faults. The
+    caller lands in `state` (`caller`, and `caller_ids` for the journal)."""
     if auth.kind == "optional":
         return
-    rt = runtime_of(connection)
-    headers = connection.headers
     if auth.kind == "admin":
         check_admin(
             rt.settings.admin_token,
@@ -66,37 +90,29 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         )
         return
     caller = authenticate(rt.store, rt.keys, rt.clock, auth, headers.get("authorization"))
-    state = connection.scope["state"]  # litestar's `connection.state`, without its wrapper
     state["caller"] = caller
     state["caller_ids"] = (caller.account_id, caller.key.id if caller.key else None)
     if "ai.gateway" in auth.scopes:
         standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
         state["rate_limit_headers"] = standing.headers()
     fault = headers.get(fault_header.HEADER) if rt.settings.allow_faults else None
-    await inject_faults(rt, connection, caller, fault)
-
-
-async def inject_faults(
-    rt: Runtime, connection: Request[Any, Any, Any], caller: Caller, header: str | None
-) -> None:
-    """The request's faults (rules and `X-Emulator-Fault`); nothing to do without any."""
-    if not rt.faults.rules and not header:
+    if not rt.faults.rules and not fault:
         fault_apply.begin(None)
         return
     model = None
-    if connection.method == "POST":  # read now: an injected error still journals it
-        body = await connection.body()
+    if method == "POST":  # read now: an injected error still journals it
+        body = await read_body()
         model = model_of(body) if rt.faults.needs_model() else None
     subject = Subject(
-        path=connection.url.path,
-        method=connection.method,
+        path=path,
+        method=method,
         account_id=caller.account_id,
         key_id=caller.key.id if caller.key else None,
         key_hash=caller.key.secret_hash if caller.key else None,
         model=model,
     )
     faults = fault_apply.RequestFaults(
-        rt.faults, subject, tuple(fault_header.parse(header)) if header else ()
+        rt.faults, subject, tuple(fault_header.parse(fault)) if fault else ()
     )
     fault_apply.begin(faults)
     await fault_apply.before_handler(faults)
@@ -134,16 +150,44 @@ def caller_of(request: Request[Any, Any, Any]) -> Caller:
 provide_caller = caller_of
 
 
-def attribution(request: Request[Any, Any, Any]) -> dict[str, Any]:
+def attribution(headers: Mapping[str, str], state: dict[str, Any]) -> dict[str, Any]:
     """What a usage event records of the request's headers."""
-    headers = request.headers
     return {
         "idempotency_key": headers.get("idempotency-key"),
         "http_referer": headers.get("http-referer"),
         # The OpenRouter SDK sends its own spelling of the title header.
         "x_title": headers.get("x-title") or headers.get("x-openrouter-title"),
-        "request_id": request.scope.get("state", {}).get("request_id"),
+        "request_id": state.get("request_id"),
     }
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An answer before it meets a framework: a litestar route returns `.response()`,
+    a direct route (`emulator.direct`) sends it as it is."""
+
+    body: bytes = b""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    media_type: str = JSON
+    stream: AsyncIterator[bytes] | None = None  # server-sent events instead of `body`
+
+    def response(self) -> Response[Any]:
+        if self.stream is not None:
+            return Stream(
+                self.stream,
+                status_code=self.status,
+                media_type=self.media_type,
+                # Exactly the media type (no charset): clients pick their parser by it.
+                headers={**self.headers, "content-type": self.media_type},
+            )
+        return Response(
+            self.body, status_code=self.status, headers=self.headers, media_type=self.media_type
+        )
+
+
+def error_reply(error: EmulatorError) -> Reply:
+    return Reply(msgspec.json.encode(error.envelope()), error.status, error.headers)
 
 
 def json_bytes(body: bytes, status: int = 200) -> Response[bytes]:

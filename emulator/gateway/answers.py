@@ -7,16 +7,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from litestar import Request, Response
-from litestar.response import Stream
 from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller
 from emulator.errors import UpstreamError
 from emulator.gateway import idempotency
-from emulator.web import attribution, caller_of, runtime_of
+from emulator.web import JSON, Reply, attribution
 
 if TYPE_CHECKING:
+    from emulator.direct import DirectRequest
     from emulator.runtime import Runtime
 
 EVENT_STREAM = "text/event-stream"
@@ -32,17 +31,20 @@ class Answer:
 Produce = Callable[["Runtime", Caller, dict[str, Any], dict[str, Any]], Answer]
 
 
-def gateway_response(
-    request: Request[Any, Any, Any], endpoint: str, data: BaseModel, produce: Produce
-) -> Response[Any]:
+def gateway_reply(
+    request: DirectRequest, endpoint: str, data: BaseModel, produce: Produce
+) -> Reply:
     """The shared shape of the inference routes: body, attribution, idempotency, answer."""
-    # Taken from the request, not injected: two dependencies cost a task group.
-    rt, caller = runtime_of(request), caller_of(request)
+    rt, caller = request.rt, request.caller
     body = data.model_dump(by_alias=True, exclude_none=True)
-    metadata = attribution(request)
-    key = request.headers.get("idempotency-key")
+    metadata = attribution(request.headers, request.scope["state"])
     return respond(
-        rt, caller.account_id, endpoint, key, body, lambda: produce(rt, caller, body, metadata)
+        rt,
+        caller.account_id,
+        endpoint,
+        request.headers.get("idempotency-key"),
+        body,
+        lambda: produce(rt, caller, body, metadata),
     )
 
 
@@ -53,15 +55,11 @@ def respond(
     idempotency_key: str | None,
     body: dict[str, Any],
     produce: Callable[[], Answer],
-) -> Response[Any]:
+) -> Reply:
     claimed = idempotency.claim(rt, account_id, idempotency_key, endpoint, body)
     if isinstance(claimed, idempotency.Replay):
-        headers = {
-            **claimed.headers,
-            "Idempotent-Replayed": "true",
-            "content-type": claimed.content_type,
-        }
-        return Response(claimed.body, status_code=claimed.status, headers=headers)
+        headers = {**claimed.headers, "Idempotent-Replayed": "true"}
+        return Reply(claimed.body, claimed.status, headers, claimed.content_type)
     try:
         # One transaction from the hold to the settlement (for a stream: to the
         # generation): nothing waits in between, so nothing could see it half done.
@@ -73,13 +71,12 @@ def respond(
             idempotency.release(rt, claimed)
         raise
     if answer.stream is not None:
-        # Exactly `text/event-stream` (no charset): clients pick their parser by it.
-        headers = {**answer.headers, "content-type": EVENT_STREAM, "cache-control": "no-cache"}
+        headers = {**answer.headers, "cache-control": "no-cache"}
         chunks = answer.stream
         if claimed is not None:
             chunks = idempotency.recorded(rt, claimed, answer.headers, chunks)
-        return Stream(chunks, media_type=EVENT_STREAM, headers=headers)
+        return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)
     encoded = msgspec.json.encode(answer.body)  # litestar's encoder: faster than json
     if claimed is not None:
-        idempotency.done(rt, claimed, 200, "application/json", answer.headers, encoded)
-    return Response(encoded, headers=answer.headers, media_type="application/json")
+        idempotency.done(rt, claimed, 200, JSON, answer.headers, encoded)
+    return Reply(encoded, headers=answer.headers)

@@ -8,25 +8,38 @@ from typing import Any
 from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
 
-from emulator.auth.credentials import Caller
+from emulator.auth.credentials import Caller, RouteAuth
+from emulator.bodies import parse_body
+from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
 from emulator.gateway import service
-from emulator.gateway.answers import Answer, gateway_response
+from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
 from emulator.runtime import Runtime
-from emulator.web import (
-    API_PREFIX,
-    BEARER,
-    auth_opt,
+from emulator.web import API_PREFIX, BEARER, Reply
+
+
+def chat_completions(request: DirectRequest) -> Reply:
+    data = parse_body(request.body, ChatCompletionRequest)
+    return gateway_reply(request, "chat.completions", data, complete)
+
+
+CHAT_COMPLETIONS = DirectRoute(
+    "POST",
+    f"{API_PREFIX}/chat/completions",
+    RouteAuth("api_key", ("ai.gateway",)),
+    chat_completions,
 )
 
 
 class ChatController(Controller):
+    """The declaration (OpenAPI, 405s): `CHAT_COMPLETIONS` serves it, in `emulator.direct`."""
+
     path = API_PREFIX
-    opt = auth_opt("api_key", "ai.gateway")
+    opt = CHAT_COMPLETIONS.opt
     security = BEARER
     tags = ["Gateway"]
 
@@ -36,7 +49,7 @@ class ChatController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[ChatCompletionRequest],
     ) -> Response[Any]:
-        return gateway_response(request, "chat.completions", data, complete)
+        return await serve_declared(request, CHAT_COMPLETIONS)
 
 
 def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:

@@ -8,10 +8,12 @@ from typing import Any
 from litestar import Controller, Request, Response, post
 from litestar.params import JSONBody
 
-from emulator.auth.credentials import Caller
+from emulator.auth.credentials import Caller, RouteAuth
+from emulator.bodies import parse_body
+from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import NoRouteAvailable
 from emulator.gateway import service
-from emulator.gateway.answers import Answer, gateway_response
+from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.content import tools_text
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
@@ -20,20 +22,27 @@ from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import responses
 from emulator.runtime import Runtime
-from emulator.web import (
-    API_PREFIX,
-    BEARER,
-    RuntimeDep,
-    auth_opt,
-)
+from emulator.web import API_PREFIX, BEARER, Reply, RuntimeDep
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
 EXACT_FAMILY = "responses"
 
 
+def create_response(request: DirectRequest) -> Reply:
+    data = parse_body(request.body, ResponsesRequest)
+    return gateway_reply(request, "responses", data, answer)
+
+
+RESPONSES = DirectRoute(
+    "POST", f"{API_PREFIX}/responses", RouteAuth("api_key", ("ai.gateway",)), create_response
+)
+
+
 class ResponsesController(Controller):
+    """The declarations (OpenAPI, 405s): `RESPONSES` serves it, in `emulator.direct`."""
+
     path = API_PREFIX
-    opt = auth_opt("api_key", "ai.gateway")
+    opt = RESPONSES.opt
     security = BEARER
     tags = ["Gateway"]
 
@@ -43,7 +52,7 @@ class ResponsesController(Controller):
         request: Request[Any, Any, Any],
         data: JSONBody[ResponsesRequest],
     ) -> Response[Any]:
-        return gateway_response(request, "responses", data, answer)
+        return await serve_declared(request, RESPONSES)
 
     @post(
         "/responses/input_tokens",

@@ -5,14 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
+import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
 
+from emulator.auth.credentials import RouteAuth
+from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
 from emulator.video import service
 from emulator.video.schemas import GenerateVideoRequest
-from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
+from emulator.web import API_PREFIX, BEARER, Cursor, Reply, caller_of, runtime_of
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -39,9 +42,20 @@ def job_list(
     return jobs.list_jobs(rt, caller.account_id, kind, limit, cursor, lambda j: render(rt, j, base))
 
 
+def get_generation(request: DirectRequest) -> Reply:
+    """The poll clients run in a loop: served directly (`emulator.direct`)."""
+    rt = request.rt
+    job = jobs.read_job(rt, request.caller.account_id, request.param, "generation")
+    return Reply(msgspec.json.encode(service.record(rt, job, request.base_url())))
+
+
+VIDEO = RouteAuth("api_key", ("video",))
+GET_GENERATION = DirectRoute("GET", f"{API_PREFIX}/generation/{{}}", VIDEO, get_generation)
+
+
 class VideoController(Controller):
     path = API_PREFIX
-    opt = auth_opt("api_key", "video")
+    opt = {"auth": VIDEO}
     security = BEARER
     tags = ["Video"]
 
@@ -63,15 +77,13 @@ class VideoController(Controller):
             request.headers.get("idempotency-key"),
             body,
             lambda: Answer({}, body=service.generate(rt, caller, data, base)),
-        )
+        ).response()
 
     @get("/generation/{generation_id:str}", summary="A generation record, as of now")
     async def get_generation(
         self, request: Request[Any, Any, Any], generation_id: FromPath[str]
-    ) -> dict[str, Any]:
-        rt, caller = runtime_of(request), caller_of(request)
-        job = jobs.read_job(rt, caller.account_id, generation_id, "generation")
-        return service.record(rt, job, base_url(request))
+    ) -> Response[Any]:
+        return await serve_declared(request, GET_GENERATION)
 
     @get("/generation", summary="The account's generation records, newest first")
     async def list_generations(

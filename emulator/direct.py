@@ -1,0 +1,186 @@
+"""Hot routes served straight on ASGI, in front of litestar.
+
+Clients call a few routes in tight loops: chat completions, responses, and the
+poll of a generation. On a bare route, litestar's per-request machinery
+(routing tree, signature model, dependency injection, response object) costs
+two thirds of the time; these routes skip it. Everything else is as for any
+route: `web.admit` authenticates, counts the request and applies the faults,
+errors go out in the same envelope, and the outer layers (request id,
+journal, CORS) wrap them like the rest.
+
+They are still declared to litestar, which builds the OpenAPI document from
+the declarations and answers the other methods of their paths (405,
+OPTIONS). A declaration's handler hands its request to the direct handler
+(`serve_declared`), so the route also works in an app without this layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from litestar import Request, Response
+from litestar.response.streaming import ASGIStreamingResponse
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from emulator.auth.credentials import Caller, RouteAuth
+from emulator.error_handlers import translate
+from emulator.errors import PayloadTooLarge
+from emulator.web import Reply, admit, error_reply, runtime_of
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+MAX_BODY_BYTES = 10_000_000  # litestar's default limit, which every other route has
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+@dataclass(frozen=True)
+class DirectRequest:
+    rt: Runtime
+    scope: Scope
+    headers: dict[str, str]  # lower-case names
+    body: bytes
+    param: str  # the path parameter of a route that ends in one, else ""
+
+    @property
+    def caller(self) -> Caller:
+        caller: Caller = self.scope["state"]["caller"]
+        return caller
+
+    def base_url(self) -> str:
+        """Where the client reached us (for the URLs of media), as litestar's `base_url`."""
+        scope = self.scope
+        host = self.headers.get("host")
+        if host is None:
+            name, port = scope.get("server") or ("127.0.0.1", 8787)
+            host = f"{name}:{port}"
+        return f"{scope.get('scheme', 'http')}://{host}{scope.get('root_path', '')}".rstrip("/")
+
+
+@dataclass(frozen=True)
+class DirectRoute:
+    method: str
+    path: str  # exact, or ending in "/{}": one path parameter as the last segment
+    auth: RouteAuth
+    handle: Callable[[DirectRequest], Reply]
+
+    @property
+    def opt(self) -> dict[str, Any]:
+        """The litestar declaration's metadata: the same auth."""
+        return {"auth": self.auth}
+
+
+def with_direct_routes(inner: ASGIApp, rt: Runtime, routes: Sequence[DirectRoute]) -> ASGIApp:
+    """Serve `routes` here; every other request goes on to `inner` (litestar)."""
+    exact = {(r.method, r.path): r for r in routes if not r.path.endswith("/{}")}
+    prefixed = [(r.method, r.path[:-2], r) for r in routes if r.path.endswith("/{}")]
+
+    def match(method: str, path: str) -> tuple[DirectRoute, str] | None:
+        if len(path) > 1 and path[-1] == "/":  # litestar ignores a trailing slash too
+            path = path[:-1]
+        route = exact.get((method, path))
+        if route is not None:
+            return route, ""
+        for route_method, prefix, route in prefixed:
+            if route_method == method and path.startswith(prefix):
+                param = path[len(prefix) :]
+                if param and "/" not in param:
+                    return route, param
+        return None
+
+    async def handler(scope: Scope, receive: Receive, send: Send) -> None:
+        http = scope["type"] == "http"  # type: ignore[comparison-overlap]
+        found = match(scope["method"], scope["path"]) if http else None  # type: ignore[typeddict-item]
+        if found is None:
+            await inner(scope, receive, send)
+            return
+        route, param = found
+        reply = await _answer(rt, route, param, scope, receive)
+        await send_reply(reply, scope, receive, send)
+
+    return handler
+
+
+async def _answer(
+    rt: Runtime, route: DirectRoute, param: str, scope: Scope, receive: Receive
+) -> Reply:
+    method, path = scope["method"], scope["path"]  # type: ignore[typeddict-item]
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+    body: list[bytes] = []
+
+    async def read_body() -> bytes:
+        if not body:
+            body.append(await _read_body(headers, receive))
+        return body[0]
+
+    try:
+        state = scope.setdefault("state", {})
+        await admit(rt, route.auth, state, headers, method, path, read_body)
+        raw = await read_body() if method in _BODY_METHODS else b""
+        return route.handle(DirectRequest(rt, scope, headers, raw, param))
+    except Exception as exc:  # the envelope, as litestar's exception handlers give it
+        return error_reply(translate(method, path, exc))
+
+
+async def _read_body(headers: dict[str, str], receive: Receive) -> bytes:
+    announced = headers.get("content-length", "")
+    if announced.isdigit() and int(announced) > MAX_BODY_BYTES:
+        raise _too_large()
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":  # the client left before sending it all
+            return b"".join(chunks)
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise _too_large()
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _too_large() -> PayloadTooLarge:
+    return PayloadTooLarge(
+        f"The request body is larger than {MAX_BODY_BYTES:,} bytes. Send less (images as "
+        "URLs rather than base64, for example)."
+    )
+
+
+async def send_reply(reply: Reply, scope: Scope, receive: Receive, send: Send) -> None:
+    if reply.stream is not None:
+        # litestar's streaming response: it also stops the stream when the client leaves.
+        streaming = ASGIStreamingResponse(
+            iterator=reply.stream,
+            status_code=reply.status,
+            # Exactly the media type (no charset): clients pick their parser by it.
+            headers={**reply.headers, "content-type": reply.media_type},
+        )
+        await streaming(scope, receive, send)
+        return
+    headers = [
+        (b"content-type", reply.media_type.encode()),
+        (b"content-length", str(len(reply.body)).encode()),
+        *_encoded(reply),
+    ]
+    await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+    await send({"type": "http.response.body", "body": reply.body, "more_body": False})
+
+
+def _encoded(reply: Reply) -> list[tuple[bytes, bytes]]:
+    return [(name.lower().encode(), value.encode()) for name, value in reply.headers.items()]
+
+
+async def serve_declared(request: Request[Any, Any, Any], route: DirectRoute) -> Response[Any]:
+    """The litestar declaration's handler: litestar has authenticated the request."""
+    direct = DirectRequest(
+        runtime_of(request),
+        request.scope,
+        dict(request.headers.items()),
+        await request.body(),
+        next(iter(request.path_params.values()), ""),
+    )
+    return route.handle(direct).response()
