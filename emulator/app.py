@@ -87,9 +87,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     if settings.restore is not None:
         restore_file(rt, settings.restore)
     routes = [(r.path, {str(getattr(m, "value", m)) for m in r.methods}) for r in app.routes]
-    direct = with_direct_routes(app.asgi_handler, rt, DIRECT_ROUTES)
+    journaled = with_journal(app.asgi_handler, rt.journal, rt.clock)
     app.asgi_handler = with_wire_headers(
-        with_journal(direct, rt.journal, rt.clock),
+        with_direct_routes(journaled, rt, DIRECT_ROUTES),
         rt.ids.request_id,
         route_methods(routes),
     )

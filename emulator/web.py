@@ -161,7 +161,7 @@ def attribution(headers: Mapping[str, str], state: dict[str, Any]) -> dict[str, 
     }
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen init costs a microsecond
 class Reply:
     """An answer before it meets a framework: a litestar route returns `.response()`,
     a direct route (`emulator.direct`) sends it as it is."""

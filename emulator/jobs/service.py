@@ -5,9 +5,10 @@ entry, `kind: job_charge`), in the transaction that creates it, after the
 same available-balance check as the gateway (balance less active holds): 402
 `insufficient_credits` when short. A failed job is refunded exactly (`kind:
 job_refund`). Failures are known ahead (a prompt with `[emulator:fail]`, a
-fault rule) or forced; the refund is written by the first read of the account
-that happens at or after the failure (any job read, list or balance), so the
-ledger never shows a refund before the job failed.
+fault rule) or forced; the refund is written by the first read of the account's
+money at or after the failure (the balance, a hold, a new job, the account
+view), dated at the failure, so the ledger never shows a refund before the job
+failed. Job reads write nothing: a record shows `refunded` from its state.
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ def settle_refunds(rt: Runtime, conn: sqlite3.Connection, account_id: str) -> No
 
 
 def settled_read(rt: Runtime, account_id: str, read: Callable[[sqlite3.Connection], T]) -> T:
-    """`read`, after refunding what has failed by now; a plain read (no write
-    transaction) when nothing is due, as on almost every poll."""
+    """`read` of the account's money, after refunding what has failed by now; a plain
+    read (no write transaction) when nothing is due, as almost always."""
     with rt.store.read() as conn:
         if not job_rows.any_refund_due(conn, account_id, rt.clock.now()):
             return read(conn)
@@ -131,14 +132,16 @@ def settled_read(rt: Runtime, account_id: str, read: Callable[[sqlite3.Connectio
 
 
 def read_job(rt: Runtime, account_id: str, job_id: str, kind: str) -> JobRow:
-    job = settled_read(rt, account_id, lambda c: job_rows.get_job(c, account_id, job_id, kind))
+    with rt.store.read() as conn:
+        job = job_rows.get_job(conn, account_id, job_id, kind)
     if job is None:
         raise NotFound(f"No {kind.replace('_', ' ')} {job_id!r} in this account.", param="id")
     return job
 
 
 def find_task(rt: Runtime, account_id: str, any_id: str) -> JobRow:
-    job = settled_read(rt, account_id, lambda c: job_rows.find_task(c, account_id, any_id))
+    with rt.store.read() as conn:
+        job = job_rows.find_task(conn, account_id, any_id)
     if job is None:
         raise NotFound(
             f"No provider task {any_id!r} in this account (looked up as a local, provider "
@@ -159,9 +162,8 @@ def list_jobs(
     size = check_limit(limit, default=20, maximum=100)
     after = decode_cursor(cursor, 1)
     before = int(after[0]) if after and after[0].isdigit() else None
-    rows = settled_read(
-        rt, account_id, lambda c: job_rows.list_jobs(c, account_id, kind, size + 1, before)
-    )
+    with rt.store.read() as conn:
+        rows = job_rows.list_jobs(conn, account_id, kind, size + 1, before)
     return page(
         rows,
         size,

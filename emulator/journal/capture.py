@@ -1,13 +1,19 @@
-"""The ASGI layer that writes the journal: every request under /api/, as it was
-sent and answered (bodies up to a cap), with its duration and caller."""
+"""Writing the journal: every request under /api/, as it was sent and answered
+(bodies up to a cap), with its duration and caller.
+
+Litestar's routes are recorded by an ASGI layer that taps their messages; the
+direct routes (`emulator.direct`) hand over their request and reply as they
+are (`record_direct`), which costs a fifth as much."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
+from emulator.clock import iso as clock_iso
 from emulator.journal.book import BODY_CAP, Entry, Journal
 
 if TYPE_CHECKING:
@@ -71,3 +77,47 @@ def with_journal(inner: ASGIApp, journal: Journal, clock: Clock) -> ASGIApp:
             journal.record(entry)
 
     return handler
+
+
+def record_direct(
+    journal: Journal,
+    scope: Scope,
+    at: float,
+    started: float,
+    request_body: bytes,
+    status: int,
+    headers: list[tuple[bytes, bytes]],
+    response: list[bytes],
+) -> None:
+    """The entry of a request a direct route answered (`response`: its body's chunks)."""
+    state = scope["state"]
+    account_id, key_id = state.get("caller_ids") or (None, None)
+    response_body = b"".join(response)
+    journal.record(
+        Entry(
+            id=state.get("request_id", ""),
+            at=clock_iso(at),
+            method=scope["method"],  # type: ignore[typeddict-item]
+            path=scope["path"],
+            query=scope.get("query_string", b"").decode("latin-1"),
+            raw_request_headers=scope["headers"],
+            request_body=request_body[:BODY_CAP],
+            account_id=account_id,
+            key_id=key_id,
+            status=status,
+            raw_response_headers=headers,
+            response_body=response_body[:BODY_CAP],
+            truncated=len(request_body) > BODY_CAP or len(response_body) > BODY_CAP,
+            duration_ms=(time.perf_counter() - started) * 1000,
+        )
+    )
+
+
+async def teed(stream: AsyncIterator[bytes], kept: list[bytes]) -> AsyncIterator[bytes]:
+    """`stream` as it is, its chunks also kept in `kept` (up to the journal's cap)."""
+    size = 0
+    async for chunk in stream:
+        if size <= BODY_CAP:
+            kept.append(chunk)
+            size += len(chunk)
+        yield chunk

@@ -45,8 +45,8 @@ _INPUTS, _OUTPUTS, _REFUNDED = (_COLUMNS.index(c) for c in ("inputs", "outputs",
 
 
 def _row(row: sqlite3.Row | dict[str, Any]) -> JobRow:
-    """A row selected as `_SELECT` (in the dataclass's field order)."""
-    values = [row[c] for c in _COLUMNS]
+    """A row selected as `_SELECT` (in the dataclass's field order), taken by position."""
+    values = list(row.values() if isinstance(row, dict) else row)
     values[_INPUTS] = msgspec.json.decode(values[_INPUTS])
     values[_OUTPUTS] = msgspec.json.decode(values[_OUTPUTS] or "{}")
     values[_REFUNDED] = bool(values[_REFUNDED])
