@@ -85,19 +85,24 @@ class Catalog:
                 rows = load_catalog(conn)
                 pricing = get_platform(conn, "pricing") or {}
                 replies = get_platform(conn, "replies") or []
-            view = build_view(rows, pricing, replies)
+                video = get_platform(conn, "video") or {}
+            view = build_view(rows, pricing, replies, video.get("models", []))
             self._view, self._data_version = view, version
         return view
 
 
 def build_view(
-    rows: CatalogRows, pricing: dict[str, Any], replies: list[dict[str, Any]] | None = None
+    rows: CatalogRows,
+    pricing: dict[str, Any],
+    replies: list[dict[str, Any]] | None = None,
+    video_models: list[dict[str, Any]] | None = None,
 ) -> CatalogView:
     providers = {p.name: p for p in rows.providers}
     serving: dict[str, list[ServingRow]] = {}
     for entry in rows.serving:
         serving.setdefault(entry.model_id, []).append(entry)
     models = [model_wire(m, serving.get(m.id, []), providers) for m in rows.models]
+    models += [video_model_wire(m) for m in video_models or ()]
     page = catalog_page(models, len(models), None)
     pricing_body = pricing_wire(pricing, models)
     return CatalogView(
@@ -174,6 +179,78 @@ def model_wire(
     }
 
 
+_NO_TOKEN_PRICES = {
+    "prompt": "0",
+    "completion": "0",
+    "image": "0",
+    "request": "0",
+    "prompt_micros_per_mtok": 0,
+    "completion_micros_per_mtok": 0,
+    "image_micros": 0,
+    "request_micros": 0,
+}
+VIDEO_PARAMETERS = ["task_type", "prompt", "negative_prompt", "aspect_ratio", "duration"]
+VIDEO_PARAMETERS += ["mode", "sound", "image_list", "image_url", "seed"]
+
+
+def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
+    """A video model (fixtures/video.yaml) in the catalog's shape: no tokens and no
+    gateway routes; what `POST /generate/video` accepts and costs is under `video`."""
+    vendor = model["id"].split("/", 1)[0]
+    created = datetime.fromisoformat(str(model.get("created", "2025-01-01"))).replace(tzinfo=UTC)
+    takes_images = any(t != "text2video" for t in model["task_types"])
+    inputs = ["text", "image"] if takes_images else ["text"]
+    return {
+        "id": model["id"],
+        "canonical_slug": model["id"],
+        "object": "model",
+        "created": int(created.timestamp()),
+        "owned_by": vendor,
+        "vendor": vendor,
+        "name": model["name"],
+        "description": model["description"],
+        "context_length": None,
+        "max_output_tokens": None,
+        "modality": "video",
+        "architecture": {
+            "modality": f"{'+'.join(inputs)}->video",
+            "input_modalities": inputs,
+            "output_modalities": ["video"],
+            "tokenizer": None,
+        },
+        "pricing": _NO_TOKEN_PRICES,
+        "capabilities": {
+            "tools": False,
+            "structured_output": False,
+            "streaming": False,
+            "vision": takes_images,
+            "reasoning": False,
+        },
+        "supported_parameters": VIDEO_PARAMETERS,
+        "data_policy": {"training": False, "retention_days": 30, "zero_data_retention": False},
+        "premium": False,
+        "top_provider": {"name": "vidprov", "is_moderated": False},
+        "providers": [],
+        "default_parameters": {},
+        "per_request_limits": None,
+        "supported_voices": None,
+        "links": {"details": f"/api/v1/models/{model['id']}"},
+        "emulated": True,
+        "video": {
+            "endpoint": "/api/v1/generate/video",
+            "task_types": model["task_types"],
+            "aspect_ratios": model["aspect_ratios"],
+            "durations": [f"{seconds}s" for seconds in model["durations"]],
+            "modes": [
+                {"mode": mode, "micros_per_second": micros, "usd_per_second": usd_compact(micros)}
+                for mode, micros in model["modes"].items()
+            ],
+            "sound": model.get("sound", False),
+            "max_images": model.get("max_images", 1) if takes_images else 0,
+        },
+    }
+
+
 def provider_wire(
     entry: ServingRow, provider: ProviderRow, model_body: dict[str, Any]
 ) -> dict[str, Any]:
@@ -223,6 +300,7 @@ def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[
                 "provider": m["top_provider"]["name"] if m["top_provider"] else None,
                 **(m["pricing"] or {}),
                 "providers": [{"name": p["name"], **p["pricing"]} for p in m["providers"]],
+                "video_modes": m["video"]["modes"] if "video" in m else None,
             }
             for m in models
         ],

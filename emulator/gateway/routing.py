@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from emulator.errors import ValidationFailed
 from emulator.gateway.catalog import CatalogView, find_model
 
 
@@ -56,6 +57,14 @@ def route_candidates(
     routes: list[Route] = []
     for model_id in dict.fromkeys(models):  # each model once, in the order given
         entry = find_model(view, model_id)
+        if entry["modality"] != "text":
+            raise ValidationFailed(
+                f"{model_id!r} is a {entry['modality']} model: the gateway's text routes do "
+                "not serve it. Start it with POST /api/v1/generate/video; the text models are "
+                'the ones with "modality": "text" in GET /api/v1/models.',
+                param="model",
+                code="unsupported_model",
+            )
         candidates = [
             _route(model_id, p)
             for p in entry["providers"]

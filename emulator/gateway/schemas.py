@@ -38,7 +38,7 @@ class Architecture(WireModel):
     modality: str
     input_modalities: list[str]
     output_modalities: list[str]
-    tokenizer: str
+    tokenizer: str | None  # None: not a token model (video)
 
 
 class Capabilities(WireModel):
@@ -54,6 +54,31 @@ class TopProvider(ModelProvider):
     max_completion_tokens: int
 
 
+class VideoTopProvider(WireModel):
+    """A video model's provider: it serves `POST /generate/video`, not gateway routes."""
+
+    name: str
+    is_moderated: bool
+
+
+class VideoMode(WireModel):
+    mode: str
+    micros_per_second: int
+    usd_per_second: str
+
+
+class VideoOptions(WireModel):
+    """What `POST /generate/video` accepts for a video model, and what it costs."""
+
+    endpoint: str
+    task_types: list[str]
+    aspect_ratios: list[str]
+    durations: list[str]
+    modes: list[VideoMode]
+    sound: bool
+    max_images: int
+
+
 class ModelLinks(WireModel):
     details: str
 
@@ -67,8 +92,8 @@ class ModelOut(WireModel):
     vendor: str
     name: str
     description: str
-    context_length: int
-    max_output_tokens: int
+    context_length: int | None  # None for video models
+    max_output_tokens: int | None
     modality: Literal["text", "image", "video", "audio"]
     architecture: Architecture
     pricing: ProviderPricing | None
@@ -76,13 +101,14 @@ class ModelOut(WireModel):
     supported_parameters: list[str]
     data_policy: dict[str, Any]
     premium: bool
-    top_provider: TopProvider | None
-    providers: list[ModelProvider]
+    top_provider: TopProvider | VideoTopProvider | None
+    providers: list[ModelProvider]  # the gateway's routes (none for video models)
     default_parameters: dict[str, Any]
     per_request_limits: dict[str, Any] | None
     supported_voices: list[str] | None
     links: ModelLinks
     emulated: bool
+    video: VideoOptions | None = None  # video models only
 
 
 class ListLinks(WireModel):
@@ -116,6 +142,7 @@ class ModelPrice(ProviderPricing):
     modality: str
     provider: str | None
     providers: list[ProviderPrice]
+    video_modes: list[VideoMode] | None  # video models: the price per second of each mode
 
 
 class Pricing(WireModel):

@@ -151,6 +151,7 @@ class VideoModelFixture(_Strict):
     id: str
     name: str
     description: str
+    created: date = date(2025, 1, 1)
     task_types: list[Literal["text2video", "image2video", "multi-image2video"]] = Field(
         min_length=1
     )

@@ -40,6 +40,8 @@ def test_every_model_has_the_documented_fields(api: httpx.Client) -> None:
     body = api.get("/models").json()
     ModelList.model_validate(body)  # the OpenAPI schema describes the bytes exactly
     for model in body["data"]:
+        if model["modality"] == "video":
+            continue  # below
         assert model["name"] and model["description"] and model["context_length"] > 0
         assert set(model["capabilities"]) == {
             "tools",
@@ -67,6 +69,56 @@ def test_prices_are_per_token_usd_strings_and_micros_per_million(api: httpx.Clie
     azure = next(p for p in model["providers"] if p["name"] == "azure")
     assert azure["pricing"]["prompt_micros_per_mtok"] == 165_000  # its own price
     assert {p["wire_format"] for p in model["providers"]} == {"responses", "chat"}
+
+
+def test_video_models_are_listed_with_what_generate_video_accepts(api: httpx.Client) -> None:
+    models = api.get("/models").json()["data"]
+    video = {m["id"]: m for m in models if m["modality"] == "video"}
+    assert set(video) == {"vidprov/v2-master", "vidprov/v1.6", "emulator/video"}
+    master = video["vidprov/v2-master"]
+    assert master["providers"] == [] and master["context_length"] is None
+    assert master["architecture"]["output_modalities"] == ["video"]
+    assert master["video"] == {
+        "endpoint": "/api/v1/generate/video",
+        "task_types": ["text2video", "image2video"],
+        "aspect_ratios": ["16:9", "9:16", "1:1"],
+        "durations": ["5s", "10s"],
+        "modes": [
+            {"mode": "standard", "micros_per_second": 60000, "usd_per_second": "0.06"},
+            {"mode": "pro", "micros_per_second": 110000, "usd_per_second": "0.11"},
+        ],
+        "sound": False,
+        "max_images": 1,
+    }
+    assert api.get("/models/vidprov/v1.6").json()["video"]["max_images"] == 4
+    # Text models come first, as before: a client that pages sees them unchanged.
+    kinds = [m["modality"] for m in models]
+    assert kinds == sorted(kinds, key=lambda kind: kind != "text")
+    prices = {m["id"]: m for m in api.get("/ai-gateway/pricing").json()["models"]}
+    assert prices["emulator/video"]["video_modes"][0]["micros_per_second"] == 1000
+    assert prices["openai/gpt-4o"]["video_modes"] is None
+
+
+def test_video_model_price_is_what_a_generation_costs(api: httpx.Client) -> None:
+    mode = api.get("/models/emulator/video").json()["video"]["modes"][1]  # pro
+    body = {"model": "emulator/video", "task_type": "text2video", "prompt": "a price check"}
+    made = api.post(
+        "/generate/video",
+        json=body | {"duration": "10s", "mode": mode["mode"]},
+        headers={"Authorization": "Bearer sk-emu-demo-video"},
+    )
+    assert made.status_code == 200, made.text
+    assert made.json()["charge_micros"] == 10 * mode["micros_per_second"]
+
+
+@pytest.mark.parametrize("path", ["/chat/completions", "/ai-gateway/quote"])
+def test_gateway_routes_refuse_a_video_model(api: httpx.Client, path: str) -> None:
+    body = {"model": "vidprov/v1.6", "messages": [{"role": "user", "content": "hi"}]}
+    if path.endswith("quote"):
+        body = {"endpoint": "responses", "model": "vidprov/v1.6", "input": "hi"}
+    response = api.post(path, json=body, headers={"Authorization": "Bearer sk-emu-demo-all"})
+    error = assert_error(response, 422, "unsupported_model")
+    assert "generate/video" in error["message"] and error["param"] == "model"
 
 
 def test_all_three_wire_formats_are_served(api: httpx.Client) -> None:

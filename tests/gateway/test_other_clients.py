@@ -44,6 +44,8 @@ def test_openrouter_sdk_stream_and_fallback(router: OpenRouter) -> None:
 def test_openrouter_sdk_lists_models(router: OpenRouter) -> None:
     models = router.models.list()
     assert "openai/gpt-4o" in [m.id for m in models.result.data]
+    video = next(m for m in models.result.data if m.id == "vidprov/v1.6")  # parsed too
+    assert video.architecture.output_modalities == ["video"] and video.context_length is None
     assert models.result.total_count == len(models.result.data)
 
 
