@@ -12,8 +12,7 @@ import itertools
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,27 +60,14 @@ class Store:
         self.conn, self.uri = _connect(path)
         self._lock = threading.RLock()
         self._on_rollback: list[Callable[[], None]] = []
+        self._reading = _Read(self)
 
-    @contextmanager
-    def write(self, keep: tuple[type[BaseException], ...] = ()) -> Iterator[sqlite3.Connection]:
+    def write(self, keep: tuple[type[BaseException], ...] = ()) -> _Write:
         """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one.
 
         An exception rolls it back, except those in `keep`: answers such as "every
         route failed", whose records must stay. They are committed, then raised."""
-        with self._lock:
-            if self.conn.in_transaction:
-                yield self.conn
-                return
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except keep:
-                self._end("COMMIT")
-                raise
-            except BaseException:
-                self._end("ROLLBACK")
-                raise
-            self._end("COMMIT")
+        return _Write(self, keep)
 
     @property
     def in_transaction(self) -> bool:
@@ -99,10 +85,9 @@ class Store:
         mirrors what it wrote, such as a block of sequence numbers)."""
         self._on_rollback.append(hook)
 
-    @contextmanager
-    def read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            yield self.conn
+    def read(self) -> _Read:
+        """The connection, under the store's lock, for reads."""
+        return self._reading
 
     def data_version(self) -> int:
         """Changes when another connection (the CLI) commits to the same file."""
@@ -112,3 +97,47 @@ class Store:
     def close(self) -> None:
         with self._lock:
             self.conn.close()
+
+
+# Context managers as classes, not generators: several run on every request, and a
+# generator-based one costs about a microsecond more each.
+class _Read:
+    __slots__ = ("_store",)
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+    def __enter__(self) -> sqlite3.Connection:
+        self._store._lock.acquire()
+        return self._store.conn
+
+    def __exit__(self, *_: object) -> None:
+        self._store._lock.release()
+
+
+class _Write:
+    __slots__ = ("_keep", "_outer", "_store")
+
+    def __init__(self, store: Store, keep: tuple[type[BaseException], ...]) -> None:
+        self._store, self._keep, self._outer = store, keep, False
+
+    def __enter__(self) -> sqlite3.Connection:
+        store = self._store
+        store._lock.acquire()
+        if not store.conn.in_transaction:  # else: join the outer transaction
+            try:
+                store.conn.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                store._lock.release()
+                raise
+            self._outer = True
+        return store.conn
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        store = self._store
+        try:
+            if self._outer:
+                keep = kind is None or issubclass(kind, self._keep)
+                store._end("COMMIT" if keep else "ROLLBACK")
+        finally:
+            store._lock.release()
