@@ -37,19 +37,20 @@ class Runtime:
     catalog: Catalog
     fixtures_dir: Path
     limiter: RateLimiter = field(default_factory=RateLimiter)
-    keys: KeyCache = field(default_factory=KeyCache)
+    keys: KeyCache = field(init=False)
     faults: FaultBook = field(init=False)
     journal: Journal = field(init=False)
     snapshots: Snapshots = field(init=False)
 
     def __post_init__(self) -> None:
+        self.keys = self.new_key_cache()
         self.faults = FaultBook(self.ids)
         self.journal = Journal(self.settings.journal_size)
         self.snapshots = Snapshots()
 
     def after_restore(self, manual_now: float | None, offset: float) -> None:
         """The database was replaced: drop what the process kept of the old one."""
-        self.keys = KeyCache()
+        self.keys = self.new_key_cache()
         for block in self._blocks.values():
             block.reset()
         self.limiter.reset()
@@ -59,6 +60,10 @@ class Runtime:
     # Numbers of the ids the hot path makes (generations, reservations, ledger
     # entries), reserved a block at a time: one write per block, not per id.
     _blocks: dict[str, SequenceBlock] = field(default_factory=dict)
+
+    def new_key_cache(self) -> KeyCache:
+        # No other process can write to an in-memory database.
+        return KeyCache(other_writers=not self.settings.in_memory)
 
     def new_id(self, prefix: str) -> str:
         block = self._blocks.get(prefix)

@@ -120,18 +120,27 @@ class KeyCache:
     """Keys by secret hash, as authentication reads them, without a query per request.
 
     Valid while the database's auth epoch is unchanged: triggers bump it on any
-    write to what authentication reads (m0006), whoever writes. Usage counters
-    in a cached key are stale by design: authentication does not read them."""
+    write to what authentication reads (m0006), whoever writes. The epoch is read
+    again only when something may have changed it: always for a file (another
+    process, the CLI, may write), and for an in-memory database, which no other
+    process can reach, only after this connection has written anything at all
+    (`total_changes` moved), so a run of reads (polls) costs no query. Usage
+    counters in a cached key are stale by design: authentication does not read them."""
 
-    def __init__(self) -> None:
+    def __init__(self, other_writers: bool = True) -> None:
+        self._other_writers = other_writers
         self._epoch = -1
+        self._changes = -1  # the connection's total_changes when the epoch was read
         self._keys: dict[str, tuple[ApiKey, KeyOwner]] = {}
 
     def lookup(self, conn: sqlite3.Connection, secret_hash: str) -> tuple[ApiKey, KeyOwner] | None:
-        epoch = conn.execute("SELECT value FROM _auth_epoch").fetchone()[0]
-        if epoch != self._epoch:
-            self._keys.clear()  # bounded by the keys in the database: never grows otherwise
-            self._epoch = epoch
+        changes = conn.total_changes
+        if self._other_writers or changes != self._changes:
+            epoch = conn.execute("SELECT value FROM _auth_epoch").fetchone()[0]
+            if epoch != self._epoch:
+                self._keys.clear()  # bounded by the keys in the database: never grows otherwise
+                self._epoch = epoch
+            self._changes = changes
         found = self._keys.get(secret_hash)
         if found is None:
             found = key_by_secret_hash(conn, secret_hash)

@@ -28,14 +28,12 @@ def test_memory_database_is_one_database_for_every_connection_and_thread() -> No
     other.close()
     # ...and so does every thread going through the store.
     seen: list[int] = []
-    threads = [
-        threading.Thread(
-            target=lambda: seen.append(
-                store.read().__enter__().execute("SELECT v FROM t").fetchone()[0]
-            )
-        )
-        for _ in range(4)
-    ]
+
+    def read() -> None:
+        with store.read() as conn:
+            seen.append(conn.execute("SELECT v FROM t").fetchone()[0])
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
     for t in threads:
         t.start()
     for t in threads:
@@ -98,6 +96,27 @@ def test_the_key_cache_sees_every_writer_of_what_authentication_reads(tmp_path: 
         assert conn.execute("SELECT value FROM _auth_epoch").fetchone()[0] > before
         key, _ = rt.keys.lookup(conn, secret) or (None, None)
     assert key is not None and key.status == "active"
+
+
+def test_an_in_memory_key_cache_reads_the_epoch_only_after_a_write() -> None:
+    from emulator.ids import hash_secret
+
+    rt = open_runtime(Settings(db=":memory:"))
+    secret = hash_secret("sk-emu-demo-all")
+    statements: list[str] = []
+    with rt.store.read() as conn:
+        rt.keys.lookup(conn, secret)
+        conn.set_trace_callback(statements.append)
+        for _ in range(3):  # a run of reads (polls): no other process can have written
+            key, _owner = rt.keys.lookup(conn, secret) or (None, None)
+        assert statements == [] and key is not None and key.status == "active"
+    with rt.store.write() as conn:  # any write of this connection: read the epoch again
+        conn.execute("UPDATE api_keys SET status = 'disabled' WHERE secret_hash = ?", [secret])
+    with rt.store.read() as conn:
+        key, _owner = rt.keys.lookup(conn, secret) or (None, None)
+        conn.set_trace_callback(None)
+    assert key is not None and key.status == "disabled"
+    assert any("_auth_epoch" in s for s in statements)
 
 
 def test_migrations_run_once() -> None:
