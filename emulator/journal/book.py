@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any
 
+from emulator.clock import iso
+
 BODY_CAP = 64 * 1024
 _SECRET = re.compile(rb"(sk-emu-|emu_user_)[A-Za-z0-9_-]{6,}")
 # Request and response headers worth keeping (never Authorization).
@@ -29,10 +31,10 @@ KEPT_RESPONSE_HEADERS = (
 )  # fmt: skip
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     id: str
-    at: str  # virtual clock
+    at_ts: float  # virtual clock; formatted (`at`) when read
     method: str
     path: str
     query: str
@@ -45,6 +47,10 @@ class Entry:
     response_body: bytes = b""
     truncated: bool = False
     duration_ms: float = 0.0
+
+    @property
+    def at(self) -> str:
+        return iso(self.at_ts)
 
     @property
     def request_headers(self) -> dict[str, str]:

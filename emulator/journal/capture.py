@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from litestar.types import ASGIApp, Message, Receive, ReceiveMessage, Scope, Send
 
-from emulator.clock import iso as clock_iso
 from emulator.journal.book import BODY_CAP, Entry, Journal
 
 if TYPE_CHECKING:
@@ -34,7 +33,7 @@ def with_journal(inner: ASGIApp, journal: Journal, clock: Clock) -> ASGIApp:
         state = scope.setdefault("state", {})
         entry = Entry(
             id=state.get("request_id", ""),
-            at=clock.now_iso(),
+            at_ts=clock.now(),
             method=scope["method"],  # type: ignore[typeddict-item]
             path=scope["path"],
             query=scope.get("query_string", b"").decode("latin-1"),
@@ -96,17 +95,17 @@ def record_direct(
     journal.record(
         Entry(
             id=state.get("request_id", ""),
-            at=clock_iso(at),
+            at_ts=at,
             method=scope["method"],  # type: ignore[typeddict-item]
             path=scope["path"],
             query=scope.get("query_string", b"").decode("latin-1"),
             raw_request_headers=scope["headers"],
-            request_body=request_body[:BODY_CAP],
+            request_body=_capped(request_body),
             account_id=account_id,
             key_id=key_id,
             status=status,
             raw_response_headers=headers,
-            response_body=response_body[:BODY_CAP],
+            response_body=_capped(response_body),
             truncated=len(request_body) > BODY_CAP or len(response_body) > BODY_CAP,
             duration_ms=(time.perf_counter() - started) * 1000,
         )
@@ -121,3 +120,7 @@ async def teed(stream: AsyncIterator[bytes], kept: list[bytes]) -> AsyncIterator
             kept.append(chunk)
             size += len(chunk)
         yield chunk
+
+
+def _capped(body: bytes) -> bytes:
+    return body if len(body) <= BODY_CAP else body[:BODY_CAP]

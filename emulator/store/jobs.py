@@ -63,11 +63,11 @@ def insert_job(conn: sqlite3.Connection, job: JobRow) -> None:
     )
 
 
+_GET_JOB = f"SELECT {_SELECT} FROM jobs WHERE id = ? AND account_id = ? AND kind = ?"
+
+
 def get_job(conn: sqlite3.Connection, account_id: str, job_id: str, kind: str) -> JobRow | None:
-    row = conn.execute(
-        f"SELECT {_SELECT} FROM jobs WHERE id = ? AND account_id = ? AND kind = ?",
-        [job_id, account_id, kind],
-    ).fetchone()
+    row = conn.execute(_GET_JOB, [job_id, account_id, kind]).fetchone()
     return None if row is None else _row(row)
 
 
