@@ -67,10 +67,13 @@ def hold(
                 f"{' at ' + spend.resets_at if spend.resets_at else ''}.",
                 metadata=spend.wire(amount),
             )
-        settle_refunds(rt, conn, account_id)  # a failed video job gives its charge back
-        available = reservations.available(conn, account_id)
-        if available is None:
+        standing = reservations.available_and_refund_due(conn, account_id, rt.clock.now())
+        if standing is None:
             raise NotFound(f"No account {account_id!r}.")
+        available, refund_due = standing
+        if refund_due:  # a failed video job gives its charge back first
+            settle_refunds(rt, conn, account_id)
+            available = reservations.available(conn, account_id) or 0
         if amount > available:
             raise insufficient_credits(amount, available, "lower max_tokens")
         taken = Hold(rt.new_id("res"), account_id, key_id, amount, idempotency_key, now, write)

@@ -25,7 +25,7 @@ def token_spans(text: str, family: str) -> list[tuple[int, int]]:
 
 
 def count_text(text: str, family: str) -> int:
-    return sum(1 for _ in _PATTERNS[family].finditer(text))
+    return len(_PATTERNS[family].findall(text)) if text else 0
 
 
 def count_messages(messages: Iterable[Message], family: str, extra: str = "") -> int:

@@ -27,6 +27,21 @@ def available(conn: sqlite3.Connection, account_id: str) -> int | None:
     return None if row is None else int(row[0])
 
 
+def available_and_refund_due(
+    conn: sqlite3.Connection, account_id: str, now: float
+) -> tuple[int, bool] | None:
+    """`available`, and whether a failed job of the account awaits its refund (which
+    would change it): one query on the hot path instead of two."""
+    row = conn.execute(
+        "SELECT balance_micros - (SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
+        "WHERE account_id = a.id AND status = 'active'), EXISTS (SELECT 1 FROM jobs WHERE "
+        "account_id = a.id AND refunded = 0 AND fail_ts <= ? AND charge_micros > 0) "
+        "FROM accounts a WHERE id = ?",
+        [now, account_id],
+    ).fetchone()
+    return None if row is None else (int(row[0]), bool(row[1]))
+
+
 def insert_reservation(
     conn: sqlite3.Connection,
     *,
