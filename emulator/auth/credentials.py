@@ -40,7 +40,7 @@ class RouteAuth:
         return " or ".join(f"`{s}`" for s in self.scopes)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Caller:
     kind: Literal["api_key", "user_token"]
     account_id: str

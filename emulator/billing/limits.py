@@ -18,7 +18,7 @@ from emulator.errors import RateLimited
 WINDOW_S = 60
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Standing:
     limit: int
     remaining: int

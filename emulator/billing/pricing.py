@@ -33,7 +33,7 @@ class Fees:
         object.__setattr__(self, "fee_ratio", ratio)
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Charge:
     provider_cost_micros: int
     platform_fee_micros: int

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 EVENT_STREAM = "text/event-stream"
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Answer:
     headers: dict[str, str]
     body: dict[str, Any] | None = None  # a whole JSON answer...

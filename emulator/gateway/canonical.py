@@ -28,7 +28,7 @@ class ToolCall:
     arguments: str  # JSON text, as every wire format carries it
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Message:
     role: Role
     text: str = ""
@@ -44,7 +44,7 @@ class Tool:
     parameters: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Request:
     messages: tuple[Message, ...]
     max_tokens: int | None = None
@@ -57,7 +57,7 @@ class Request:
     n: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Completion:
     text: str | None
     tool_calls: tuple[ToolCall, ...]

@@ -29,7 +29,7 @@ class ProviderFailed(Exception):
         self.message = message
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class FakeProvider:
     name: str
     wire_format: str

@@ -16,7 +16,7 @@ from emulator.errors import ValidationFailed
 from emulator.gateway.catalog import CatalogView, find_model
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Route:
     model: str
     provider: str
@@ -29,7 +29,7 @@ class Route:
     completion_micros_per_mtok: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class ProviderPrefs:
     order: tuple[str, ...] = ()
     only: tuple[str, ...] | None = None

@@ -52,7 +52,7 @@ class Call:
     hold: holds.Hold | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Served:
     id: str
     created: int
@@ -198,18 +198,14 @@ def record_usage(
         route.completion_micros_per_mtok,
         fees_of(rt.catalog.view()),
     )
-    event = replace(
-        _event(caller, call, served.id, "succeeded", rt.clock.now_iso()),
-        model=route.model,
-        provider=route.provider,
-        prompt_tokens=prompt,
-        completion_tokens=completion,
-        total_tokens=prompt + completion,
-        provider_cost_micros=charge.provider_cost_micros,
-        platform_fee_micros=charge.platform_fee_micros,
-        charge_micros=charge.charge_micros,
-        margin_micros=charge.margin_micros,
-    )
+    event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
+    event.model, event.provider = route.model, route.provider
+    event.prompt_tokens, event.completion_tokens = prompt, completion
+    event.total_tokens = prompt + completion
+    event.provider_cost_micros = charge.provider_cost_micros
+    event.platform_fee_micros = charge.platform_fee_micros
+    event.charge_micros = charge.charge_micros
+    event.margin_micros = charge.margin_micros
     assert call.hold is not None
     holds.settle(rt, call.hold, event)
     return charge

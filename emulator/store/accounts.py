@@ -34,7 +34,7 @@ class Account:
     created_at: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class LedgerEntry:
     id: str
     account_id: str
@@ -128,8 +128,8 @@ def add_ledger_entry(
         reference=reference,
         created_at=now,
     )
-    balance_after = apply_ledger_entry(conn, entry)
-    return LedgerEntry(**{**entry.__dict__, "balance_after": balance_after})
+    entry.balance_after = apply_ledger_entry(conn, entry)
+    return entry
 
 
 def open_balances(conn: sqlite3.Connection, ids: Ids, account: Account, now: str) -> None:
