@@ -1,0 +1,94 @@
+"""The routes served in front of litestar (emulator/direct.py): the same answers,
+errors, journal and headers as any route, and the same without the direct layer."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from emulator import app as app_module
+from emulator.app import create_app
+from emulator.settings import Settings
+from emulator.testing import EmulatorHandle
+from tests.helpers import assert_error, bearer
+
+CHAT = {"model": "emulator/echo", "messages": [{"role": "user", "content": "direct"}]}
+VIDEO = {"model": "emulator/video", "task_type": "text2video", "prompt": "a poll"}
+
+
+@pytest.fixture
+def api(demo: EmulatorHandle) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=demo.base_url, headers=bearer("sk-emu-demo-all")) as client:
+        yield client
+
+
+def test_an_oversized_body_is_413_in_the_envelope(api: httpx.Client) -> None:
+    big = b'{"model": "emulator/echo", "messages": [], "x": "' + b"x" * 10_000_001 + b'"}'
+    response = api.post("/chat/completions", content=big)
+    assert_error(response, 413, "payload_too_large")
+    assert response.headers["x-request-id"].startswith("req_")
+
+
+def test_a_trailing_slash_and_other_methods_are_answered_as_litestar_would(
+    api: httpx.Client,
+) -> None:
+    assert api.post("/chat/completions/", json=CHAT).status_code == 200
+    made = api.post("/generate/video", json=VIDEO).json()
+    assert api.get(f"/generation/{made['id']}/").json()["id"] == made["id"]
+    wrong = assert_error(api.get("/chat/completions"), 405, "method_not_allowed")
+    assert "GET" in wrong["message"]
+    assert api.get("/generation/a/b").status_code == 404  # one segment only
+    assert api.get("/generation").json()["object"] == "list"  # the list, not a poll
+
+
+def test_direct_answers_are_journaled_with_their_bodies(
+    demo: EmulatorHandle, api: httpx.Client
+) -> None:
+    api.post("/chat/completions", json=CHAT | {"stream": True}, headers={"X-Title": "j"})
+    api.post("/chat/completions", json={"model": "emulator/echo"})  # a 422
+    entries = httpx.get(f"{demo.url}/_emulator/requests", params={"limit": 2}).json()["data"]
+    invalid, streamed = entries
+    assert invalid["status"] == 422 and invalid["error_code"] == "invalid_request"
+    assert streamed["stream"] is True and streamed["provider"] == "emulator"
+    assert streamed["account_id"] == "acct_demo" and streamed["model"] == "emulator/echo"
+    detail = httpx.get(f"{demo.url}/_emulator/requests/{streamed['id']}").json()
+    assert detail["request"]["headers"]["x-title"] == "j"
+    assert detail["response"]["body"].endswith("data: [DONE]\n\n")
+
+
+def answers(app: Any) -> list[tuple[int, str, str | None]]:
+    """What a client sees of a few direct routes: status, body, content type."""
+    seen = []
+    with TestClient(app) as client:
+        client.headers.update(bearer("sk-emu-demo-all"))
+        requests: list[tuple[str, str, dict[str, Any] | None]] = [
+            ("POST", "/api/v1/chat/completions", CHAT),
+            ("POST", "/api/v1/chat/completions", CHAT | {"stream": True}),
+            ("POST", "/api/v1/responses", {"model": "openai/gpt-4o", "input": "direct"}),
+            ("POST", "/api/v1/responses", {"model": "openai/gpt-4o"}),
+            ("POST", "/api/v1/generate/video", VIDEO),
+        ]
+        for method, path, body in requests:
+            response = client.request(method, path, json=body)
+            seen.append((response.status_code, response.text, response.headers["content-type"]))
+        job = json.loads(seen[-1][1])["id"]
+        for token in ("sk-emu-demo-all", "sk-emu-demo-gateway"):
+            response = client.get(f"/api/v1/generation/{job}", headers=bearer(token))
+            seen.append((response.status_code, response.text, response.headers["content-type"]))
+    return seen
+
+
+def test_without_the_direct_layer_the_declarations_answer_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings = Settings(db=":memory:", clock="manual", stream_delay_ms=0)
+    direct = answers(create_app(settings))
+    monkeypatch.setattr(app_module, "with_direct_routes", lambda inner, rt, routes: inner)
+    declared = answers(create_app(settings))
+    assert [status for status, _, _ in direct] == [200, 200, 200, 422, 200, 200, 403]
+    assert declared == direct
