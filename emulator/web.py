@@ -57,6 +57,8 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
             return
         # Fail closed: every route of ours must say what it takes.
         raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
+    if auth.kind == "optional":  # before the headers are parsed: the catalog is hot
+        return
     await admit(
         runtime_of(connection),
         auth,
