@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import asyncio
 from contextvars import ContextVar
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from emulator.errors import InjectedFault
 from emulator.faults.rules import EFFECTS, Action, Match, Subject
 
 if TYPE_CHECKING:
-    from emulator.faults.rules import FaultBook
+    from emulator.faults.rules import FaultBook, FaultRule
 
 
-@dataclass(frozen=True)
+@dataclass
 class RequestFaults:
     book: FaultBook
     subject: Subject
     header: tuple[tuple[Match, Action], ...] = ()
+    # Per point: the rules whose request-wide part (path, method, key, account) accepts
+    # this request, checked once, not again at every provider route.
+    _rules: dict[str, list[FaultRule]] = field(default_factory=dict)
 
     def fire(self, point: str, subject: Subject) -> list[Action]:
         """The header's items first (they win), then the rules, for what is still open."""
@@ -35,7 +38,11 @@ class RequestFaults:
             if effects and match.accepts(subject):
                 open_effects -= effects
                 fired.append(action)
-        return fired + self.book.fire(point, subject, open_effects)
+        rules = self._rules.get(point)
+        if rules is None:
+            accepted = [r for r in self.book.at(point) if r.match.accepts_request(subject)]
+            rules = self._rules[point] = accepted
+        return fired + self.book.fire(point, subject, open_effects, rules)
 
 
 _current: ContextVar[RequestFaults | None] = ContextVar("emulator_faults", default=None)
@@ -78,7 +85,7 @@ def route_fails(model: str, provider: str) -> bool:
     faults = _current.get()
     if faults is None:
         return False
-    subject = replace(faults.subject, model=model, provider=provider)
+    subject = faults.subject.at(model, provider)
     return bool(faults.fire("route", subject))
 
 
@@ -87,7 +94,7 @@ def stream_cut(model: str, provider: str) -> int | None:
     faults = _current.get()
     if faults is None:
         return None
-    subject = replace(faults.subject, model=model, provider=provider)
+    subject = faults.subject.at(model, provider)
     actions = faults.fire("stream", subject)
     return actions[0].cut_stream_after if actions else None
 
@@ -97,4 +104,4 @@ def job_fails(model: str | None) -> bool:
     faults = _current.get()
     if faults is None:
         return False
-    return bool(faults.fire("job", replace(faults.subject, model=model)))
+    return bool(faults.fire("job", faults.subject.at(model)))

@@ -51,6 +51,12 @@ class Subject:
     model: str | None = None
     provider: str | None = None
 
+    def at(self, model: str | None, provider: str | None = None) -> Subject:
+        """The same request at a provider route (or a job) of `model`."""
+        return Subject(
+            self.path, self.method, self.account_id, self.key_id, self.key_hash, model, provider
+        )
+
 
 @functools.cache
 def _glob(pattern: str) -> Callable[[str], re.Match[str] | None]:
@@ -70,16 +76,23 @@ class Match:
     account_id: str | None = None
 
     def accepts(self, s: Subject) -> bool:
-        # The glob last: it is the one comparison that costs (rules are tried on every
-        # request, some at every provider route).
+        return self.accepts_request(s) and self.accepts_route(s)
+
+    def accepts_request(self, s: Subject) -> bool:
+        """What stays the same at every point of one request; the glob last, as the one
+        comparison that costs."""
         return (
             (self.account_id is None or s.account_id == self.account_id)
             and (self.key_id is None or s.key_id == self.key_id)
             and (self.method is None or s.method == self.method)
-            and (self.model is None or s.model == self.model)
-            and (self.provider is None or s.provider == self.provider)
             and (self.key_hash is None or s.key_hash == self.key_hash)
             and (self.path is None or _glob(self.path)(s.path) is not None)
+        )
+
+    def accepts_route(self, s: Subject) -> bool:
+        """What a request's points may differ in: the model and the provider route."""
+        return (self.model is None or s.model == self.model) and (
+            self.provider is None or s.provider == self.provider
         )
 
     @property
@@ -204,17 +217,23 @@ class FaultBook:
         """Whether a rule acting before the handler matches on the model (read from the body)."""
         return self._needs_model
 
-    def fire(self, point: str, subject: Subject, open_effects: set[str]) -> list[Action]:
-        """The actions of the rules that fire at this point, first added first; a rule
-        fires only if it does something still open (then that is closed): two error
-        rules never both count a hit for one answer."""
-        candidates = self._at.get(point)
-        if not candidates:
+    def at(self, point: str) -> list[FaultRule]:
+        """The rules that act at a point, first added first."""
+        return self._at.get(point, [])
+
+    def fire(
+        self, point: str, subject: Subject, open_effects: set[str], rules: list[FaultRule]
+    ) -> list[Action]:
+        """The actions of `rules` (acting at this point, and accepting the request) that
+        fire for `subject`, first added first; a rule fires only if it does something
+        still open (then that is closed): two error rules never both count a hit for one
+        answer."""
+        if not rules:
             return []
         fired: list[Action] = []
         with self._lock:
-            for rule in candidates:
-                if rule.spent or not rule.match.accepts(subject):
+            for rule in rules:
+                if rule.spent or not rule.match.accepts_route(subject):
                     continue
                 effects = open_effects.intersection(rule.action.effects)
                 if not effects:
