@@ -229,7 +229,7 @@ def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
         "supported_parameters": VIDEO_PARAMETERS,
         "data_policy": {"training": False, "retention_days": 30, "zero_data_retention": False},
         "premium": False,
-        "top_provider": {"name": "vidprov", "is_moderated": False},
+        "top_provider": {"name": "vidprov", "is_moderated": False, "modality": "video"},
         "providers": [],
         "default_parameters": {},
         "per_request_limits": None,

@@ -59,6 +59,7 @@ class VideoTopProvider(WireModel):
 
     name: str
     is_moderated: bool
+    modality: Literal["video"]  # required: a text model's top provider never passes for it
 
 
 class VideoMode(WireModel):
