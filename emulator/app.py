@@ -20,7 +20,7 @@ from emulator.errors import EmulatorError
 from emulator.faults.routes import FaultsController
 from emulator.gateway.chat_routes import CHAT_COMPLETIONS, ChatController
 from emulator.gateway.responses_routes import RESPONSES, ResponsesController
-from emulator.gateway.routes import CatalogController
+from emulator.gateway.routes import LIST_MODELS, CatalogController
 from emulator.jobs.routes import JobsControlController
 from emulator.journal.capture import with_journal
 from emulator.journal.routes import JournalController
@@ -38,7 +38,7 @@ from emulator.web import authenticate_request, provide_caller, provide_runtime
 from emulator.wire import route_methods, with_wire_headers
 
 # The routes clients call in tight loops, served in front of litestar (`emulator.direct`).
-DIRECT_ROUTES = (CHAT_COMPLETIONS, RESPONSES, GET_GENERATION)
+DIRECT_ROUTES = (LIST_MODELS, CHAT_COMPLETIONS, RESPONSES, GET_GENERATION)
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> Litestar:

@@ -1,12 +1,12 @@
 """Hot routes served straight on ASGI, in front of litestar.
 
-Clients call a few routes in tight loops: chat completions, responses, and the
-poll of a generation. On a bare route, litestar's per-request machinery
-(routing tree, signature model, dependency injection, response object) costs
-two thirds of the time; these routes skip it. Everything else is as for any
-route: `web.admit` authenticates, counts the request and applies the faults,
-errors go out in the same envelope, and the outer layers (request id,
-journal, CORS) wrap them like the rest.
+Clients call a few routes in tight loops: chat completions, responses, the poll
+of a generation, and the catalog every SDK reads first. On a bare route,
+litestar's per-request machinery (routing tree, signature model, dependency
+injection, response object) costs two thirds of the time; these routes skip
+it. Everything else is as for any route: `web.admit` authenticates, counts the
+request and applies the faults, errors go out in the same envelope, and the
+outer layers (request id, journal, CORS) wrap them like the rest.
 
 They are still declared to litestar, which builds the OpenAPI document from
 the declarations and answers the other methods of their paths (405,
@@ -21,13 +21,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl
 
+import msgspec
 from litestar import Request, Response
 from litestar.response.streaming import ASGIStreamingResponse
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from emulator.auth.credentials import Caller, RouteAuth
-from emulator.error_handlers import translate
+from emulator.error_handlers import translate, validation_error
 from emulator.errors import PayloadTooLarge
 from emulator.journal.capture import record_direct, teed
 from emulator.web import Reply, admit, error_reply, runtime_of
@@ -52,6 +54,18 @@ class DirectRequest:
         caller: Caller = self.scope["state"]["caller"]
         return caller
 
+    def query(self, name: str, annotation: Any) -> Any:
+        """Query parameter `name` as `annotation`, converted and checked as litestar does
+        for a route's parameter (the last value wins; None when not sent)."""
+        raw = scope_query(self.scope).get(name)
+        if raw is None:
+            return None
+        try:
+            return msgspec.convert(raw, annotation, strict=False)
+        except msgspec.ValidationError as exc:
+            message = str(exc).split(" - ")[0]
+            raise validation_error([{"key": name, "message": message, "source": "query"}]) from exc
+
     def base_url(self) -> str:
         """Where the client reached us (for the URLs of media), as litestar's `base_url`."""
         scope = self.scope
@@ -73,6 +87,10 @@ class DirectRoute:
     def opt(self) -> dict[str, Any]:
         """The litestar declaration's metadata: the same auth."""
         return {"auth": self.auth}
+
+
+def scope_query(scope: Scope) -> dict[str, str]:
+    return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True))
 
 
 def with_direct_routes(inner: ASGIApp, rt: Runtime, routes: Sequence[DirectRoute]) -> ASGIApp:

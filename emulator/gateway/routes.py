@@ -4,25 +4,39 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+import msgspec
 from litestar import Controller, Request, Response, get
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, QueryParameter
 
+from emulator.auth.credentials import RouteAuth
+from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.catalog import find_model, models_page
 from emulator.gateway.schemas import ModelList, ModelOut, Pricing
 from emulator.web import (
     API_PREFIX,
     Cursor,
+    Reply,
     RuntimeDep,
     auth_opt,
     json_bytes,
-    runtime_of,
 )
 
+MAX_MODELS_PAGE = 500
 ModelsLimit = Annotated[
     int | None,
-    QueryParameter(ge=1, le=500, description="Items a page, 1-500 (default: all)."),
+    QueryParameter(ge=1, le=MAX_MODELS_PAGE, description="Items a page, 1-500 (default: all)."),
 ]
+_LIMIT = Annotated[int, msgspec.Meta(ge=1, le=MAX_MODELS_PAGE)] | None  # the same, for msgspec
+
+
+def list_models(request: DirectRequest) -> Reply:
+    # The hottest read of all: cached bytes, served directly (`emulator.direct`).
+    limit, cursor = request.query("limit", _LIMIT), request.query("cursor", str)
+    return Reply(models_page(request.rt.catalog.view(), limit, cursor))
+
+
+LIST_MODELS = DirectRoute("GET", f"{API_PREFIX}/models", RouteAuth("optional"), list_models)
 
 
 class CatalogController(Controller):
@@ -44,9 +58,8 @@ class CatalogController(Controller):
         request: Request[Any, Any, Any],
         limit: ModelsLimit = None,
         cursor: Cursor = None,
-    ) -> Response[bytes]:
-        # The hottest read of all: no dependency injection, cached bytes.
-        return json_bytes(models_page(runtime_of(request).catalog.view(), limit, cursor))
+    ) -> Response[Any]:
+        return await serve_declared(request, LIST_MODELS)
 
     @get("/models/{model_id:path}", summary="One catalog entry by its <vendor>/<model_name> id")
     async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> ModelOut:
