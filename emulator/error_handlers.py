@@ -69,10 +69,10 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
             "/schema (OpenAPI: /schema/openapi.json)."
         )
     if isinstance(exc, MethodNotAllowedException):
-        return MethodNotAllowed(
-            f"{method} is not allowed on {path}.",
-            headers=dict(exc.headers or {}),
-        )
+        headers = dict(exc.headers or {})
+        if "Allow" in headers:  # litestar lists a set: sorted, the same in every process
+            headers["Allow"] = ", ".join(sorted(m.strip() for m in headers["Allow"].split(",")))
+        return MethodNotAllowed(f"{method} is not allowed on {path}.", headers=headers)
     if isinstance(exc, HTTPException):
         detail = str(exc.detail)
         if exc.status_code == 400 and "JSON is malformed" in detail:
