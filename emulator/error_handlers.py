@@ -69,9 +69,9 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
             "/schema (OpenAPI: /schema/openapi.json)."
         )
     if isinstance(exc, MethodNotAllowedException):
-        headers = dict(exc.headers or {})
-        if "Allow" in headers:  # litestar lists a set: sorted, the same in every process
-            headers["Allow"] = ", ".join(sorted(m.strip() for m in headers["Allow"].split(",")))
+        headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
+        if "allow" in headers:  # litestar lists a set: sorted, the same in every process
+            headers["allow"] = ", ".join(sorted(m.strip() for m in headers["allow"].split(",")))
         return MethodNotAllowed(f"{method} is not allowed on {path}.", headers=headers)
     if isinstance(exc, HTTPException):
         detail = str(exc.detail)
