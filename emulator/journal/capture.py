@@ -115,11 +115,16 @@ def record_direct(
 async def teed(stream: AsyncIterator[bytes], kept: list[bytes]) -> AsyncIterator[bytes]:
     """`stream` as it is, its chunks also kept in `kept` (up to the journal's cap)."""
     size = 0
-    async for chunk in stream:
-        if size <= BODY_CAP:
-            kept.append(chunk)
-            size += len(chunk)
-        yield chunk
+    try:
+        async for chunk in stream:
+            if size <= BODY_CAP:
+                kept.append(chunk)
+                size += len(chunk)
+            yield chunk
+    finally:  # a client that left: close the stream now (its usage is recorded on close)
+        aclose = getattr(stream, "aclose", None)
+        if aclose is not None:
+            await aclose()
 
 
 def _capped(body: bytes) -> bytes:
