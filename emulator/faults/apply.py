@@ -27,7 +27,7 @@ class RequestFaults:
     header: tuple[tuple[Match, Action], ...] = ()
     # Per point: the rules whose request-wide part (path, method, key, account) accepts
     # this request, checked once, not again at every provider route.
-    _rules: dict[str, list[FaultRule]] = field(default_factory=dict)
+    _rules: dict[str, list[FaultRule]] = field(default_factory=dict, init=False, repr=False)
 
     def fire(self, point: str, subject: Subject) -> list[Action]:
         """The header's items first (they win), then the rules, for what is still open."""

@@ -72,7 +72,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             param="provider",
         )
     _check_premium(caller, view, routes)
-    held = worst_hold(routes, call.request, fees_of(view))
+    held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
     # A whole answer served inside a transaction (answers.respond) is settled in it:
     # no one can see its hold in between, so the row is written once, closed.
     call.hold = holds.hold(
@@ -161,22 +161,9 @@ def _output_limit(request: Request, route: Route) -> int:
     return min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
 
 
-def worst_hold(routes: list[Route], request: Request, fees: Fees) -> int:
-    """The hold before the first attempt: the most any of the routes can charge."""
-    counted: dict[str, int] = {}  # the prompt, once per tokenizer family
-    return max(worst_case(route, request, fees, counted) for route in routes)
-
-
-def worst_case(
-    route: Route, request: Request, fees: Fees, counted: dict[str, int] | None = None
-) -> int:
-    """The most this route can charge for the request."""
-    family = route.wire_format
-    prompt = counted.get(family) if counted is not None else None
-    if prompt is None:
-        prompt = count_messages(request.messages, family, extra=tools_text(request))
-        if counted is not None:
-            counted[family] = prompt
+def worst_case(route: Route, request: Request, fees: Fees) -> int:
+    """The most this route can charge for the request: the hold before the first attempt."""
+    prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
     output = _output_limit(request, route) * request.n
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     return charge_for(prompt, output, *price, fees).charge_micros
