@@ -63,6 +63,8 @@ def insert_job(conn: sqlite3.Connection, job: JobRow) -> None:
     )
 
 
+# A charged job that has failed by `?` (now) and is not refunded yet.
+REFUND_DUE = "refunded = 0 AND fail_ts <= ? AND charge_micros > 0"
 _GET_JOB = f"SELECT {_SELECT} FROM jobs WHERE id = ? AND account_id = ? AND kind = ?"
 
 
@@ -111,8 +113,7 @@ def force_outcome(
 
 def any_refund_due(conn: sqlite3.Connection, account_id: str, now: float) -> bool:
     row = conn.execute(
-        "SELECT 1 FROM jobs WHERE account_id = ? AND refunded = 0 AND fail_ts <= ? "
-        "AND charge_micros > 0 LIMIT 1",
+        f"SELECT 1 FROM jobs WHERE account_id = ? AND {REFUND_DUE} LIMIT 1",
         [account_id, now],
     ).fetchone()
     return row is not None
@@ -121,8 +122,7 @@ def any_refund_due(conn: sqlite3.Connection, account_id: str, now: float) -> boo
 def refunds_due(conn: sqlite3.Connection, account_id: str, now: float) -> list[JobRow]:
     """Failed (by now) jobs of the account whose charge is not refunded yet."""
     rows = conn.execute(
-        f"SELECT {_SELECT} FROM jobs WHERE account_id = ? AND refunded = 0 AND fail_ts <= ? "
-        "AND charge_micros > 0",
+        f"SELECT {_SELECT} FROM jobs WHERE account_id = ? AND {REFUND_DUE}",
         [account_id, now],
     ).fetchall()
     return [_row(row) for row in rows]

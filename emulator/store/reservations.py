@@ -6,6 +6,7 @@ import sqlite3
 from typing import Any
 
 from emulator.store.db import newest_first
+from emulator.store.jobs import REFUND_DUE
 
 
 def active_total(conn: sqlite3.Connection, account_id: str) -> int:
@@ -17,13 +18,16 @@ def active_total(conn: sqlite3.Connection, account_id: str) -> int:
     return int(row[0])
 
 
+# The available balance of account `a`: its balance less its active holds.
+_AVAILABLE = (
+    "a.balance_micros - (SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
+    "WHERE account_id = a.id AND status = 'active')"
+)
+
+
 def available(conn: sqlite3.Connection, account_id: str) -> int | None:
     """The account's balance less its active holds; None for no such account."""
-    row = conn.execute(
-        "SELECT balance_micros - (SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
-        "WHERE account_id = a.id AND status = 'active') FROM accounts a WHERE id = ?",
-        [account_id],
-    ).fetchone()
+    row = conn.execute(f"SELECT {_AVAILABLE} FROM accounts a WHERE id = ?", [account_id]).fetchone()
     return None if row is None else int(row[0])
 
 
@@ -33,10 +37,8 @@ def available_and_refund_due(
     """`available`, and whether a failed job of the account awaits its refund (which
     would change it): one query on the hot path instead of two."""
     row = conn.execute(
-        "SELECT balance_micros - (SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
-        "WHERE account_id = a.id AND status = 'active'), EXISTS (SELECT 1 FROM jobs WHERE "
-        "account_id = a.id AND refunded = 0 AND fail_ts <= ? AND charge_micros > 0) "
-        "FROM accounts a WHERE id = ?",
+        f"SELECT {_AVAILABLE}, EXISTS (SELECT 1 FROM jobs WHERE account_id = a.id AND "
+        f"{REFUND_DUE}) FROM accounts a WHERE id = ?",
         [now, account_id],
     ).fetchone()
     return None if row is None else (int(row[0]), bool(row[1]))
