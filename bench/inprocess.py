@@ -5,8 +5,9 @@ Calls the ASGI app directly, one request after another, and prints the time a
 request takes against the bare litestar "hello" route called the same way in
 the same run. Far less noisy than wrk on a shared machine, so it is the figure
 to watch while working on a hot path (the wrk benchmarks stay the targets'
-judges). For the wrk ratio, add uvicorn's own ~19 us to both sides: a route
-at 0.40 of hello under wrk costs about 72 us here.
+judges). It understates a route's cost under wrk: there each response also
+pays for its delivery and the client's wake-up, which grow with the route's
+own cost (docs/performance.md).
 """
 
 from __future__ import annotations
