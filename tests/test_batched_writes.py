@@ -10,8 +10,13 @@ from typing import Any
 import httpx
 import pytest
 
-from emulator.batched_writes import _FLUSH_NOW_BYTES, BatchedTransport, _Turn
-from emulator.server import BackgroundServer
+from emulator.batched_writes import (
+    _FLUSH_NOW_BYTES,
+    BatchedHttpToolsProtocol,
+    BatchedTransport,
+    _Turn,
+)
+from emulator.server import BackgroundServer, uvicorn_config
 from emulator.settings import Settings
 
 
@@ -130,3 +135,7 @@ def test_many_concurrent_answers_each_reach_their_own_client(slow_streams: str) 
 
     answers = asyncio.run(scenario())
     assert answers == [(200, f"echo number {i}") for i in range(40)]
+
+
+def test_the_server_writes_through_batched_transports() -> None:
+    assert uvicorn_config(object(), Settings(db=":memory:")).http is BatchedHttpToolsProtocol
