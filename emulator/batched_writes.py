@@ -59,6 +59,10 @@ class BatchedTransport:
         if self._size >= _FLUSH_NOW_BYTES:
             self.flush()
 
+    def writelines(self, chunks: list[bytes]) -> None:  # in order with what waits
+        for chunk in chunks:
+            self.write(chunk)
+
     def flush(self) -> None:
         if not self._pending:
             return

@@ -59,8 +59,9 @@ def test_one_turns_writes_leave_together_after_the_turn() -> None:
         assert first_socket.written == [b"HTTP/1.1 200 OK\r\n\r\nbody-1"]
         assert second_socket.written == [b"head-2 body-2"]
         first.write(b"next")  # a later turn is a later write
+        first.writelines([b" and", b" more"])
         await asyncio.sleep(0)
-        assert first_socket.written[-1] == b"next"
+        assert first_socket.written[-1] == b"next and more"
 
     asyncio.run(scenario())
 
