@@ -88,7 +88,5 @@ class BatchedHttpToolsProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol, writing through a `BatchedTransport`."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        turn = _turns.get(self.loop)
-        if turn is None:
-            turn = _turns.setdefault(self.loop, _Turn())
+        turn = _turns.setdefault(self.loop, _Turn())
         super().connection_made(BatchedTransport(transport, turn))  # type: ignore[arg-type]

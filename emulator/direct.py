@@ -195,8 +195,7 @@ async def send_reply(reply: Reply, scope: Scope, receive: Receive, send: Send) -
         streaming = ASGIStreamingResponse(
             iterator=reply.stream,
             status_code=reply.status,
-            # Exactly the media type (no charset): clients pick their parser by it.
-            headers={**reply.headers, "content-type": reply.media_type},
+            headers=reply.stream_headers(),
         )
         await streaming(scope, receive, send)
         return

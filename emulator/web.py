@@ -174,14 +174,17 @@ class Reply:
     media_type: str = JSON
     stream: AsyncIterator[bytes] | None = None  # server-sent events instead of `body`
 
+    def stream_headers(self) -> dict[str, str]:
+        # Exactly the media type (no charset): clients pick their parser by it.
+        return {**self.headers, "content-type": self.media_type}
+
     def response(self) -> Response[Any]:
         if self.stream is not None:
             return Stream(
                 self.stream,
                 status_code=self.status,
                 media_type=self.media_type,
-                # Exactly the media type (no charset): clients pick their parser by it.
-                headers={**self.headers, "content-type": self.media_type},
+                headers=self.stream_headers(),
             )
         return Response(
             self.body, status_code=self.status, headers=self.headers, media_type=self.media_type
