@@ -21,9 +21,26 @@ from emulator.settings import MEMORY_DB
 _memory_names = itertools.count(1)
 
 
+def _memory_uri() -> str:
+    name = f"emulator-{os.getpid()}-{next(_memory_names)}"
+    return f"file:/{name}?vfs=memdb" if _HAS_MEMDB else f"file:{name}?mode=memory&cache=shared"
+
+
+def _has_memdb() -> bool:
+    """SQLite builds since 3.36 have it; older ones fall back to a shared cache."""
+    try:
+        sqlite3.connect("file:/emulator-probe?vfs=memdb", uri=True).close()
+    except sqlite3.OperationalError:
+        return False
+    return True
+
+
+_HAS_MEMDB = _has_memdb()
+
+
 def _connect(path: str) -> tuple[sqlite3.Connection, str]:
     if path == MEMORY_DB:
-        uri = f"file:emulator-{os.getpid()}-{next(_memory_names)}?mode=memory&cache=shared"
+        uri = _memory_uri()
     else:
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         uri = Path(path).expanduser().resolve().as_uri()
