@@ -21,11 +21,6 @@ from emulator.settings import MEMORY_DB
 _memory_names = itertools.count(1)
 
 
-def _memory_uri() -> str:
-    name = f"emulator-{os.getpid()}-{next(_memory_names)}"
-    return f"file:/{name}?vfs=memdb" if _HAS_MEMDB else f"file:{name}?mode=memory&cache=shared"
-
-
 def _has_memdb() -> bool:
     """SQLite builds since 3.36 have it; older ones fall back to a shared cache."""
     try:
@@ -36,6 +31,11 @@ def _has_memdb() -> bool:
 
 
 _HAS_MEMDB = _has_memdb()
+
+
+def _memory_uri() -> str:
+    name = f"emulator-{os.getpid()}-{next(_memory_names)}"
+    return f"file:/{name}?vfs=memdb" if _HAS_MEMDB else f"file:{name}?mode=memory&cache=shared"
 
 
 def _connect(path: str) -> tuple[sqlite3.Connection, str]:
