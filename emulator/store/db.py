@@ -1,9 +1,10 @@
 """One SQLite connection per emulator, shared by every thread under one lock.
 
 A file database runs in WAL mode so that the CLI (`emulator topup`, `keys
-create`) can write while a server runs. `:memory:` is a named shared-cache
-database: one in-memory database for the whole process, however many
-connections or threads look at it, kept alive by this connection.
+create`) can write while a server runs. `:memory:` is a named file in SQLite's
+`memdb` file system (a shared cache on SQLite < 3.36): one in-memory database
+for the whole process, however many connections or threads open it by name,
+kept alive by this connection.
 """
 
 from __future__ import annotations
