@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -57,6 +57,11 @@ class CatalogView:
     providers: dict[str, ProviderRow]
     fees: Fees
     replies: tuple[ScriptedReply, ...] = ()
+    # The routes of each (model, fallbacks, preferences) asked for: a view is never
+    # changed (a catalog change builds a new one), so neither are its plans.
+    route_plans: dict[tuple[object, ...], tuple[Any, ...]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
 
 
 class Catalog:

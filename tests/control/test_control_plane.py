@@ -181,6 +181,8 @@ def test_providers_can_be_marked_down_and_slow(
     assert names["emulator-broken"]["behavior"] == "fail"
     client = openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0)
     hello = [{"role": "user", "content": "hello"}]
+    served = client.chat.completions.create(model="openai/gpt-4o", messages=hello)
+    assert served.model_extra["provider"] == "openai"  # the routes are now known...
     marked = control.post("/providers/openai", json={"status": "down"}).json()
     assert marked["status"] == "down"
     assert (
@@ -189,7 +191,7 @@ def test_providers_can_be_marked_down_and_slow(
         == "down"
     )
     served = client.chat.completions.create(model="openai/gpt-4o", messages=hello)
-    assert served.model_extra["provider"] == "azure"
+    assert served.model_extra["provider"] == "azure"  # ...and not kept past the change
     control.post("/providers/azure", json={"status": "down"})
     with pytest.raises(openai.InternalServerError) as info:
         client.chat.completions.create(model="openai/gpt-4o", messages=hello)
