@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections.abc import Callable
 
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -55,3 +56,22 @@ class Ids:
 
     def reset(self) -> None:
         self._requests = itertools.count(1)
+
+
+class LazyRng:
+    """A generator made on first use (call it for the generator).
+
+    Seeding one costs more than some whole answers: an echo or a scripted reply
+    draws nothing, so it never pays for it. The same generator either way."""
+
+    __slots__ = ("_make", "_rng")
+
+    def __init__(self, make: Callable[[], random.Random]) -> None:
+        self._make = make
+        self._rng: random.Random | None = None
+
+    def __call__(self) -> random.Random:
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = self._make()
+        return rng

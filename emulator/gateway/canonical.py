@@ -56,6 +56,20 @@ class Request:
     temperature: float | None = None
     n: int = 1
 
+    def with_max_tokens(self, max_tokens: int | None) -> Request:
+        """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
+        return Request(
+            self.messages,
+            max_tokens,
+            self.tools,
+            self.tool_choice,
+            self.response_format,
+            self.stop,
+            self.seed,
+            self.temperature,
+            self.n,
+        )
+
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Completion:

@@ -23,6 +23,7 @@ from emulator.gateway.canonical import Completion, FinishReason, Message, Reques
 from emulator.gateway.catalog import ScriptedReply
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.tokens import count_messages, count_text, truncate
+from emulator.ids import LazyRng
 
 _TOKENS_DIRECTIVE = re.compile(r"\[emulator:tokens=(\d{1,6})\]")
 _STOPWORDS = frozenset(
@@ -123,7 +124,7 @@ def generate(
     model: str,
     request: Request,
     family: str,
-    rng: random.Random,
+    rng: LazyRng,
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
     input_tokens = count_messages(request.messages, family, extra=tools_text(request))
@@ -153,7 +154,7 @@ def tools_text(request: Request) -> str:
     return "".join(json.dumps(t.parameters, sort_keys=True) + t.name for t in request.tools)
 
 
-def _tool_calls(request: Request, rng: random.Random) -> tuple[ToolCall, ...]:
+def _tool_calls(request: Request, lazy: LazyRng) -> tuple[ToolCall, ...]:
     if not request.tools or request.tool_choice == "none" or request.response_format:
         return ()
     last = request.messages[-1]
@@ -166,18 +167,19 @@ def _tool_calls(request: Request, rng: random.Random) -> tuple[ToolCall, ...]:
         tool = request.tools[0]
     else:
         return ()
+    rng = lazy()
     arguments = json.dumps(value_for(tool.parameters, rng), separators=(",", ":"))
     return (ToolCall(id=f"call_{rng.getrandbits(64):016x}", name=tool.name, arguments=arguments),)
 
 
-def _text(model: str, request: Request, family: str, rng: random.Random) -> str:
+def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     last_user = next((m for m in reversed(request.messages) if m.role == "user"), None)
     prompt = last_user.text if last_user else ""
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
-        return json.dumps(value_for(fmt.get("schema") or {}, rng))
+        return json.dumps(value_for(fmt.get("schema") or {}, lazy()))
     if fmt.get("type") == "json_object":
-        a, b = _topics(prompt, rng)
+        a, b = _topics(prompt, lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
     last = request.messages[-1]
     if last.role == "tool":
@@ -186,7 +188,8 @@ def _text(model: str, request: Request, family: str, rng: random.Random) -> str:
         return prompt
     wanted = _TOKENS_DIRECTIVE.search(prompt)
     if wanted:
-        return _exactly(int(wanted.group(1)), family, prompt, rng)
+        return _exactly(int(wanted.group(1)), family, prompt, lazy())
+    rng = lazy()
     return _sentences(prompt, rng, rng.randint(3, 6))
 
 

@@ -7,7 +7,7 @@ and streams its own events; it never sees the client's format. Its
 
 from __future__ import annotations
 
-import random
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
@@ -18,8 +18,12 @@ from emulator.gateway.canonical import Completion
 from emulator.gateway.catalog import ScriptedReply
 from emulator.gateway.tokens import token_spans
 from emulator.gateway.wire import chat, messages, responses
+from emulator.ids import LazyRng
 
 WIRE: dict[str, ModuleType] = {"chat": chat, "responses": responses, "messages": messages}
+# A provider's own answer ids: the gateway never shows them (it answers with its
+# generation id), so they are numbered, not drawn from the answer's generator.
+_ANSWER_NUMBERS = itertools.count(1)
 
 
 class ProviderFailed(Exception):
@@ -43,36 +47,37 @@ class FakeProvider:
         if self.behavior == "fail":
             raise ProviderFailed("upstream_error", f"{self.name} failed (it always does).")
 
-    def complete(self, request: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    def complete(self, request: dict[str, Any], rng: LazyRng) -> dict[str, Any]:
         """A whole answer, in this provider's format."""
         self.check()
         completions = self._generate(request, rng)
-        return self._render(completions, request["model"], rng)
+        return self._render(completions, request["model"])
 
-    def stream(self, request: dict[str, Any], rng: random.Random) -> Iterator[dict[str, Any]]:
+    def stream(self, request: dict[str, Any], rng: LazyRng) -> Iterator[dict[str, Any]]:
         """The answer as this provider's stream events."""
         self.check()
         completion = self._generate(request, rng)[0]
         pieces = _pieces(completion.text or "", self.wire_format)
         deltas = chat.deltas(completion, pieces)
-        ident = f"{self.name}-{rng.getrandbits(48):012x}"
+        ident = self._answer_id()
         if self.wire_format == "chat":
             return chat.render_chunks(deltas, id=ident, model=request["model"], created=0, extra={})
         if self.wire_format == "messages":
             return messages.render_events(deltas, id=ident, model=request["model"])
         return responses.render_events(deltas, id=ident, model=request["model"], created=0)
 
-    def _generate(self, request: dict[str, Any], rng: random.Random) -> list[Completion]:
+    def _generate(self, request: dict[str, Any], rng: LazyRng) -> list[Completion]:
         canonical = WIRE[self.wire_format].parse_request(request)
         return [
             content.generate(request["model"], canonical, self.wire_format, rng, self.replies)
             for _ in range(canonical.n)
         ]
 
-    def _render(
-        self, completions: list[Completion], model: str, rng: random.Random
-    ) -> dict[str, Any]:
-        ident = f"{self.name}-{rng.getrandbits(48):012x}"
+    def _answer_id(self) -> str:
+        return f"{self.name}-{next(_ANSWER_NUMBERS):012x}"
+
+    def _render(self, completions: list[Completion], model: str) -> dict[str, Any]:
+        ident = self._answer_id()
         if self.wire_format == "chat":
             return chat.render_response(completions, id=ident, model=model, created=0, extra={})
         if self.wire_format == "messages":

@@ -8,8 +8,7 @@ metadata. Every request writes one usage event (unbilled until billing).
 
 from __future__ import annotations
 
-import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from emulator import __version__
@@ -29,6 +28,7 @@ from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.tokens import count_messages
+from emulator.ids import LazyRng
 from emulator.store.usage import UsageEvent
 
 if TYPE_CHECKING:
@@ -123,10 +123,10 @@ def _try(
     return completions, []
 
 
-def _rng(rt: Runtime, route: Route, call: Call, index: int) -> random.Random:
+def _rng(rt: Runtime, route: Route, call: Call, index: int) -> LazyRng:
     # Keyed by the model, not the provider: a fallback to another host of the
     # same model says the same thing.
-    return rt.ids.rng("completion", route.model, repr(call.request), index)
+    return LazyRng(lambda: rt.ids.rng("completion", route.model, repr(call.request), index))
 
 
 def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
@@ -154,7 +154,7 @@ def _check_premium(caller: Caller, view: CatalogView, routes: list[Route]) -> No
 def capped(request: Request, route: Route) -> Request:
     """No provider writes more than its model's output limit: it caps `max_tokens`."""
     limit = _output_limit(request, route)
-    return request if request.max_tokens == limit else replace(request, max_tokens=limit)
+    return request if request.max_tokens == limit else request.with_max_tokens(limit)
 
 
 def _output_limit(request: Request, route: Route) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pytest
 
@@ -154,3 +154,18 @@ def test_messages_stream_shape() -> None:
     assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
     assert "content_block_start" in kinds and "message_delta" in kinds
     assert events[-2]["delta"]["stop_reason"] == "tool_use"
+
+
+def test_a_request_with_another_max_tokens_keeps_every_other_field() -> None:
+    full = Request(
+        messages=(Message(role="user", text="hi"),),
+        max_tokens=9,
+        tools=(Tool("t", "d", {"type": "object"}),),
+        tool_choice="t",
+        response_format={"type": "json_object"},
+        stop=("x",),
+        seed=3,
+        temperature=0.5,
+        n=2,
+    )
+    assert full.with_max_tokens(4) == replace(full, max_tokens=4)
