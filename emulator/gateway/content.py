@@ -137,10 +137,11 @@ def generate(
     for stop in request.stop:
         if stop and stop in text:
             text = text[: text.index(stop)]
-    if request.max_tokens is not None:
-        text, _, cut = truncate(text, family, request.max_tokens)
-        finish = "length" if cut else finish
-    return Completion(text, (), finish, input_tokens, count_text(text, family))
+    if request.max_tokens is None:
+        return Completion(text, (), finish, input_tokens, count_text(text, family))
+    # Cut at a token's end, the text counts as many tokens as `truncate` says.
+    text, output_tokens, cut = truncate(text, family, request.max_tokens)
+    return Completion(text, (), "length" if cut else finish, input_tokens, output_tokens)
 
 
 def _scripted(model: str, request: Request, replies: tuple[ScriptedReply, ...]) -> str | None:
