@@ -129,7 +129,7 @@ def _close(
 
 def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
     """Charge the real amount, close the hold and write the usage event, at once."""
-    now = rt.clock.now_iso()
+    now = event.created_at  # settled when the event happened
     with rt.store.write() as conn:
         if event.charge_micros:
             add_ledger_entry(
