@@ -76,6 +76,9 @@ class BatchedTransport:
         self.flush()
         self._inner.close()
 
+    def is_closing(self) -> bool:  # asked on every response: not through __getattr__
+        return self._inner.is_closing()
+
     def __getattr__(self, name: str) -> Any:  # everything else is the socket's own
         return getattr(self._inner, name)
 

@@ -86,7 +86,9 @@ def test_a_closing_socket_gets_nothing_more_and_the_rest_is_the_sockets_own() ->
     async def scenario() -> None:
         transport, inner = batched(_Turn())
         transport.write(b"to a client that left")
+        assert not transport.is_closing()
         inner.closing = True
+        assert transport.is_closing()
         await asyncio.sleep(0)
         assert inner.written == []
         assert transport.get_extra_info("peername") == "extra:peername"
