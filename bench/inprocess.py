@@ -9,7 +9,9 @@ judges). It understates a route's cost under wrk: there each response also
 pays for its delivery and the client's wake-up, which grow with the route's
 own cost (docs/performance.md).
 
-The last line is the cost of a chat request once 50,000 are stored, against
+The second line is the same chat request to a model that writes its text (the
+echo of the first draws nothing from its generator). The last line is the cost
+of a chat request once 50,000 are stored, against
 the first ones on a fresh database: it must stay flat (an in-memory database
 in a shared page cache made every commit slower as the database grew).
 """
@@ -30,6 +32,9 @@ from emulator.app import create_app
 from emulator.settings import Settings
 
 CHAT = b'{"model": "emulator/echo", "messages": [{"role": "user", "content": "hello there"}]}'
+# The same request to a model that writes its answer (the echo draws nothing from
+# its generator): what generating text adds to the route.
+WRITTEN = CHAT.replace(b"emulator/echo", b"meta-llama/llama-3.3-70b-instruct")
 VIDEO = {"model": "emulator/video", "task_type": "text2video", "prompt": "a poll"}
 Call = Callable[[], Awaitable[int]]
 
@@ -80,8 +85,10 @@ async def emulator_calls() -> dict[str, Call]:
         job = (await c.post("/api/v1/generate/video", headers=auth, json=VIDEO)).json()["id"]
     post = auth | {"Content-Type": "application/json"}
     chat = caller(app, "POST", "/api/v1/chat/completions", post, CHAT)
+    written = caller(app, "POST", "/api/v1/chat/completions", post, WRITTEN)
     return {
         "billed POST /chat/completions": chat,
+        "the same, generated text": written,
         "GET /generation/{id} (poll)": caller(app, "GET", f"/api/v1/generation/{job}", auth),
         "GET /models": caller(app, "GET", "/api/v1/models", {}),
     }
