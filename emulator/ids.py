@@ -7,6 +7,7 @@ Nothing else in the package may call `uuid4()`, `secrets` or `random`.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import random
@@ -28,6 +29,7 @@ def _base62(data: bytes, length: int) -> str:
     return "".join(out)
 
 
+@functools.lru_cache(maxsize=4096)  # a client sends the same few credentials every request
 def hash_secret(secret: str) -> str:
     """How API keys and user tokens are stored: never the raw secret."""
     return hashlib.sha256(secret.encode()).hexdigest()

@@ -27,8 +27,6 @@ from emulator.store.keys import ApiKey, KeyCache, KeyOwner, touch_key
 
 RouteKind = Literal["api_key", "user_token", "optional", "admin"]
 LAST_USED_RESOLUTION_S = 60  # `last_used_at` is written at most once a minute per key
-_HASHES_KEPT = 4096  # a client sends the same few credentials on every request
-_hashes: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -70,11 +68,7 @@ def authenticate(
     token = bearer_token(header)
     if token is None:
         raise MissingApiKey(_missing_message(auth))
-    secret_hash = _hashes.get(token)
-    if secret_hash is None:
-        if len(_hashes) >= _HASHES_KEPT:
-            _hashes.clear()
-        secret_hash = _hashes[token] = hash_secret(token)
+    secret_hash = hash_secret(token)
     with store.read() as conn:
         found = keys.lookup(conn, secret_hash)
         key, owner = found if found else (None, None)

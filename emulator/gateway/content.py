@@ -124,15 +124,15 @@ def generate(
     model: str,
     request: Request,
     family: str,
-    rng: LazyRng,
+    lazy: LazyRng,
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
     input_tokens = count_messages(request.messages, family, extra=tools_text(request))
-    calls = _tool_calls(request, rng)
+    calls = _tool_calls(request, lazy)
     if calls:
         arguments = sum(count_text(c.name + c.arguments, family) for c in calls)
         return Completion(None, calls, "tool_calls", input_tokens, arguments)
-    text = _scripted(model, request, replies) or _text(model, request, family, rng)
+    text = _scripted(model, request, replies) or _text(model, request, family, lazy)
     finish: FinishReason = "stop"
     for stop in request.stop:
         if stop and stop in text:
