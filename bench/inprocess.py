@@ -1,13 +1,13 @@
 """Per-request cost inside the process, without HTTP or a load generator.
 Run: python bench/inprocess.py [requests]
 
-Calls the ASGI app directly, one request after another, and prints the time a
-request takes against the bare litestar "hello" route called the same way in
+Calls the ASGI app directly, one request after another, each in its own task
+on uvloop as `emulator serve` runs them, and prints the time a request takes against the bare litestar "hello" route called the same way in
 the same run. Far less noisy than wrk on a shared machine, so it is the figure
 to watch while working on a hot path (the wrk benchmarks stay the targets'
-judges). It understates a route's cost under wrk: there each response also
-pays for its delivery and the client's wake-up, which grow with the route's
-own cost (docs/performance.md).
+judges). It understates a route's cost under wrk, where the same code runs
+about 1.15x slower between the server's own work and the kernel's
+(`bench/inserver.py` measures it; docs/performance.md).
 
 The second line is the same chat request to a model that writes its text (the
 echo of the first draws nothing from its generator). The last line is the cost
@@ -19,6 +19,7 @@ in a shared page cache made every commit slower as the database grew).
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import sys
 import time
@@ -67,11 +68,12 @@ def caller(app: Any, method: str, path: str, headers: dict[str, str], body: byte
 
 
 async def per_request_us(call: Call, count: int) -> float:
+    loop = asyncio.get_running_loop()
     for _ in range(200):  # warm up: caches, lazily built validators
         assert await call() == 200
     start = time.perf_counter()
     for _ in range(count):
-        await call()
+        await loop.create_task(call())  # its own task, as a server runs each request
     return (time.perf_counter() - start) / count * 1e6
 
 
@@ -120,4 +122,8 @@ async def main(count: int) -> None:
 
 
 if __name__ == "__main__":
+    if importlib.util.find_spec("uvloop"):  # the loop `emulator serve` runs on
+        import uvloop
+
+        uvloop.install()
     asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 5000))
