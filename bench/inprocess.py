@@ -2,8 +2,9 @@
 Run: python bench/inprocess.py [requests]
 
 Calls the ASGI app directly, one request after another, each in its own task
-on uvloop as `emulator serve` runs them, and prints the time a request takes against the bare litestar "hello" route called the same way in
-the same run. Far less noisy than wrk on a shared machine, so it is the figure
+on uvloop as `emulator serve` runs them, and prints the time a request takes
+against the bare litestar "hello" route called the same way in the same run.
+Far less noisy than wrk on a shared machine, so it is the figure
 to watch while working on a hot path (the wrk benchmarks stay the targets'
 judges). It understates a route's cost under wrk, where the same code runs
 about 1.15x slower between the server's own work and the kernel's
