@@ -15,7 +15,7 @@ from emulator.errors import NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.content import tools_text
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
-from emulator.gateway.service import capped, fees_of, worst_case
+from emulator.gateway.service import capped, fees_of, worst_case, worst_hold
 from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import chat, responses
 from emulator.store.accounts import get_account
@@ -44,7 +44,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     charge = charge_for(
         prompt, output, first.prompt_micros_per_mtok, first.completion_micros_per_mtok, fees
     )
-    hold = max(worst_case(route, request, fees) for route in routes)
+    hold = worst_hold(routes, request, fees)
     with rt.store.read() as conn:
         account = get_account(conn, caller.account_id)
         available = (account.balance_micros if account else 0) - active_total(

@@ -72,7 +72,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             param="provider",
         )
     _check_premium(caller, view, routes)
-    held = max(worst_case(route, call.request, fees_of(view)) for route in routes)
+    held = worst_hold(routes, call.request, fees_of(view))
     # A whole answer served inside a transaction (answers.respond) is settled in it:
     # no one can see its hold in between, so the row is written once, closed.
     call.hold = holds.hold(
@@ -161,8 +161,13 @@ def _output_limit(request: Request, route: Route) -> int:
     return min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
 
 
+def worst_hold(routes: list[Route], request: Request, fees: Fees) -> int:
+    """The hold before the first attempt: the most any of the routes can charge."""
+    return max(worst_case(route, request, fees) for route in routes)
+
+
 def worst_case(route: Route, request: Request, fees: Fees) -> int:
-    """The most this route can charge for the request: the hold before the first attempt."""
+    """The most this route can charge for the request."""
     prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
     output = _output_limit(request, route) * request.n
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok

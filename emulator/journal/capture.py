@@ -100,12 +100,12 @@ def record_direct(
             path=scope["path"],
             query=scope.get("query_string", b"").decode("latin-1"),
             raw_request_headers=scope["headers"],
-            request_body=_capped(request_body),
+            request_body=request_body[:BODY_CAP],  # the same object when shorter
             account_id=account_id,
             key_id=key_id,
             status=status,
             raw_response_headers=headers,
-            response_body=_capped(response_body),
+            response_body=response_body[:BODY_CAP],
             truncated=len(request_body) > BODY_CAP or len(response_body) > BODY_CAP,
             duration_ms=(time.perf_counter() - started) * 1000,
         )
@@ -125,7 +125,3 @@ async def teed(stream: AsyncIterator[bytes], kept: list[bytes]) -> AsyncIterator
         aclose = getattr(stream, "aclose", None)
         if aclose is not None:
             await aclose()
-
-
-def _capped(body: bytes) -> bytes:
-    return body if len(body) <= BODY_CAP else body[:BODY_CAP]
