@@ -5,7 +5,9 @@ Measures the billed chat request of `bench/inprocess.py` (in the process, on
 uvloop, against the bare litestar route called the same way), then again with
 its layers taken out one after another, cumulatively: each is replaced by
 what it returns for this request (the first answer kept), so the storage,
-the settlement and the answer's bytes stay. The product never runs so; this
+the settlement and the answer's bytes stay. The last line is the floor of
+`bench/floor_app.py` (the same storage and the least Python) called the same
+way. The product never runs so; this
 script patches the modules it imports and exists to show how far the
 throughput targets are from what the layers leave (docs/performance.md).
 """
@@ -23,7 +25,7 @@ from typing import Any
 
 import msgspec
 from hello_app import app as hello_app
-from inprocess import Call, caller, emulator_calls
+from inprocess import CHAT, Call, caller, emulator_calls
 
 from emulator import direct
 from emulator.billing import limits
@@ -121,6 +123,12 @@ async def main(count: int) -> None:
     for name, take_out in LAYERS:
         take_out()
         rows.append((f"  without {name}", await chat_us(count)))
+    import floor_app  # opens its own runtime: imported once the others are measured
+
+    floor = caller(
+        floor_app.app, "POST", "/", {"Authorization": f"Bearer {floor_app.BENCH_KEY}"}, CHAT
+    )
+    rows.append(("floor (bench/floor_app.py)", await median_us(floor, count)))
     for name, ours in rows:
         print(
             f"{name:<40} ours {ours:7.1f} us  reference (hello) {hello:5.1f} us  "
