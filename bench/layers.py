@@ -7,9 +7,9 @@ its layers taken out one after another, cumulatively: each is replaced by
 what it returns for this request (the first answer kept), so the storage,
 the settlement and the answer's bytes stay. The last line is the floor of
 `bench/floor_app.py` (the same storage and the least Python) called the same
-way. The product never runs so; this
-script patches the modules it imports and exists to show how far the
-throughput targets are from what the layers leave (docs/performance.md).
+way. The product never runs so: this script patches the modules it imports,
+to show how far the throughput targets are from what the layers leave
+(docs/performance.md).
 """
 
 from __future__ import annotations
