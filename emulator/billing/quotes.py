@@ -18,8 +18,7 @@ from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.service import capped, fees_of, worst_case, worst_hold
 from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import chat, responses
-from emulator.store.accounts import get_account
-from emulator.store.reservations import active_total
+from emulator.store import reservations
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -46,10 +45,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     )
     hold = worst_hold(routes, request, fees)
     with rt.store.read() as conn:
-        account = get_account(conn, caller.account_id)
-        available = (account.balance_micros if account else 0) - active_total(
-            conn, caller.account_id
-        )
+        available = reservations.available(conn, caller.account_id) or 0
         spend = spend_standing(conn, caller.key, rt.clock.now())
     return {
         "object": "quote",
