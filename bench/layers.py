@@ -19,13 +19,12 @@ import importlib.util
 import logging
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 from hello_app import app as hello_app
-from inprocess import CHAT, Call, caller, emulator_calls
+from inprocess import CHAT, Call, caller, emulator_calls, per_request_us
 
 from emulator import direct
 from emulator.billing import limits
@@ -100,16 +99,7 @@ LAYERS: list[tuple[str, Callable[[], None]]] = [
 
 
 async def median_us(call: Call, count: int) -> float:
-    loop = asyncio.get_running_loop()
-    for _ in range(500):  # warm up
-        assert await call() == 200
-    rounds = []
-    for _ in range(ROUNDS):
-        start = time.perf_counter()
-        for _ in range(count):
-            await loop.create_task(call())
-        rounds.append((time.perf_counter() - start) / count * 1e6)
-    return statistics.median(rounds)
+    return statistics.median([await per_request_us(call, count) for _ in range(ROUNDS)])
 
 
 async def chat_us(count: int) -> float:
