@@ -53,6 +53,15 @@ def test_memory_database_is_a_memdb_file_not_a_shared_cache() -> None:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] != "off"  # rollbacks work
 
 
+def test_a_file_database_is_wal_and_checkpoints_every_4000_pages(tmp_path: Path) -> None:
+    # The CLI writes while a server runs (WAL); checkpoints are batched (docs/performance.md).
+    store = Store(str(tmp_path / "state.db"))
+    with store.read() as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 4000
+    store.close()
+
+
 def test_write_rolls_back_on_error() -> None:
     store = Store(":memory:")
     with store.write() as conn:
