@@ -54,7 +54,7 @@ def _connect(path: str) -> tuple[sqlite3.Connection, str]:
         conn.execute("PRAGMA synchronous = NORMAL")
         # Checkpoint every 4,000 pages (16 MiB of WAL) instead of SQLite's 1,000: the
         # pages every request rewrites (the account, index roots) are copied and
-        # synced a quarter as often; a chat request costs ~12 % less.
+        # synced a quarter as often; a chat request costs ~10 % less.
         conn.execute("PRAGMA wal_autocheckpoint = 4000")
     return conn, uri
 
