@@ -249,6 +249,24 @@ def test_flaky_falls_back_and_fail_503_raises(client: openai.OpenAI) -> None:
     assert fallback.model == "emulator/echo"
 
 
+def test_allow_fallbacks_false_keeps_to_the_model_asked_for(client: openai.OpenAI) -> None:
+    fallbacks = {"models": ["emulator/echo"]}
+    served = client.chat.completions.create(
+        model="emulator/fail-503", messages=HELLO, extra_body=fallbacks
+    )
+    assert served.model == "emulator/echo"
+    # The same question without fallbacks is another route plan, not the one just kept.
+    with pytest.raises(openai.InternalServerError) as info:
+        client.chat.completions.create(
+            model="emulator/fail-503",
+            messages=HELLO,
+            extra_body={**fallbacks, "provider": {"allow_fallbacks": False}},
+        )
+    assert info.value.code == "upstream_failed"
+    attempts = info.value.body["metadata"]["route_attempts"]
+    assert [a["model"] for a in attempts] == ["emulator/fail-503"]
+
+
 def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
     def provider(**prefs) -> str:
         completion = client.chat.completions.create(
