@@ -3,7 +3,7 @@
 A request is tried on each candidate route in turn (`routing.py`); each try
 is a route attempt. The first provider that answers serves it; if none
 does, the answer is 503 `upstream_failed` with the attempts in the error's
-metadata. Every request writes one usage event (unbilled until billing).
+metadata. Every request writes one usage event, and settles or releases its hold.
 """
 
 from __future__ import annotations
