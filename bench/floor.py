@@ -20,11 +20,12 @@ from common import HERE, emulator_cmd, hello_cmd, report, server, wrk
 from gateway import BODY, bench_tenant_key, write_wrk_script
 
 UVICORN = [sys.executable, "-m", "uvicorn", "--loop", "uvloop", "--log-level", "warning"]
+BATCHED = "emulator.batched_writes:BatchedHttpToolsProtocol"  # what `emulator serve` runs
 
 
 def floor_cmd() -> list[str]:
     """Served as `emulator serve` serves (its batched writes), in this directory."""
-    http = ["--http", "emulator.batched_writes:BatchedHttpToolsProtocol", "--no-access-log"]
+    http = ["--http", BATCHED, "--no-access-log"]
     return [*UVICORN, *http, "--app-dir", str(HERE), "floor_app:app"]
 
 

@@ -19,12 +19,11 @@ from pathlib import Path
 
 import httpx
 from common import HERE, server, wrk
-from floor import UVICORN
+from floor import BATCHED, UVICORN
 from gateway import BODY, bench_tenant_key, write_wrk_script
 
-# The reference under plain uvicorn, as the issues define it; the emulator as
-# `emulator serve` serves it (its batched writes).
-BATCHED = "emulator.batched_writes:BatchedHttpToolsProtocol"
+# The reference runs under plain uvicorn, as the issues define it; the emulator
+# as `emulator serve` serves it (BATCHED: its batched writes).
 
 
 def timed_cmd(http: str) -> list[str]:
