@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from emulator.sqlite_setup import stop_memory_statistics
+
+stop_memory_statistics()  # first: before anything imports sqlite3
+
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
