@@ -4,8 +4,8 @@ Not a product route: a measuring stick for `bench/floor.py`. It answers
 `POST /` with a chat completion of `emulator/echo`, and does through the
 emulator's own store functions what the real route must store (the key
 lookup, the hold's read of the available balance, the ledger entry with the
-balance update, the settled reservation, the usage event, the key's totals,
-in one transaction), plus the least Python a request needs (decode, count
+balance update, the settled reservation, the usage event, in one
+transaction), plus the least Python a request needs (decode, count
 tokens, price, encode). No validation model, routing, translation to a
 provider's format, idempotency, fault rules, journal or rate-limit headers:
 what the real route spends beyond this floor is what those layers cost.
@@ -23,7 +23,7 @@ from emulator.ids import hash_secret
 from emulator.runtime import open_runtime
 from emulator.settings import Settings
 from emulator.store.accounts import add_ledger_entry
-from emulator.store.reservations import add_key_usage, available_and_refund_due, insert_reservation
+from emulator.store.reservations import available_and_refund_due, insert_reservation
 from emulator.store.usage import UsageEvent, insert_usage_event
 
 rt = open_runtime(Settings(db=":memory:"))
@@ -78,7 +78,6 @@ def _answer(token: str, raw: bytes) -> dict[str, Any]:
             charge=charge.charge_micros, usage_event_id=event.id,
         )  # fmt: skip
         insert_usage_event(conn, event)
-        add_key_usage(conn, key.id, charge.charge_micros)
     return {
         "id": event.id, "object": "chat.completion", "created": int(now), "model": body.model,
         "choices": [{"index": 0, "message": {"role": "assistant", "content": text},

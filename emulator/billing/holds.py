@@ -145,8 +145,6 @@ def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
             )
         _close(conn, taken, "settled", event.charge_micros, event.id, None, now)
         insert_usage_event(conn, event)
-        if event.key_id:
-            reservations.add_key_usage(conn, event.key_id, event.charge_micros)
 
 
 def release(rt: Runtime, taken: Hold, event: UsageEvent, reason: str) -> None:

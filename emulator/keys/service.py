@@ -19,7 +19,7 @@ from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import keys as key_rows
 from emulator.store.meta import new_id, next_sequence
-from emulator.store.reservations import key_spend
+from emulator.store.usage import key_usage
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -42,7 +42,7 @@ def create_key(rt: Runtime, account_id: str, body: KeyCreate) -> ApiKeyCreated:
             spend_reset_interval=body.spend_reset_interval,
             rate_limit_rpm=body.rate_limit_rpm,
         )
-    return ApiKeyCreated(**to_wire(key).model_dump(), key=secret)
+    return ApiKeyCreated(**to_wire(key, _NO_USAGE).model_dump(), key=secret)
 
 
 def issue_key(
@@ -69,12 +69,12 @@ def list_keys(
     now = rt.clock.now()
     with rt.store.read() as conn:
         keys = key_rows.list_keys(conn, account_id, size + 1, _seq(after[0]) if after else None)
-        window_charges = {key.id: window_charge(conn, key, now) for _, key in keys}
+        usages = {key.id: usage_of(conn, key, now) for _, key in keys}
     return page(
         keys,
         size,
         cursor_of=lambda item: encode_cursor(str(item[0])),
-        render=lambda item: to_wire(item[1], window_charges[item[1].id]).model_dump(),
+        render=lambda item: to_wire(item[1], usages[item[1].id]).model_dump(),
     )
 
 
@@ -87,7 +87,7 @@ def _seq(text: str) -> int:
 def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:
     with rt.store.read() as conn:
         key = _live_key(conn, account_id, key_id)
-        return to_wire(key, window_charge(conn, key, rt.clock.now()))
+        return to_wire(key, usage_of(conn, key, rt.clock.now()))
 
 
 def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> ApiKeyOut:
@@ -111,7 +111,8 @@ def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> Ap
         if changes:
             key_rows.update_key(conn, key_id, changes, now)
             merged = replace(merged, updated_at=now)
-    return to_wire(merged)
+        usage = usage_of(conn, merged, rt.clock.now())
+    return to_wire(merged, usage)
 
 
 def revoke_key(rt: Runtime, account_id: str, key_id: str) -> str:
@@ -140,7 +141,7 @@ def check_key_rules(
         )
 
 
-def to_wire(key: key_rows.ApiKey, window_charge: int = 0) -> ApiKeyOut:
+def to_wire(key: key_rows.ApiKey, usage: KeyUsage) -> ApiKeyOut:
     return ApiKeyOut(
         id=key.id,
         name=key.name,
@@ -155,18 +156,19 @@ def to_wire(key: key_rows.ApiKey, window_charge: int = 0) -> ApiKeyOut:
         created_at=key.created_at,
         updated_at=key.updated_at,
         last_used_at=key.last_used_at,
-        usage=KeyUsage(
-            requests=key.request_count,
-            charge_micros=key.charge_micros,
-            window_charge_micros=window_charge,
-        ),
+        usage=usage,
     )
 
 
-def window_charge(conn: sqlite3.Connection, key: key_rows.ApiKey, now: float) -> int:
-    """What the key spent in its spend-limit window (all time without an interval)."""
+_NO_USAGE = KeyUsage(requests=0, charge_micros=0, window_charge_micros=0)  # a new key's
+
+
+def usage_of(conn: sqlite3.Connection, key: key_rows.ApiKey, now: float) -> KeyUsage:
+    """What the key was used for: all time, and in its spend-limit window (all time
+    without an interval)."""
     start, _ = window_bounds(key.spend_reset_interval, now)
-    return key_spend(conn, key.id, iso(start))[0]
+    requests, charge, window = key_usage(conn, key.id, iso(start))
+    return KeyUsage(requests=requests, charge_micros=charge, window_charge_micros=window)
 
 
 def _live_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> key_rows.ApiKey:

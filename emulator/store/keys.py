@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from emulator.ids import hash_secret
@@ -35,8 +35,11 @@ class ApiKey:
     updated_at: str
     last_used_at: str | None
     revoked_at: str | None
-    request_count: int
-    charge_micros: int
+
+
+# The table's `request_count` and `charge_micros` (m0001) are no longer written or read:
+# a key's usage is derived from its usage events (`store.usage.key_usage`).
+_FIELDS = frozenset(field.name for field in fields(ApiKey))
 
 
 def new_key(
@@ -72,13 +75,11 @@ def new_key(
         updated_at=now,
         last_used_at=None,
         revoked_at=None,
-        request_count=0,
-        charge_micros=0,
     )
 
 
 def _key(row: sqlite3.Row | dict[str, Any]) -> ApiKey:
-    data = dict(row)
+    data = {column: value for column, value in dict(row).items() if column in _FIELDS}
     data["scopes"] = tuple(json.loads(data["scopes"]))
     return ApiKey(**data)
 

@@ -133,11 +133,3 @@ def fail_all_active(conn: sqlite3.Connection, reason: str, now: str) -> int:
         [reason, now],
     )
     return cur.rowcount
-
-
-def add_key_usage(conn: sqlite3.Connection, key_id: str, charge: int) -> None:
-    conn.execute(
-        "UPDATE api_keys SET request_count = request_count + 1, charge_micros = charge_micros + ? "
-        "WHERE id = ?",
-        [charge, key_id],
-    )

@@ -47,6 +47,19 @@ def insert_usage_event(conn: sqlite3.Connection, event: UsageEvent) -> None:
     conn.execute(_INSERT, values)
 
 
+def key_usage(conn: sqlite3.Connection, key_id: str, since: str) -> tuple[int, int, int]:
+    """(settled requests, their charges, the charges since `since`) of one key: derived
+    from its usage events, which every settled request writes anyway, so the hot path
+    keeps no counters of its own. Failed requests have an event but charge nothing."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(status = 'succeeded'), 0), COALESCE(SUM(charge_micros), 0), "
+        "COALESCE(SUM(CASE WHEN created_at >= ? THEN charge_micros END), 0) "
+        "FROM usage_events WHERE key_id = ?",
+        [since, key_id],
+    ).fetchone()
+    return int(row[0]), int(row[1]), int(row[2])
+
+
 def get_usage_event(conn: sqlite3.Connection, account_id: str, event_id: str) -> UsageEvent | None:
     row = conn.execute(
         "SELECT * FROM usage_events WHERE id = ? AND account_id = ?", [event_id, account_id]

@@ -71,6 +71,22 @@ def test_key_usage_totals_follow_the_charges(tenant: Tenant) -> None:
     assert usage["requests"] == 3 and usage["charge_micros"] == sum(charges)
 
 
+def test_key_usage_counts_settled_requests_only_and_shows_after_an_update(
+    tenant: Tenant,
+) -> None:
+    with tenant.client() as http:
+        charge = http.post("/chat/completions", json=EXACT).json()["usage"]["charge_micros"]
+        failed = http.post("/chat/completions", json={**EXACT, "model": "emulator/fail-503"})
+        assert failed.status_code == 503  # an event, no charge: not a request served
+    owner = {"Authorization": f"Bearer {tenant.user_token}"}
+    key_id = httpx.get(f"{tenant.base_url}/keys", headers=owner).json()["data"][0]["id"]
+    expected = {"requests": 1, "charge_micros": charge, "window_charge_micros": charge}
+    one = httpx.get(f"{tenant.base_url}/keys/{key_id}", headers=owner).json()
+    assert one["usage"] == expected
+    renamed = httpx.patch(f"{tenant.base_url}/keys/{key_id}", headers=owner, json={"name": "x"})
+    assert renamed.json()["usage"] == expected
+
+
 def test_no_credit_is_402_and_retries_are_pointless(emulator: EmulatorHandle) -> None:
     broke = emulator.create_tenant(balance_micros=0)
     with broke.client() as http:
