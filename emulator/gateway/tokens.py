@@ -18,14 +18,21 @@ _PIECE = {"chat": 4, "responses": 5, "messages": 3}
 _FRAMING = {"chat": 3, "responses": 3, "messages": 5}
 IMAGE_TOKENS = 85
 _PATTERNS = {fam: re.compile(rf"[^\W_]{{1,{n}}}|[^\s]", re.UNICODE) for fam, n in _PIECE.items()}
+# The same tokens for ASCII text (there `[^\W_]` is exactly `[A-Za-z0-9]`), matched
+# about a quarter faster on a long prompt: no Unicode category lookup per character.
+_ASCII_PATTERNS = {fam: re.compile(rf"[A-Za-z0-9]{{1,{n}}}|[^\s]") for fam, n in _PIECE.items()}
+
+
+def _pattern(text: str, family: str) -> re.Pattern[str]:
+    return (_ASCII_PATTERNS if text.isascii() else _PATTERNS)[family]
 
 
 def token_spans(text: str, family: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _PATTERNS[family].finditer(text)]
+    return [m.span() for m in _pattern(text, family).finditer(text)]
 
 
 def count_text(text: str, family: str) -> int:
-    return len(_PATTERNS[family].findall(text)) if text else 0
+    return len(_pattern(text, family).findall(text)) if text else 0
 
 
 def count_messages(messages: Iterable[Message], family: str, extra: str = "") -> int:
@@ -40,8 +47,9 @@ def count_messages(messages: Iterable[Message], family: str, extra: str = "") ->
 
 def truncate(text: str, family: str, max_tokens: int) -> tuple[str, int, bool]:
     """The text cut to `max_tokens` tokens: (text, tokens, was it cut)."""
+    count = count_text(text, family)
+    if count <= max_tokens:  # the usual case: no need for where each token ends
+        return text, count, False
     spans = token_spans(text, family)
-    if len(spans) <= max_tokens:
-        return text, len(spans), False
     end = spans[max_tokens - 1][1] if max_tokens > 0 else 0
     return text[:end], max_tokens, True
