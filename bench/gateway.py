@@ -3,9 +3,10 @@
 Prints ours, the reference measured in the same run, and their ratio:
 - non-streaming POST /chat/completions (auth, rate limit, hold, routing,
   translation, content, settlement and usage event written) requests per second
-  against a bare litestar "hello" route, both on one core, wrk on the other;
-  targets at least 40 % (gateway issue) and 35 % (billing issue), and its p99
-  latency at 16 connections under 20 ms;
+  against a bare litestar "hello" route, both on one core, wrk on the other,
+  in three alternating rounds (the medians, and each round's ratio); targets
+  at least 40 % (gateway issue) and 35 % (billing issue), and its p99 latency
+  at 16 connections under 20 ms (the worst round's);
 - time to deliver a streamed 500-token answer with --stream-delay-ms 0,
   against one GET /_emulator/clock round trip; target under 50 ms;
 - resident memory of the server after 10,000 and after 50,000 chat
@@ -24,6 +25,7 @@ from pathlib import Path
 import httpx
 from common import HERE, emulator_cmd, hello_cmd, report, server, wrk, wrk_stats
 
+ROUNDS = 3  # alternate rounds of the reference and the route
 BODY = '{"model": "emulator/echo", "messages": [{"role": "user", "content": "hello there"}]}'
 
 
@@ -42,20 +44,33 @@ def write_wrk_script(path: Path, body: str, key: str) -> None:
     )
 
 
-def bench_chat_rps(seconds: int) -> None:
+def bench_chat_rps(seconds: int, rounds: int = ROUNDS) -> None:
+    """Both servers up at once and measured in turn, `rounds` times: a busy moment of
+    the host then weighs on both figures of a round, not on one of them."""
     script = HERE / "results" / "chat.lua"
     script.parent.mkdir(exist_ok=True)
-    with server(hello_cmd(), "/hello") as hello_url:
-        wrk(hello_url + "/hello", 1)
-        hello = wrk(hello_url + "/hello", seconds)
     args = emulator_cmd("--db", ":memory:")
-    with tempfile.TemporaryDirectory() as tmp, server(args, "/_emulator/health", Path(tmp)) as url:
+    with (
+        server(hello_cmd(), "/hello") as hello_url,
+        tempfile.TemporaryDirectory() as tmp,
+        server(args, "/_emulator/health", Path(tmp)) as url,
+    ):
         write_wrk_script(script, BODY, bench_tenant_key(url))
+        lua = str(script.relative_to(HERE))
         target = url + "/api/v1/chat/completions"
-        wrk(target, 1, script=str(script.relative_to(HERE)))
-        chat, p99 = wrk_stats(target, seconds, script=str(script.relative_to(HERE)))
+        wrk(hello_url + "/hello", 1)
+        wrk(target, 1, script=lua)
+        hellos, chats, p99s = [], [], []
+        for _ in range(rounds):
+            hellos.append(wrk(hello_url + "/hello", seconds))
+            chat, p99 = wrk_stats(target, seconds, script=lua)
+            chats.append(chat)
+            p99s.append(p99)
+    ratios = " ".join(f"{c / h:.2f}" for c, h in zip(chats, hellos, strict=True))
+    print(f"rounds of {seconds} s, chat vs hello in each: {ratios} (medians below)")
+    hello, chat = statistics.median(hellos), statistics.median(chats)
     report("billed POST /chat/completions vs hello", chat, hello, "req/s", ">= 0.40 (0.35 billed)")
-    report("billed chat p99 at 16 connections", p99, 20.0, "ms", "< 20 ms (ref: the target)")
+    report("billed chat p99 at 16 connections", max(p99s), 20.0, "ms", "< 20 ms (ref: the target)")
 
 
 def bench_stream_latency(runs: int = 30) -> None:
