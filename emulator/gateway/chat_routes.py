@@ -62,7 +62,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             chunks = chat.render_chunks(deltas, id=ident, model=model, created=created, extra=extra)
-            return sse_lines(chunks)
+            return sse_lines(_priced(rt, served, chunks))
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
         return Answer(answer_headers, stream=stream)
@@ -73,6 +73,16 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     charge = service.record_usage(rt, caller, call, served, prompt, output)
     answer["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=answer)
+
+
+def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Iterator[Any]:
+    """The usage chunk carries the charge, as a whole answer's usage does."""
+    for chunk in chunks:
+        usage = chunk.get("usage")
+        if usage and not chunk["choices"]:
+            tokens = usage["prompt_tokens"], usage["completion_tokens"]
+            usage |= service.usage_money(service.charge_of(rt, served, *tokens))
+        yield chunk
 
 
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:

@@ -90,7 +90,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             events = responses.render_events(
                 deltas, id=ident, model=model, created=created, extra=extra
             )
-            return typed_sse_lines(events)
+            return typed_sse_lines(_priced(rt, served, events))
 
         return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
     completion = served.completions[0]
@@ -102,3 +102,13 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     )
     whole["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=whole)
+
+
+def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Iterator[Any]:
+    """The final response's usage carries the charge, as a whole answer's does."""
+    for event in events:
+        if event["type"] in ("response.completed", "response.incomplete"):
+            usage = event["response"]["usage"]
+            tokens = usage["input_tokens"], usage["output_tokens"]
+            usage |= service.usage_money(service.charge_of(rt, served, *tokens))
+        yield event

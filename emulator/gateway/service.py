@@ -183,13 +183,7 @@ def record_usage(
 ) -> Charge:
     """Settle the hold at the real charge and write the usage event, in one transaction."""
     route = served.route
-    charge = charge_for(
-        prompt,
-        completion,
-        route.prompt_micros_per_mtok,
-        route.completion_micros_per_mtok,
-        fees_of(rt.catalog.view()),
-    )
+    charge = charge_of(rt, served, prompt, completion)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
     event.model, event.provider = route.model, route.provider
     event.prompt_tokens, event.completion_tokens = prompt, completion
@@ -201,6 +195,13 @@ def record_usage(
     assert call.hold is not None
     holds.settle(rt, call.hold, event)
     return charge
+
+
+def charge_of(rt: Runtime, served: Served, prompt: int, completion: int) -> Charge:
+    """What the served route charges for these tokens (SPEC section 5)."""
+    route = served.route
+    price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
+    return charge_for(prompt, completion, *price, fees_of(rt.catalog.view()))
 
 
 def record_failure(rt: Runtime, caller: Caller, call: Call) -> None:

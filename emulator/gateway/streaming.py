@@ -38,8 +38,10 @@ def typed_sse_lines(events: Iterator[dict[str, Any]]) -> Iterator[bytes]:
         yield b"event: " + event["type"].encode() + b"\ndata: " + data + b"\n\n"
 
 
-def cut_event(endpoint: str, sent: int) -> bytes:
-    """The error event a real gateway sends when its upstream breaks mid-stream."""
+def cut_event(endpoint: str, sent: int, served: service.Served) -> bytes:
+    """The error event a real gateway sends when its upstream breaks mid-stream: for
+    chat, a chunk like the others with a top-level `error` and `finish_reason: "error"`
+    (SPEC section 9); for responses, an `error` event."""
     error = {
         "message": f"Injected fault: the stream was cut after {sent} chunks.",
         "type": "upstream_error",
@@ -53,7 +55,18 @@ def cut_event(endpoint: str, sent: int) -> bytes:
             **{k: error[k] for k in ("code", "message", "param")},
         }
         return b"event: error\ndata: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
-    return b"data: " + json.dumps({"error": error}, separators=(",", ":")).encode() + b"\n\n"
+    chunk = {
+        "id": served.id,
+        "object": "chat.completion.chunk",
+        "created": served.created,
+        "model": served.route.model,
+        "provider": served.route.provider,
+        "error": error,
+        "choices": [
+            {"index": 0, "delta": {"content": ""}, "finish_reason": "error", "logprobs": None}
+        ],
+    }
+    return b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
 
 
 async def paced_stream(
@@ -87,7 +100,7 @@ async def paced_stream(
             if count == cut:
                 del sent[kept:]
                 finish.clear()
-                yield cut_event(call.endpoint, count)
+                yield cut_event(call.endpoint, count, served)
                 return
             kept = len(sent)
             yield line

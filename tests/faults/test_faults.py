@@ -5,6 +5,7 @@ Rules are global to the emulator: each test scopes its rules to its own tenant
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
@@ -109,6 +110,11 @@ def test_a_stream_cut_sends_an_error_event_and_records_what_was_sent(
             for chunk in client.chat.completions.create(**body):  # type: ignore[call-overload]
                 seen.append(chunk)
         assert len(seen) == 3
+    with tenant.client(headers={"X-Emulator-Fault": "cut=2"}) as c:
+        lines = [line for line in c.post("/chat/completions", json=body).text.split("\n\n") if line]
+    cut = json.loads(lines[-1].removeprefix("data: "))  # a chunk like the others (SPEC 9)
+    assert cut["object"] == "chat.completion.chunk" and cut["id"] and cut["model"]
+    assert cut["choices"][0]["finish_reason"] == "error" and cut["error"]["code"] == "stream_cut"
     with tenant.client() as c:
         events = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"]
         assert 0 < events[0]["completion_tokens"] < 40 and events[0]["status"] == "succeeded"

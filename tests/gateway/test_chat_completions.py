@@ -114,7 +114,13 @@ def test_streaming_sends_role_deltas_finish_usage_and_done(
         c["object"] == "chat.completion.chunk" and "created" in c and "model" in c for c in chunks
     )
     assert chunks[-2]["choices"][0]["finish_reason"] == "stop"
-    assert chunks[-1]["choices"] == [] and chunks[-1]["usage"]["completion_tokens"] > 0
+    usage = chunks[-1]["usage"]
+    assert chunks[-1]["choices"] == [] and usage["completion_tokens"] > 0
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{response.headers['x-generation-id']}").json()
+    # The usage chunk carries the charge, as a whole answer does, and it is what settled.
+    assert usage["charge_micros"] == event["charge_micros"] > 0
+    assert usage["cost"] == event["charge_micros"] / 1_000_000
     text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
     whole = httpx.post(
         f"{tenant.base_url}/chat/completions",
@@ -122,6 +128,7 @@ def test_streaming_sends_role_deltas_finish_usage_and_done(
         headers={"Authorization": f"Bearer {tenant.api_key}"},
     ).json()
     assert text == whole["choices"][0]["message"]["content"]
+    assert whole["usage"] == usage
 
 
 @pytest.mark.parametrize("provider", ["emulator", "emulator-responses", "emulator-messages"])

@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "79bba5447a1fd633b7ff1687ab383eca589299794b4f9d5b42de8dd4001387e4"
+DIGEST = "c6aa9f849a8f02454f7a6ea1fbfb69f69ab30e86a488da814f8d5e15d8de71a3"
 
 
 def answers() -> bytes:

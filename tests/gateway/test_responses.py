@@ -107,6 +107,8 @@ def test_stream_event_sequence(client: openai.OpenAI) -> None:
     assert set(kinds) >= RESPONSES_STREAM_EVENTS
     text = "".join(e.delta for e in events if e.type == "response.output_text.delta")
     assert text == events[-1].response.output_text
+    usage = events[-1].response.usage
+    assert usage is not None and usage.model_extra["charge_micros"] > 0  # as a whole answer's
 
 
 def test_responses_stream_helper(client: openai.OpenAI) -> None:
