@@ -27,6 +27,7 @@ from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
+from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.tokens import count_messages
 from emulator.ids import LazyRng
 from emulator.store.usage import UsageEvent
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 FINGERPRINT = f"emulator-{__version__}"
+STOP_FORMATS = frozenset({"chat", "messages"})  # the provider formats that carry `stop`
 
 
 @dataclass
@@ -106,6 +108,18 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
 
 
 def _try(
+    rt: Runtime, provider: FakeProvider, route: Route, call: Call
+) -> tuple[list[Completion], list[Delta]]:
+    completions, deltas = _ask(rt, provider, route, call)
+    stops = call.request.stop
+    if stops and route.wire_format not in STOP_FORMATS:  # the gateway cuts it itself
+        family = route.wire_format
+        completions = [cut_completion(c, stops, family) for c in completions]
+        deltas = cut_deltas(deltas, stops, family) if deltas else deltas
+    return completions, deltas
+
+
+def _ask(
     rt: Runtime, provider: FakeProvider, route: Route, call: Call
 ) -> tuple[list[Completion], list[Delta]]:
     wire = WIRE[route.wire_format]

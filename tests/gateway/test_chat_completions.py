@@ -388,3 +388,27 @@ def test_fixtures_script_replies_by_pattern(client: openai.OpenAI) -> None:
         "".join(c.choices[0].delta.content or "" for c in streamed if c.choices)
         == "The capital of France is Paris."
     )
+
+
+@pytest.mark.parametrize("provider", ["azure", "openai"])  # chat format; responses (no `stop`)
+def test_stop_ends_the_answer_whatever_the_providers_format(
+    client: openai.OpenAI, provider: str
+) -> None:
+    asked = {
+        "model": "openai/gpt-4o-mini",
+        "messages": [{"role": "user", "content": "[emulator:tokens=50] tell me more"}],
+        "extra_body": {"provider": {"only": [provider]}},
+    }
+    free = client.chat.completions.create(**asked)  # type: ignore[call-overload]
+    text = free.choices[0].message.content
+    assert "." in text and free.model_extra["provider"] == provider
+    assert free.usage.completion_tokens == 50
+    cut = client.chat.completions.create(**asked, stop=["."])  # type: ignore[call-overload]
+    assert cut.model_extra["provider"] == provider and cut.choices[0].finish_reason == "stop"
+    assert cut.choices[0].message.content and "." not in cut.choices[0].message.content
+    assert 0 < cut.usage.completion_tokens < 50  # cut where the first "." was
+    stream = client.chat.completions.create(**asked, stop=["."], stream=True)  # type: ignore[call-overload]
+    chunks = list(stream)
+    streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert streamed == cut.choices[0].message.content
+    assert chunks[-1].usage.completion_tokens == cut.usage.completion_tokens

@@ -1,0 +1,51 @@
+"""Stop sequences the gateway applies itself, for providers whose format has no `stop`.
+
+The responses format carries no stop sequences, so a `stop` sent to a model
+served by a responses-format provider would be lost on the way. As a real
+gateway does, this one then cuts the provider's answer where the first stop
+sequence starts (finish `stop`, the output tokens of what is kept), whole or
+streamed. Providers that take `stop` themselves (chat, messages) are left alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from emulator.gateway.canonical import Completion, Delta, Finish, TextDelta
+from emulator.gateway.tokens import count_text
+
+
+def _first_stop(text: str, stops: Iterable[str]) -> int | None:
+    found = [text.find(stop) for stop in stops if stop]
+    hits = [index for index in found if index >= 0]
+    return min(hits) if hits else None
+
+
+def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) -> Completion:
+    end = _first_stop(completion.text or "", stops)
+    if end is None:
+        return completion
+    text = (completion.text or "")[:end]
+    return Completion(text, (), "stop", completion.input_tokens, count_text(text, family))
+
+
+def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:
+    """The stream up to the first stop sequence, then its end."""
+    text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
+    end = _first_stop(text, stops)
+    if end is None:
+        return deltas
+    finish = next(d for d in reversed(deltas) if isinstance(d, Finish))
+    kept: list[Delta] = []
+    start = 0
+    for delta in deltas:
+        if start >= end:
+            break  # after the stop nothing more is sent, a tool call included
+        if isinstance(delta, TextDelta):
+            piece = delta.text[: end - start]
+            start += len(delta.text)
+            kept.append(TextDelta(piece))
+        elif not isinstance(delta, Finish):
+            kept.append(delta)
+    kept.append(Finish("stop", finish.input_tokens, count_text(text[:end], family)))
+    return kept
