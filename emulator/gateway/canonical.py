@@ -80,10 +80,12 @@ class Completion:
     output_tokens: int
 
 
-# Stream pieces, in the order a provider sends them.
+# Stream pieces, in the order a provider sends them. `choice` is the index of the
+# answer among `n` (chat streams carry several; the other formats one).
 @dataclass(frozen=True)
 class TextDelta:
     text: str
+    choice: int = 0
 
 
 @dataclass(frozen=True)
@@ -91,19 +93,24 @@ class ToolCallStart:
     index: int
     id: str
     name: str
+    choice: int = 0
 
 
 @dataclass(frozen=True)
 class ToolArgumentsDelta:
     index: int
     fragment: str
+    choice: int = 0
 
 
 @dataclass(frozen=True)
 class Finish:
+    """The end of one choice; its output tokens (over all choices: their sum)."""
+
     reason: FinishReason
     input_tokens: int
     output_tokens: int
+    choice: int = 0
 
 
 Delta = TextDelta | ToolCallStart | ToolArgumentsDelta | Finish

@@ -56,9 +56,10 @@ class FakeProvider:
     def stream(self, request: dict[str, Any], rng: LazyRng) -> Iterator[dict[str, Any]]:
         """The answer as this provider's stream events."""
         self.check()
-        completion = self._generate(request, rng)[0]
-        pieces = _pieces(completion.text or "", self.wire_format)
-        deltas = chat.deltas(completion, pieces)
+        deltas = itertools.chain.from_iterable(  # `n` answers in turn (chat has `n`)
+            chat.deltas(completion, _pieces(completion.text or "", self.wire_format), choice)
+            for choice, completion in enumerate(self._generate(request, rng))
+        )
         ident = self._answer_id()
         if self.wire_format == "chat":
             return chat.render_chunks(deltas, id=ident, model=request["model"], created=0, extra={})

@@ -8,7 +8,7 @@ metadata. Every request writes one usage event, and settles or releases its hold
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from emulator import __version__
@@ -125,9 +125,13 @@ def _ask(
     wire = WIRE[route.wire_format]
     native = wire.render_request(capped(call.request, route), route.model, stream=call.stream)
     if call.stream:
-        events = provider.stream(native, _rng(rt, route, call, 0))
-        parse = wire.parse_chunks if route.wire_format == "chat" else wire.parse_events
-        return [], list(parse(events))
+        if route.wire_format == "chat":  # the chat format carries `n` itself
+            return [], list(wire.parse_chunks(provider.stream(native, _rng(rt, route, call, 0))))
+        deltas: list[Delta] = []
+        for i in range(call.request.n):  # one stream per answer, each told its choice
+            events = provider.stream(native, _rng(rt, route, call, i))
+            deltas += (replace(d, choice=i) for d in wire.parse_events(events))
+        return [], deltas
     if route.wire_format == "chat":  # the chat format carries `n` itself
         return wire.parse_response(provider.complete(native, _rng(rt, route, call, 0))), []
     completions = [

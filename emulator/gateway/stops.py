@@ -30,7 +30,15 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
 
 
 def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:
-    """The stream up to the first stop sequence, then its end."""
+    """Each choice's stream up to its first stop sequence, then its end."""
+    choices = sorted({d.choice for d in deltas})
+    if len(choices) == 1:
+        return _cut_choice(deltas, stops, family)
+    cut = [_cut_choice([d for d in deltas if d.choice == c], stops, family) for c in choices]
+    return [delta for one in cut for delta in one]
+
+
+def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:
     text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
     end = _first_stop(text, stops)
     if end is None:
@@ -44,8 +52,9 @@ def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list
         if isinstance(delta, TextDelta):
             piece = delta.text[: end - start]
             start += len(delta.text)
-            kept.append(TextDelta(piece))
+            kept.append(TextDelta(piece, delta.choice))
         elif not isinstance(delta, Finish):
             kept.append(delta)
-    kept.append(Finish("stop", finish.input_tokens, count_text(text[:end], family)))
+    output = count_text(text[:end], family)
+    kept.append(Finish("stop", finish.input_tokens, output, finish.choice))
     return kept

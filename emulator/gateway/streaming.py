@@ -109,8 +109,8 @@ async def paced_stream(
         if tail:
             yield tail
     finally:
-        whole = next(d for d in reversed(served.deltas) if isinstance(d, Finish))
-        output = whole.output_tokens
-        if not finish:  # the client left before the end: count what was sent
+        ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
+        output = sum(end.output_tokens for end in ends)
+        if len(finish) < len(ends):  # the client left before the end: count what was sent
             output = count_text("".join(sent), served.route.wire_format)
-        service.record_usage(rt, caller, call, served, whole.input_tokens, output)
+        service.record_usage(rt, caller, call, served, ends[0].input_tokens, output)

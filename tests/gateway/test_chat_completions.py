@@ -412,3 +412,35 @@ def test_stop_ends_the_answer_whatever_the_providers_format(
     streamed = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
     assert streamed == cut.choices[0].message.content
     assert chunks[-1].usage.completion_tokens == cut.usage.completion_tokens
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [
+        ("emulator/echo", "emulator"),
+        ("emulator/echo", "emulator-responses"),
+        ("emulator/echo", "emulator-messages"),
+        ("openai/gpt-4o-mini", "azure"),  # chat: `n` travels in the provider's request
+        ("openai/gpt-4o-mini", "openai"),  # responses: one provider stream per choice
+    ],
+)
+def test_a_stream_with_n_carries_every_choice(
+    client: openai.OpenAI, model: str, provider: str
+) -> None:
+    asked = {
+        "model": model,
+        "messages": [{"role": "user", "content": "Compare tea and coffee"}],
+        "n": 3,
+        "extra_body": {"provider": {"only": [provider]}},
+    }
+    whole = client.chat.completions.create(**asked)  # type: ignore[call-overload]
+    texts, finishes, usage = ["", "", ""], [None, None, None], None
+    for chunk in client.chat.completions.create(**asked, stream=True):  # type: ignore[call-overload]
+        usage = chunk.usage or usage
+        for choice in chunk.choices:
+            texts[choice.index] += choice.delta.content or ""
+            finishes[choice.index] = choice.finish_reason or finishes[choice.index]
+    assert texts == [c.message.content for c in whole.choices]
+    assert finishes == [c.finish_reason for c in whole.choices] == ["stop"] * 3
+    assert usage is not None and usage.completion_tokens == whole.usage.completion_tokens
+    assert usage.prompt_tokens == whole.usage.prompt_tokens

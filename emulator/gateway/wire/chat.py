@@ -212,15 +212,17 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     return completions
 
 
-def deltas(completion: Completion, pieces: Iterable[str]) -> Iterator[Delta]:
+def deltas(completion: Completion, pieces: Iterable[str], choice: int = 0) -> Iterator[Delta]:
     """A completion as a provider streams it: text in pieces, then each tool call."""
     for piece in pieces:
-        yield TextDelta(piece)
+        yield TextDelta(piece, choice)
     for index, call in enumerate(completion.tool_calls):
-        yield ToolCallStart(index, call.id, call.name)
+        yield ToolCallStart(index, call.id, call.name, choice)
         for start in range(0, len(call.arguments), 24):
-            yield ToolArgumentsDelta(index, call.arguments[start : start + 24])
-    yield Finish(completion.finish_reason, completion.input_tokens, completion.output_tokens)
+            yield ToolArgumentsDelta(index, call.arguments[start : start + 24], choice)
+    yield Finish(
+        completion.finish_reason, completion.input_tokens, completion.output_tokens, choice
+    )
 
 
 def render_chunks(
@@ -235,16 +237,23 @@ def render_chunks(
         **extra,
     }
 
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+    def chunk(delta: dict[str, Any], choice: int, finish: str | None = None) -> dict[str, Any]:
         return {
             **head,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
+            "choices": [
+                {"index": choice, "delta": delta, "finish_reason": finish, "logprobs": None}
+            ],
         }
 
-    yield chunk({"role": "assistant", "content": ""})
+    yield chunk({"role": "assistant", "content": ""}, 0)
+    opened = {0}
+    ended: list[Finish] = []
     for delta in stream:
+        if delta.choice not in opened:  # the next of `n` answers begins
+            opened.add(delta.choice)
+            yield chunk({"role": "assistant", "content": ""}, delta.choice)
         if isinstance(delta, TextDelta):
-            yield chunk({"content": delta.text})
+            yield chunk({"content": delta.text}, delta.choice)
         elif isinstance(delta, ToolCallStart):
             call = {
                 "index": delta.index,
@@ -252,34 +261,42 @@ def render_chunks(
                 "type": "function",
                 "function": {"name": delta.name, "arguments": ""},
             }
-            yield chunk({"tool_calls": [call]})
+            yield chunk({"tool_calls": [call]}, delta.choice)
         elif isinstance(delta, ToolArgumentsDelta):
-            yield chunk(
-                {"tool_calls": [{"index": delta.index, "function": {"arguments": delta.fragment}}]}
-            )
+            fragment = {"index": delta.index, "function": {"arguments": delta.fragment}}
+            yield chunk({"tool_calls": [fragment]}, delta.choice)
         else:
-            yield chunk({}, delta.reason)
-            yield {**head, "choices": [], "usage": usage(delta.input_tokens, delta.output_tokens)}
+            yield chunk({}, delta.choice, delta.reason)
+            ended.append(delta)
+    if ended:  # one usage for all the choices
+        output = sum(finish.output_tokens for finish in ended)
+        yield {**head, "choices": [], "usage": usage(ended[0].input_tokens, output)}
 
 
 def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
-    reason = "stop"
-    started: set[int] = set()
+    reasons: dict[int, str] = {}  # each choice's finish reason
+    started: set[tuple[int, int]] = set()  # (choice, tool call index)
     for chunk in chunks:
         if chunk.get("usage") and not chunk.get("choices"):
             u = chunk["usage"]
-            yield Finish(reason, u["prompt_tokens"], u["completion_tokens"])  # type: ignore[arg-type]
+            # The usage is a total over the choices: the first carries the remainder.
+            choices = sorted(reasons) or [0]
+            per, extra = divmod(u["completion_tokens"], len(choices))
+            for n, c in enumerate(choices):
+                output = per + (extra if n == 0 else 0)
+                yield Finish(reasons.get(c, "stop"), u["prompt_tokens"], output, c)  # type: ignore[arg-type]
             continue
         for choice in chunk.get("choices", []):
+            c = choice.get("index", 0)
             delta = choice.get("delta", {})
             if delta.get("content"):
-                yield TextDelta(delta["content"])
+                yield TextDelta(delta["content"], c)
             for call in delta.get("tool_calls") or ():
                 index = call["index"]
-                if index not in started:
-                    started.add(index)
-                    yield ToolCallStart(index, call["id"], call["function"]["name"])
+                if (c, index) not in started:
+                    started.add((c, index))
+                    yield ToolCallStart(index, call["id"], call["function"]["name"], c)
                 if call["function"].get("arguments"):
-                    yield ToolArgumentsDelta(index, call["function"]["arguments"])
+                    yield ToolArgumentsDelta(index, call["function"]["arguments"], c)
             if choice.get("finish_reason"):
-                reason = choice["finish_reason"]
+                reasons[c] = choice["finish_reason"]
