@@ -7,8 +7,8 @@ from typing import TypeVar
 import msgspec
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from emulator.error_handlers import validation_error
-from emulator.errors import InvalidRequest, MalformedJson
+from emulator.error_handlers import malformed_json, validation_error
+from emulator.errors import InvalidRequest
 
 
 class WireModel(BaseModel):
@@ -50,11 +50,9 @@ def parse_body(raw: bytes, model: type[Body]) -> Body:
         raise InvalidRequest("The request body is missing: send a JSON object.")
     try:
         data = msgspec.json.decode(raw)
-    except msgspec.DecodeError as exc:
-        raise MalformedJson(
-            f"The request body is not valid JSON ({str(exc).split(': ', 1)[-1]}). "
-            "Send a JSON object with Content-Type: application/json."
-        ) from exc
+    # msgspec raises the last two for a string that is not UTF-8 and for deep nesting.
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise malformed_json(exc) from exc
     try:
         return model.model_validate(data, strict=True)
     except ValidationError as exc:

@@ -16,6 +16,7 @@ from litestar.exceptions import (
     NotFoundException,
     ValidationException,
 )
+from litestar.serialization import decode_json
 
 from emulator.errors import (
     EmulatorError,
@@ -63,6 +64,9 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
         return exc
     if isinstance(exc, ValidationException):
         return _validation_error(exc)
+    if isinstance(exc, (UnicodeDecodeError, RecursionError)) and _raised_in(exc, decode_json):
+        # litestar wraps msgspec's DecodeError (below) but lets these two escape.
+        return malformed_json(exc)
     if isinstance(exc, NotFoundException):
         return NotFound(
             f"No route matches {method} {path}. The routes are listed at "
@@ -76,10 +80,7 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
     if isinstance(exc, HTTPException):
         detail = str(exc.detail)
         if exc.status_code == 400 and "JSON is malformed" in detail:
-            return MalformedJson(
-                f"The request body is not valid JSON ({detail.split(': ', 1)[-1]}). "
-                "Send a JSON object with Content-Type: application/json."
-            )
+            return malformed_json(exc)
         cls = _BY_STATUS.get(exc.status_code)
         if cls is not None:
             return cls(detail)
@@ -90,6 +91,29 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
         "The emulator hit an unexpected error; it has been logged. This is a bug in the "
         "emulator: please report it with the X-Request-Id of this answer."
     )
+
+
+def malformed_json(exc: Exception) -> MalformedJson:
+    """A body that does not decode as JSON: msgspec's DecodeError (or litestar's wrapping of
+    it), a string that is not UTF-8, or nesting deeper than the decoder's recursion limit."""
+    if isinstance(exc, UnicodeDecodeError):
+        why = "a string in it is not valid UTF-8"
+    elif isinstance(exc, RecursionError):
+        why = "it is nested too deeply"
+    else:
+        why = str(exc.detail if isinstance(exc, HTTPException) else exc).split(": ", 1)[-1]
+    return MalformedJson(
+        f"The request body is not valid JSON ({why}). "
+        "Send a JSON object with Content-Type: application/json."
+    )
+
+
+def _raised_in(exc: Exception, function: Any) -> bool:
+    """Whether the innermost Python frame of `exc` is `function` (not code it called)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_code is function.__code__
 
 
 _TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "null"})

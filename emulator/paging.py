@@ -5,12 +5,18 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from emulator.errors import ValidationFailed
 
 T = TypeVar("T")
+
+# A row sequence as `str(seq)` writes it, and the largest SQLite INTEGER: a bigger one
+# would overflow when bound to the query.
+_SEQ = re.compile(r"0|[1-9][0-9]{0,18}")
+_MAX_SEQ = 2**63 - 1
 
 
 def check_limit(limit: int | None, default: int, maximum: int) -> int:
@@ -34,19 +40,33 @@ def decode_cursor(cursor: str | None, size: int) -> tuple[str, ...] | None:
     try:
         padded = cursor + "=" * (-len(cursor) % 4)
         parts = json.loads(base64.urlsafe_b64decode(padded.encode()))
-    except (binascii.Error, ValueError, UnicodeDecodeError):
+    except (binascii.Error, ValueError, UnicodeDecodeError, RecursionError):
         parts = None
     if (
         not isinstance(parts, list)
         or len(parts) != size
         or not all(isinstance(p, str) for p in parts)
     ):
-        raise ValidationFailed(
-            "cursor is not one this emulator gave out: pass the `next_cursor` of the "
-            "previous page unchanged.",
-            param="cursor",
-        )
+        raise _not_ours()
     return tuple(parts)
+
+
+def decode_seq_cursor(cursor: str | None) -> int | None:
+    """The row sequence of a cursor made by `encode_cursor(str(seq))`; any other is a 422."""
+    after = decode_cursor(cursor, 1)
+    if after is None:
+        return None
+    if not _SEQ.fullmatch(after[0]) or int(after[0]) > _MAX_SEQ:
+        raise _not_ours()
+    return int(after[0])
+
+
+def _not_ours() -> ValidationFailed:
+    return ValidationFailed(
+        "cursor is not one this emulator gave out: pass the `next_cursor` of the "
+        "previous page unchanged.",
+        param="cursor",
+    )
 
 
 def page(

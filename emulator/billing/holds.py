@@ -17,7 +17,7 @@ from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import BudgetExceeded, NotFound, ValidationFailed
 from emulator.jobs.service import settle_refunds
-from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import reservations
 from emulator.store.accounts import add_ledger_entry
 from emulator.store.keys import ApiKey
@@ -203,8 +203,7 @@ def list_holds(
     if status not in (None, "", "active", "failed", "settled"):
         raise ValidationFailed("status is one of active, failed, settled.", param="status")
     size = check_limit(limit, default=50, maximum=200)
-    after = decode_cursor(cursor, 1)
-    before = int(after[0]) if after and after[0].isdigit() else None
+    before = decode_seq_cursor(cursor)
     with rt.store.read() as conn:
         rows = reservations.list_reservations(conn, account_id, status or None, size + 1, before)
     return page(

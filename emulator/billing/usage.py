@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.clock import iso, parse_iso
 from emulator.errors import NotFound, ValidationFailed
-from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
 
 if TYPE_CHECKING:
@@ -22,12 +22,11 @@ def list_events(
     cursor: str | None,
 ) -> dict[str, Any]:
     size = check_limit(limit, default=50, maximum=200)
-    after = decode_cursor(cursor, 1)
+    before = decode_seq_cursor(cursor)
     clean = {k: v for k, v in filters.items() if v}
     for bound in ("created_after", "created_before"):
         if bound in clean:
             clean[bound] = _instant(clean[bound], bound)
-    before = int(after[0]) if after and after[0].isdigit() else None
     with rt.store.read() as conn:
         events = list_usage_events(conn, account_id, clean, size + 1, before)
     return page(

@@ -22,7 +22,7 @@ from emulator.billing.money import insufficient_credits
 from emulator.clock import iso
 from emulator.errors import NotFound
 from emulator.jobs.engine import Schedule, planned_failure, state_at
-from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import jobs as job_rows
 from emulator.store.accounts import add_ledger_entry
 from emulator.store.jobs import JobRow
@@ -160,8 +160,7 @@ def list_jobs(
     render: Any,
 ) -> dict[str, Any]:
     size = check_limit(limit, default=20, maximum=100)
-    after = decode_cursor(cursor, 1)
-    before = int(after[0]) if after and after[0].isdigit() else None
+    before = decode_seq_cursor(cursor)
     with rt.store.read() as conn:
         rows = job_rows.list_jobs(conn, account_id, kind, size + 1, before)
     return page(

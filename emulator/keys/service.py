@@ -16,7 +16,7 @@ from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import NotFound, ValidationFailed
 from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
-from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import keys as key_rows
 from emulator.store.meta import new_id, next_sequence
 from emulator.store.usage import key_usage
@@ -65,10 +65,10 @@ def list_keys(
     rt: Runtime, account_id: str, limit: int | None, cursor: str | None
 ) -> dict[str, Any]:
     size = check_limit(limit, default=50, maximum=100)
-    after = decode_cursor(cursor, 1)
+    before = decode_seq_cursor(cursor)
     now = rt.clock.now()
     with rt.store.read() as conn:
-        keys = key_rows.list_keys(conn, account_id, size + 1, _seq(after[0]) if after else None)
+        keys = key_rows.list_keys(conn, account_id, size + 1, before)
         usages = {key.id: usage_of(conn, key, now) for _, key in keys}
     return page(
         keys,
@@ -76,12 +76,6 @@ def list_keys(
         cursor_of=lambda item: encode_cursor(str(item[0])),
         render=lambda item: to_wire(item[1], usages[item[1].id]).model_dump(),
     )
-
-
-def _seq(text: str) -> int:
-    if not text.isdigit():
-        raise ValidationFailed("cursor is not one this emulator gave out.", param="cursor")
-    return int(text)
 
 
 def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:

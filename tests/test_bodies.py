@@ -1,0 +1,78 @@
+"""A JSON body that cannot be decoded is a 400 `invalid_json` on every route, whether the
+route parses it itself (`emulator.bodies`) or litestar does: never a 500."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from emulator.app import create_app
+from emulator.settings import Settings
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error, bearer
+
+CHAT = b'{"model":"emulator/echo","messages":[{"role":"user","content":"%s"}],"metadata":%s}'
+RESPONSES = b'{"model":"emulator/echo","input":"%s","metadata":{"a":%s}}'
+# (path under the server root, which credential, the body around a string and a value)
+ROUTES = [
+    ("/api/v1/chat/completions", "api_key", CHAT),
+    ("/api/v1/responses", "api_key", RESPONSES),
+    ("/api/v1/responses/input_tokens", "api_key", RESPONSES),
+    ("/api/v1/ai-gateway/quote", "api_key", CHAT),
+    ("/api/v1/keys", "user_token", b'{"name":"%s","metadata":%s}'),
+    ("/_emulator/accounts/{account}/topup", None, b'{"amount_usd":"%s","note":%s}'),
+]
+
+
+def post(emulator: EmulatorHandle, tenant: Tenant, route: tuple, body: bytes) -> httpx.Response:
+    path, credential, _ = route
+    headers = {"Content-Type": "application/json"}
+    if credential is not None:
+        headers |= bearer(getattr(tenant, credential))
+    url = emulator.url + path.format(account=tenant.account_id)
+    return httpx.post(url, content=body, headers=headers)
+
+
+def nested(depth: int) -> bytes:
+    return b"[" * depth + b"]" * depth
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=[r[0] for r in ROUTES])
+def test_a_string_that_is_not_utf8_is_400_invalid_json(
+    emulator: EmulatorHandle, tenant: Tenant, route: tuple
+) -> None:
+    response = post(emulator, tenant, route, route[2] % (b"\xff", b"1"))
+    error = assert_error(response, 400, "invalid_json", "invalid_request_error")
+    assert "UTF-8" in error["message"]
+
+
+@pytest.mark.parametrize("depth", [1000, 100_000])
+@pytest.mark.parametrize("route", ROUTES, ids=[r[0] for r in ROUTES])
+def test_nesting_too_deep_is_400_invalid_json(
+    emulator: EmulatorHandle, tenant: Tenant, route: tuple, depth: int
+) -> None:
+    response = post(emulator, tenant, route, route[2] % (b"hi", nested(depth)))
+    error = assert_error(response, 400, "invalid_json", "invalid_request_error")
+    assert "nested too deeply" in error["message"]
+
+
+def test_nesting_500_deep_is_still_decoded(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    response = post(emulator, tenant, ROUTES[0], CHAT % (b"hi", nested(500)))
+    assert response.status_code == 200, response.text
+    # litestar's routes decode it too, then refuse the field as they would any list
+    response = post(emulator, tenant, ROUTES[4], b'{"name":%s}' % nested(500))
+    assert assert_error(response, 422, "invalid_request")["param"] == "name"
+
+
+def test_a_recursion_error_elsewhere_is_not_called_bad_json(monkeypatch) -> None:
+    # Only a failure of decoding the body is the client's fault; any other is our bug.
+    from emulator.control import service
+
+    def deep(rt):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(service, "health", deep)
+    with TestClient(create_app(Settings(db=":memory:"))) as client:
+        response = client.get("/_emulator/health")
+    assert_error(response, 500, "internal_error", "api_error")

@@ -1,0 +1,72 @@
+"""A `cursor` the emulator could not have given out is a 422 on every list, never a 500
+nor a page of data."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import httpx
+import pytest
+
+from emulator.testing import Tenant
+from tests.helpers import assert_error, bearer
+
+# Lists paged by row sequence: (path under /api/v1, which credential)
+SEQ_LISTS = [
+    ("/ai-gateway/usage", "api_key"),
+    ("/ai-gateway/reservations", "api_key"),
+    ("/keys", "user_token"),
+    ("/generation", "api_key"),
+    ("/vidprov/tasks", "api_key"),
+]
+
+
+def cursor_of(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def cursor(*parts: object) -> str:
+    return cursor_of(json.dumps(parts).encode())
+
+
+NOT_OURS = [
+    cursor("9223372036854775808"),  # one past SQLite's INTEGER: overflowed when bound
+    cursor("9" * 5000),  # more digits than int() takes
+    cursor("x"),
+    cursor("-1"),
+    cursor("1.5"),
+    cursor("007"),
+    cursor("²"),  # str.isdigit() says yes, int() says no
+    cursor(5),
+    cursor("1", "2"),
+    cursor_of(b"[" * 5000 + b"]" * 5000),
+    "garbage",
+]
+
+
+def get(tenant: Tenant, path: str, credential: str, cursor: str) -> httpx.Response:
+    headers = bearer(getattr(tenant, credential))
+    return httpx.get(tenant.base_url + path, params={"cursor": cursor}, headers=headers)
+
+
+@pytest.mark.parametrize("bad", NOT_OURS)
+@pytest.mark.parametrize(("path", "credential"), SEQ_LISTS)
+def test_a_cursor_not_given_out_is_422(
+    tenant: Tenant, path: str, credential: str, bad: str
+) -> None:
+    error = assert_error(get(tenant, path, credential, bad), 422, "invalid_request")
+    assert error["param"] == "cursor" and "next_cursor" in error["message"]
+
+
+@pytest.mark.parametrize("seq", ["0", "9223372036854775807"])
+@pytest.mark.parametrize(("path", "credential"), SEQ_LISTS)
+def test_a_cursor_in_range_is_a_page(tenant: Tenant, path: str, credential: str, seq: str) -> None:
+    response = get(tenant, path, credential, cursor(seq))
+    assert response.status_code == 200, response.text
+    assert response.json()["object"] == "list"
+
+
+def test_a_models_cursor_nested_too_deep_is_422(tenant: Tenant) -> None:
+    response = get(tenant, "/models", "api_key", cursor_of(b"[" * 5000 + b"]" * 5000))
+    assert assert_error(response, 422, "invalid_request")["param"] == "cursor"
