@@ -124,7 +124,8 @@ def model_of(body: bytes) -> str | None:
     """The `model` of a JSON body, if it has one (for rules that match on it)."""
     try:
         data = msgspec.json.decode(body)
-    except msgspec.DecodeError:
+    # Not UTF-8, or nested too deep: the route's own parsing answers 400 for it.
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
     model = data.get("model") if isinstance(data, dict) else None
     return model if isinstance(model, str) else None

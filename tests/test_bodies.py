@@ -76,3 +76,31 @@ def test_a_recursion_error_elsewhere_is_not_called_bad_json(monkeypatch) -> None
     with TestClient(create_app(Settings(db=":memory:"))) as client:
         response = client.get("/_emulator/health")
     assert_error(response, 500, "internal_error", "api_error")
+
+
+def test_the_journal_shows_a_body_too_deep_to_decode(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    post(emulator, tenant, ROUTES[0], CHAT % (b"hi", nested(100_000)))
+    response = httpx.get(f"{emulator.url}/_emulator/requests", params={"limit": 1})
+    assert response.status_code == 200, response.text
+    assert response.json()["data"][0]["status"] == 400
+
+
+def test_a_fault_rule_on_the_model_leaves_a_bad_body_to_the_route(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    # The rule reads the body's model first; a body it cannot decode matches no model.
+    with emulator.faults.add(account_id=tenant.account_id, model="emulator/echo", status=503):
+        for body in (CHAT % (b"\xff", b"1"), CHAT % (b"hi", nested(100_000))):
+            assert_error(post(emulator, tenant, ROUTES[0], body), 400, "invalid_json")
+
+
+@pytest.mark.parametrize("route", ROUTES[1:3], ids=[r[0] for r in ROUTES[1:3]])
+def test_responses_metadata_must_be_an_object(
+    emulator: EmulatorHandle, tenant: Tenant, route: tuple
+) -> None:
+    response = post(
+        emulator, tenant, route, b'{"model":"emulator/echo","input":"hi","metadata":[1]}'
+    )
+    assert assert_error(response, 422, "invalid_request")["param"] == "metadata"

@@ -82,6 +82,7 @@ class ResponsesRequest(_Open):
     stream: bool | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
+    metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
 
 
 class InputTokensRequest(_Open):
@@ -90,6 +91,7 @@ class InputTokensRequest(_Open):
     instructions: str | None = None
     tools: list[FunctionTool] | None = None
     provider: ProviderPreferences | None = None
+    metadata: dict[str, Any] | None = None
 
 
 class InputTokens(WireModel):
