@@ -26,6 +26,7 @@ class Route:
     latency_ms: int
     throughput_tps: int
     max_output_tokens: int
+    context_length: int
     prompt_micros_per_mtok: int
     completion_micros_per_mtok: int
 
@@ -103,6 +104,7 @@ def _route(model: str, provider: dict[str, Any]) -> Route:
         latency_ms=provider["latency_ms"],
         throughput_tps=provider["throughput_tps"],
         max_output_tokens=provider["max_output_tokens"],
+        context_length=provider["context_length"],
         prompt_micros_per_mtok=pricing["prompt_micros_per_mtok"],
         completion_micros_per_mtok=pricing["completion_micros_per_mtok"],
     )

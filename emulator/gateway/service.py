@@ -26,6 +26,7 @@ from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
+from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.tokens import count_messages
@@ -73,6 +74,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             "(provider.only / provider.ignore exclude them all). Loosen them.",
             param="provider",
         )
+    prompt_param = "input" if call.endpoint == "responses" else "messages"
+    routes = able_routes(view, routes, call.request, prompt_param)
     _check_premium(caller, view, routes)
     held = worst_hold(routes, call.request, fees_of(view))
     # A whole answer served inside a transaction (answers.respond) is settled in it:

@@ -1,0 +1,88 @@
+"""What a request needs of a route: tool use, image input, room for its prompt.
+
+As on a real gateway, a route is a candidate only if its model has the
+capabilities the request uses (`tools` for tool definitions, unless
+`tool_choice` is `none`; `vision` for image parts, catalog `capabilities`)
+and its provider's context can hold the prompt (`context_length`). If that
+leaves no route, the answer names the need: 503 `no_route_available` for a
+capability (`param` `tools`, or the prompt's field), 400 `context_length_exceeded`
+for a prompt too long for every route. A plain text request that is clearly
+short is not counted at all, so the hot path pays two comparisons.
+"""
+
+from __future__ import annotations
+
+from emulator.errors import InvalidRequest, NoRouteAvailable
+from emulator.gateway.canonical import Request
+from emulator.gateway.catalog import CatalogView
+from emulator.gateway.content import tools_text
+from emulator.gateway.routing import Route
+from emulator.gateway.tokens import IMAGE_TOKENS, count_messages
+
+_MOST_FRAMING = 5  # tokens a message adds in any family (tokens.py)
+
+# capability -> (the request's field that needs it, what it is called in a sentence)
+_NEEDS = {"tools": ("tools", "tool use"), "vision": ("messages", "image input")}
+
+
+def able_routes(
+    view: CatalogView, routes: list[Route], request: Request, prompt_param: str = "messages"
+) -> list[Route]:
+    """The routes that can serve `request`; raises when none of `routes` can.
+    `prompt_param` is the field that holds the prompt (`input` in the responses format)."""
+    needs = _capabilities_needed(request)
+    if needs:
+        able = [r for r in routes if needs <= _capabilities(view, r.model)]
+        if not able:
+            missing = sorted(needs - _capabilities(view, routes[0].model))[0]
+            param, what = _NEEDS[missing]
+            param = prompt_param if param == "messages" else param
+            raise NoRouteAvailable(
+                f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
+                f'whose `capabilities` in GET /api/v1/models has "{missing}": true, or send '
+                f"the request without it.",
+                param=param,
+            )
+        routes = able
+    if _at_most_tokens(request) <= min(r.context_length for r in routes):
+        return routes  # surely fits: no need to count
+    fitting = [r for r in routes if _prompt_tokens(request, r) <= r.context_length]
+    if not fitting:
+        longest = max(routes, key=lambda r: r.context_length)
+        raise InvalidRequest(
+            f"This request's prompt is {_prompt_tokens(request, longest):,} tokens and the "
+            f"longest context of its routes is {longest.context_length:,} ({longest.model!r} "
+            f"on {longest.provider!r}). Shorten the messages, or choose a model with a longer "
+            "`context_length`.",
+            param=prompt_param,
+            code="context_length_exceeded",
+        )
+    return fitting
+
+
+def _capabilities_needed(request: Request) -> set[str]:
+    needs = set()
+    if request.tools and request.tool_choice != "none":
+        needs.add("tools")
+    if any(message.images for message in request.messages):
+        needs.add("vision")
+    return needs
+
+
+def _capabilities(view: CatalogView, model: str) -> set[str]:
+    flags = view.by_id[model]["capabilities"]
+    return {name for name, on in flags.items() if on}
+
+
+def _at_most_tokens(request: Request) -> int:
+    """An upper bound of the prompt's tokens in any family: a token is at least one
+    character, plus each message's framing and images."""
+    total = len(tools_text(request)) if request.tools else 0
+    for m in request.messages:
+        total += len(m.text) + _MOST_FRAMING + IMAGE_TOKENS * m.images
+        total += sum(len(call.name) + len(call.arguments) for call in m.tool_calls)
+    return total
+
+
+def _prompt_tokens(request: Request, route: Route) -> int:
+    return count_messages(request.messages, route.wire_format, extra=tools_text(request))

@@ -1,0 +1,76 @@
+"""A route serves a request only if its model can (tools, images) and its context holds
+the prompt; otherwise a capable fallback serves it, or the error names what is missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from emulator.testing import Tenant
+from tests.helpers import assert_error
+
+TOOL = {
+    "type": "function",
+    "function": {"name": "lookup", "parameters": {"type": "object", "properties": {}}},
+}
+IMAGE = [
+    {"type": "text", "text": "What is in this picture?"},
+    {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}},
+]
+
+
+def chat(tenant: Tenant, **body: Any) -> Any:
+    body.setdefault("messages", [{"role": "user", "content": "hello"}])
+    with tenant.client() as http:
+        return http.post("/chat/completions", json=body)
+
+
+def test_tools_need_a_model_that_uses_tools(tenant: Tenant) -> None:
+    refused = chat(tenant, model="deepseek/deepseek-r1", tools=[TOOL])
+    error = assert_error(refused, 503, "no_route_available", "upstream_error")
+    assert error["param"] == "tools" and "tool use" in error["message"]
+    assert refused.headers["x-should-retry"] == "false"
+    # tools the model is told not to use need no tool use
+    assert chat(tenant, model="deepseek/deepseek-r1", tools=[TOOL], tool_choice="none").is_success
+
+
+def test_a_capable_fallback_serves_what_the_model_cannot(tenant: Tenant) -> None:
+    served = chat(
+        tenant, model="deepseek/deepseek-r1", models=["openai/gpt-4o"], tools=[TOOL],
+        tool_choice="required",
+    )  # fmt: skip
+    assert served.status_code == 200, served.text
+    assert served.json()["model"] == "openai/gpt-4o"
+    assert served.json()["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_images_need_a_model_with_vision(tenant: Tenant) -> None:
+    messages = [{"role": "user", "content": IMAGE}]
+    refused = chat(tenant, model="meta-llama/llama-3.1-8b-instruct", messages=messages)
+    error = assert_error(refused, 503, "no_route_available")
+    assert error["param"] == "messages" and "image input" in error["message"]
+    assert chat(tenant, model="openai/gpt-4o", messages=messages).is_success
+
+
+@pytest.mark.parametrize("endpoint", ["chat", "responses"])
+def test_a_prompt_longer_than_every_context_is_400(tenant: Tenant, endpoint: str) -> None:
+    text = "a " * 40_000  # 40,000 tokens; emulator/echo's context is 32,768
+    with tenant.client() as http:
+        if endpoint == "chat":
+            body = {"model": "emulator/echo", "messages": [{"role": "user", "content": text}]}
+            refused = http.post("/chat/completions", json=body)
+        else:
+            refused = http.post("/responses", json={"model": "emulator/echo", "input": text})
+        error = assert_error(refused, 400, "context_length_exceeded", "invalid_request_error")
+        assert error["param"] == ("messages" if endpoint == "chat" else "input")
+        assert "32,768" in error["message"]
+        balance = http.get("/ai-gateway/balance").json()
+    assert balance["pending_micros"] == 0  # refused before any hold
+
+
+def test_a_long_text_of_few_tokens_is_counted_and_served(tenant: Tenant) -> None:
+    text = "abcdefgh " * 5_000  # 45,000 characters, but 10,000 tokens: it fits
+    served = chat(tenant, model="emulator/echo", messages=[{"role": "user", "content": text}])
+    assert served.status_code == 200, served.text
+    assert served.json()["usage"]["prompt_tokens"] > 10_000
