@@ -11,7 +11,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.errors import NoRouteAvailable
+from emulator.errors import NoRouteAvailable, ValidationFailed
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
@@ -79,6 +79,11 @@ class ResponsesController(Controller):
 
 
 def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+    fmt = (body.get("text") or {}).get("format") or {}
+    if fmt.get("type") == "json_schema" and not fmt.get("schema"):
+        raise ValidationFailed(
+            "text.format json_schema needs `schema`.", param="text.format.schema"
+        )
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}

@@ -1,142 +1,195 @@
 """Values that validate against a JSON schema: tool-call arguments and structured output.
 
-Covers what function schemas and structured outputs use: `type` (and type
-lists), `properties`/`required`, `items`, `enum`, `const`, `anyOf`/`oneOf`
-(first branch), `allOf`, `$ref` into `$defs`/`definitions`, string, number
-and array bounds, and common `format`s. `pattern` is not generated (a plain
-word is used), which is documented in docs/fidelity.md.
+`value_for` draws a value from the seeded generator (`schema_draws`) and
+checks it with jsonschema (Draft 2020-12, formats asserted) before handing it
+out: it never returns a value the schema rejects. It draws in two passes:
+
+- the *plain* pass is the generator of earlier versions: `type` (first
+  non-null of a list), `properties`, `items`, `enum`, `const`, the first
+  non-null branch of `anyOf`/`oneOf`, `allOf` merged, `$ref`, bounds and
+  common `format`s. Answers users keep in snapshots come from it, so whatever
+  it drew that was valid is drawn byte for byte as before.
+- when that value is invalid, the *strict* pass honours the rest: `pattern`
+  (`pattern_values`), `uniqueItems`, `multipleOf`, exclusive bounds,
+  `minProperties`/`maxProperties`, `additionalProperties`/`patternProperties`/
+  `propertyNames`, `dependentRequired`, `prefixItems`, `contains`, `not`,
+  `enum` filtered by the rest of its schema, `anyOf`/`oneOf` branches tried
+  in turn with their sibling keywords (`oneOf`: exactly one), `allOf`
+  intersected, `$ref` with siblings, more `format`s. A few strict tries vary
+  the choices; the last resort is the value found for the schema on a fixed seed.
+
+Recursive `$ref`s are bounded: once a reference repeats on the path, values
+below it are the smallest the schema allows (no optional properties, arrays
+at `minItems`, `null` branches first).
+
+`check_schema` is what the gateway calls before serving: a schema that is not
+a JSON schema, that has contradictory bounds, or for which no valid value can
+be found is refused with a sentence saying why. Verdicts are cached by the
+schema's text, so a schema sent again costs one `json.dumps`.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import random
-from typing import Any
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
-WORDS = (
-    "amber", "harbor", "lantern", "meadow", "orbit", "pepper", "quartz", "river",
-    "summit", "timber", "velvet", "willow", "beacon", "canyon", "falcon", "garden",
-)  # fmt: skip
-_BY_NAME = {
-    "name": ("Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson"),
-    "city": ("Lisbon", "Osaka", "Toronto", "Nairobi", "Oslo"),
-    "location": ("Lisbon, Portugal", "Osaka, Japan", "Toronto, Canada"),
-    "country": ("Portugal", "Japan", "Canada", "Kenya"),
-    "unit": ("celsius", "fahrenheit"),
-    "email": ("ada@example.com", "grace@example.org"),
-    "language": ("en", "fr", "ja"),
-}
+from emulator.gateway.schema_draws import WORDS, Gen, draw
+
+if TYPE_CHECKING:  # jsonschema is imported on first use: plain chat never loads it
+    from jsonschema import Draft202012Validator
+
+__all__ = ["WORDS", "SchemaProblem", "check_schema", "value_for"]
+
+STRICT_TRIES = 4
+MAX_SIZE = 4096  # the largest minItems / minLength / minProperties the emulator draws
+_NOTHING = object()
+_BOUNDS = (
+    ("minimum", "maximum"),
+    ("minLength", "maxLength"),
+    ("minItems", "maxItems"),
+    ("minProperties", "maxProperties"),
+    ("minContains", "maxContains"),
+)
+_NOT_SCHEMAS = ("const", "enum", "default", "examples", "required", "dependentRequired")
 
 
-def value_for(schema: Any, rng: random.Random, root: Any = None, name: str = "") -> Any:
-    root = schema if root is None else root
+class SchemaProblem(ValueError):
+    """No value can be drawn: `invalid` when it is not a JSON schema at all."""
+
+    def __init__(self, message: str, *, invalid: bool = False) -> None:
+        super().__init__(message)
+        self.message = message
+        self.invalid = invalid
+
+
+def value_for(schema: Any, rng: random.Random) -> Any:
+    """A value `schema` accepts, drawn from `rng`; SchemaProblem when there is none."""
+    text = _text(schema)
+    found, value = _search(schema, rng, _validator(text))
+    if found:
+        return value
+    found, value = _probe(text)
+    if not found:
+        raise SchemaProblem(value)
+    return copy.deepcopy(value)
+
+
+def check_schema(schema: Any) -> None:
+    """Raise SchemaProblem when `schema` is not a JSON schema or cannot be satisfied."""
+    problem = _problem(_text(schema))
+    if problem is not None:
+        raise SchemaProblem(problem[0], invalid=problem[1])
+
+
+@lru_cache(maxsize=512)
+def _problem(text: str) -> tuple[str, bool] | None:
+    from jsonschema import Draft202012Validator, SchemaError
+
+    schema = json.loads(text)
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return f"it is not a valid JSON schema: {exc.message}", True
+    contradiction = _contradiction(schema)
+    if contradiction:
+        return contradiction, False
+    found, value = _probe(text)
+    return None if found else (value, False)
+
+
+@lru_cache(maxsize=512)
+def _probe(text: str) -> tuple[bool, Any]:
+    """A valid value drawn from a fixed seed, or (False, why there is none)."""
+    return _search(json.loads(text), random.Random(0), _validator(text))
+
+
+@lru_cache(maxsize=512)
+def _validator(text: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
+    formats = Draft202012Validator.FORMAT_CHECKER
+    return Draft202012Validator(json.loads(text), format_checker=formats)
+
+
+def _text(schema: Any) -> str:
+    return json.dumps(schema, sort_keys=True)
+
+
+def _search(schema: Any, rng: random.Random, validator: Draft202012Validator) -> tuple[bool, Any]:
+    """The plain pass, then strict tries, each checked; (False, why) when none is valid."""
+    value: Any = _NOTHING
+    for strict, attempt in [(False, 0), *((True, n) for n in range(STRICT_TRIES))]:
+        try:
+            value = draw(schema, Gen(rng, schema, validator, strict, attempt))
+        except Exception:
+            value = _NOTHING
+            continue
+        if _is_valid(validator, value):
+            return True, value
+    return False, _why(validator, value)
+
+
+def _is_valid(validator: Draft202012Validator, value: Any) -> bool:
+    if value is _NOTHING:
+        return False
+    try:
+        return bool(validator.is_valid(value))
+    except Exception:
+        return False
+
+
+def _why(validator: Draft202012Validator, value: Any) -> str:
+    from jsonschema.exceptions import best_match
+
+    reason = "no value could be generated that satisfies it"
+    if value is _NOTHING:
+        return reason
+    try:
+        error = best_match(validator.iter_errors(value))
+    except Exception:
+        return reason
+    return f"{reason} (the closest try failed: {error.message})" if error else reason
+
+
+def _contradiction(schema: Any, where: str = "") -> str | None:
+    """Bounds no value meets (`minimum` above `maximum`, ...) or sizes past MAX_SIZE, anywhere."""
+    if isinstance(schema, list):
+        parts = ((f"{where}/{i}", sub) for i, sub in enumerate(schema))
+        return next((p for w, sub in parts if (p := _contradiction(sub, w))), None)
     if not isinstance(schema, dict):
         return None
-    if "$ref" in schema:
-        return value_for(_resolve(schema["$ref"], root), rng, root, name)
-    if "const" in schema:
-        return schema["const"]
-    if schema.get("enum"):
-        return rng.choice(schema["enum"])
-    for key in ("anyOf", "oneOf"):
-        if schema.get(key):
-            branches = [b for b in schema[key] if b.get("type") != "null"] or schema[key]
-            return value_for(branches[0], rng, root, name)
-    if schema.get("allOf"):
-        merged: dict[str, Any] = {}
-        for part in schema["allOf"]:
-            merged = _merge(merged, _resolve(part["$ref"], root) if "$ref" in part else part)
-        return value_for(merged, rng, root, name)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "null")
-    if kind is None:
-        kind = "object" if "properties" in schema else "string"
-    return _BUILDERS.get(kind, _string)(schema, rng, root, name)
+    for low_key, high_key in _BOUNDS:
+        low, high = _number(schema.get(low_key)), _number(schema.get(high_key))
+        if low is not None and high is not None and low > high:
+            return f"`{low_key}` {low} is above `{high_key}` {high} at {where or '/'}"
+        if low_key != "minimum" and low is not None and low > MAX_SIZE:
+            return f"`{low_key}` {low} at {where or '/'} is above the {MAX_SIZE} the emulator draws"
+    lower = max(_present(schema, "minimum", "exclusiveMinimum"), default=None)
+    upper = min(_present(schema, "maximum", "exclusiveMaximum"), key=_tightest, default=None)
+    if (
+        lower
+        and upper
+        and (lower[0] > upper[0] or (lower[0] == upper[0] and (lower[1] or upper[1])))
+    ):
+        return f"no number meets both the lower and the upper bound at {where or '/'}"
+    children = ((f"{where}/{k}", v) for k, v in schema.items() if k not in _NOT_SCHEMAS)
+    return next((p for w, sub in children if (p := _contradiction(sub, w))), None)
 
 
-def _object(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    properties = schema.get("properties", {})
-    return {key: value_for(sub, rng, root, key) for key, sub in properties.items()}
+def _number(value: Any) -> float | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return value if ok else None
 
 
-def _array(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    low = schema.get("minItems", 1)
-    high = max(low, min(schema.get("maxItems", 3), low + 2))
-    items = schema.get("items", {"type": "string"})
-    return [value_for(items, rng, root, name) for _ in range(rng.randint(low, high))]
+def _present(schema: dict[str, Any], inclusive: str, exclusive: str) -> list[tuple[float, bool]]:
+    """(bound, excluded) for each of the two bounds given."""
+    bounds = ((schema.get(inclusive), False), (schema.get(exclusive), True))
+    return [(n, excluded) for value, excluded in bounds if (n := _number(value)) is not None]
 
 
-def _string(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    fmt = schema.get("format")
-    if fmt == "date-time":
-        return f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T09:30:00Z"
-    if fmt == "date":
-        return f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
-    if fmt == "email":
-        return f"{rng.choice(WORDS)}@example.com"
-    if fmt in ("uri", "url"):
-        return f"https://example.com/{rng.choice(WORDS)}"
-    if fmt == "uuid":
-        a, b, c, d, e = (rng.getrandbits(bits) for bits in (32, 16, 12, 12, 48))
-        return f"{a:08x}-{b:04x}-4{c:03x}-8{d:03x}-{e:012x}"
-    key = next((k for k in _BY_NAME if k in name.lower()), None)
-    text = rng.choice(_BY_NAME[key]) if key else f"{rng.choice(WORDS)} {rng.choice(WORDS)}"
-    low, high = schema.get("minLength", 0), schema.get("maxLength")
-    while len(text) < low:
-        text += " " + rng.choice(WORDS)
-    return text[:high] if high is not None else text
-
-
-def _number(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    low, high = _bounds(schema, 0, 100)
-    value = round(rng.uniform(low, high), 2)
-    return min(max(value, low), high)
-
-
-def _integer(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    low, high = _bounds(schema, 1, 100)
-    import math
-
-    return rng.randint(math.ceil(low), math.floor(high))
-
-
-def _bounds(schema: dict[str, Any], low: float, high: float) -> tuple[float, float]:
-    low = schema.get("minimum", low)
-    high = schema.get("maximum", max(high, low + 1))
-    if "exclusiveMinimum" in schema:
-        low = schema["exclusiveMinimum"] + 1
-    if "exclusiveMaximum" in schema:
-        high = schema["exclusiveMaximum"] - 1
-    return low, max(low, high)
-
-
-def _boolean(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    return rng.random() < 0.5
-
-
-def _null(schema: dict[str, Any], rng: random.Random, root: Any, name: str) -> Any:
-    return None
-
-
-_BUILDERS = {
-    "object": _object,
-    "array": _array,
-    "string": _string,
-    "number": _number,
-    "integer": _integer,
-    "boolean": _boolean,
-    "null": _null,
-}
-
-
-def _resolve(ref: str, root: Any) -> Any:
-    node = root
-    for part in ref.lstrip("#/").split("/"):
-        node = node.get(part, {}) if isinstance(node, dict) else {}
-    return node
-
-
-def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    merged = {**a, **b}
-    merged["properties"] = {**a.get("properties", {}), **b.get("properties", {})}
-    return merged
+def _tightest(bound: tuple[float, bool]) -> tuple[float, bool]:
+    """Orders upper bounds: at the same number, the excluded one is the tighter."""
+    return bound[0], not bound[1]

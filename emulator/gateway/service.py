@@ -28,6 +28,7 @@ from emulator.gateway.content import tools_text
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
+from emulator.gateway.schema_values import SchemaProblem, check_schema
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.tokens import count_messages
 from emulator.ids import LazyRng
@@ -264,6 +265,7 @@ def new_call(
 ) -> Call:
     """A call from a client body already read into `request`."""
     check_tools(request)
+    check_output_schema(request, endpoint)
     return Call(
         endpoint=endpoint,
         model=body["model"],
@@ -276,23 +278,39 @@ def new_call(
 
 
 def check_tools(request: Request) -> None:
-    """A tool's parameters must be a JSON schema; a named tool choice must exist."""
-    if request.tools:
-        from jsonschema import Draft202012Validator, SchemaError
-
-        for index, tool in enumerate(request.tools):
-            try:
-                Draft202012Validator.check_schema(tool.parameters)
-            except SchemaError as exc:
-                raise ValidationFailed(
-                    f"The parameters of tool {tool.name!r} are not a valid JSON schema: "
-                    f"{exc.message}.",
-                    param=f"tools[{index}].function.parameters",
-                    code="invalid_tool_schema",
-                ) from exc
+    """A tool's parameters must be a JSON schema arguments can be drawn for; a named
+    tool choice must exist."""
+    for index, tool in enumerate(request.tools):
+        try:
+            check_schema(tool.parameters)
+        except SchemaProblem as exc:
+            raise ValidationFailed(
+                f"The parameters of tool {tool.name!r} cannot be used: {exc.message}.",
+                param=f"tools[{index}].function.parameters",
+                code="invalid_tool_schema",
+            ) from exc
     named = request.tool_choice not in ("auto", "none", "required")
     if named and request.tool_choice not in {t.name for t in request.tools}:
         raise ValidationFailed(
             f"tool_choice names {request.tool_choice!r}, which is not among `tools`.",
             param="tool_choice",
         )
+
+
+# Where the client wrote the structured-output schema, per endpoint.
+_SCHEMA_PARAM = {"chat.completions": "response_format.json_schema.schema"}
+
+
+def check_output_schema(request: Request, endpoint: str) -> None:
+    """A `json_schema` response format must be a JSON schema a value can be drawn for."""
+    fmt = request.response_format
+    if not fmt or fmt.get("type") != "json_schema":
+        return
+    try:
+        check_schema(fmt.get("schema") or {})
+    except SchemaProblem as exc:
+        raise ValidationFailed(
+            f"The structured-output schema cannot be used: {exc.message}.",
+            param=_SCHEMA_PARAM.get(endpoint, "text.format.schema"),
+            code="invalid_response_format",
+        ) from exc

@@ -1,0 +1,437 @@
+"""Drawing one value for a JSON schema: the plain pass and the strict pass.
+
+`schema_values.value_for` runs these and validates what they draw; see its
+docstring for what each pass honours. Every choice comes from `_Gen.rng`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from emulator.gateway.pattern_values import string_for_pattern
+from emulator.gateway.schema_meet import KINDS, meet
+from emulator.gateway.schema_numbers import strict_number
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+WORDS = (
+    "amber", "harbor", "lantern", "meadow", "orbit", "pepper", "quartz", "river",
+    "summit", "timber", "velvet", "willow", "beacon", "canyon", "falcon", "garden",
+)  # fmt: skip
+_BY_NAME = {
+    "name": ("Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson"),
+    "city": ("Lisbon", "Osaka", "Toronto", "Nairobi", "Oslo"),
+    "location": ("Lisbon, Portugal", "Osaka, Japan", "Toronto, Canada"),
+    "country": ("Portugal", "Japan", "Canada", "Kenya"),
+    "unit": ("celsius", "fahrenheit"),
+    "email": ("ada@example.com", "grace@example.org"),
+    "language": ("en", "fr", "ja"),
+}
+MAX_REF_DEPTH = 24  # nested `$ref` expansions on one path: deeper is a failed try
+MAX_NODES = 20_000  # values drawn for one answer
+
+
+class Failed(Exception):
+    """This try cannot finish (recursion without end, too large)."""
+
+
+@dataclass
+class Gen:
+    """One try: the generator, the root schema (for `$ref`s) and its validator."""
+
+    rng: random.Random
+    root: Any
+    validator: Draft202012Validator
+    strict: bool = False
+    attempt: int = 0
+    nodes: int = 0
+
+    def fits(self, schema: Any, value: Any) -> bool:
+        """Does `value` satisfy `schema`, a part of the root (its `$ref`s resolve there)?"""
+        try:
+            return bool(self.validator.evolve(schema=schema).is_valid(value))
+        except Exception:
+            return False
+
+
+def draw(schema: Any, g: Gen) -> Any:
+    """One value for `schema`; Failed when the try cannot finish."""
+    return _value(schema, g, "", ())
+
+
+def _value(schema: Any, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    if not isinstance(schema, dict):
+        return None
+    g.nodes += 1
+    if g.nodes > MAX_NODES:
+        raise Failed("too many values")
+    if "$ref" in schema:
+        return _ref(schema, g, name, refs)
+    if "const" in schema:
+        return schema["const"]
+    if schema.get("enum"):
+        return _enum(schema, g) if g.strict else g.rng.choice(schema["enum"])
+    if g.strict:
+        return _strict(schema, g, name, refs)
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            branches = [b for b in schema[key] if b.get("type") != "null"] or schema[key]
+            if _minimal(refs):
+                branches = [b for b in schema[key] if b.get("type") == "null"] or branches
+            return _value(branches[0], g, name, refs)
+    if schema.get("allOf"):
+        merged: dict[str, Any] = {}
+        for part in schema["allOf"]:
+            merged = _merge(merged, _resolve(part["$ref"], g.root) if "$ref" in part else part)
+        return _value(merged, g, name, refs)
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        nullable = "null" if _minimal(refs) and "null" in kind else None
+        kind = nullable or next((k for k in kind if k != "null"), "null")
+    if kind is None:
+        kind = "object" if "properties" in schema else "string"
+    return _BUILDERS.get(kind, _string)(schema, g, name, refs)
+
+
+def _ref(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    ref = schema["$ref"]
+    if len(refs) >= MAX_REF_DEPTH:
+        raise Failed("recursion without end")
+    target = _resolve(ref, g.root)
+    rest = {k: v for k, v in schema.items() if k != "$ref"}
+    if g.strict and rest and isinstance(target, dict):
+        target = meet(target, rest)
+    return _value(target, g, name, (*refs, ref))
+
+
+def _minimal(refs: tuple[str, ...]) -> bool:
+    """Below a `$ref` met again on the path: generate the smallest value."""
+    return len(set(refs)) < len(refs)
+
+
+def _object(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    if g.strict:
+        return _strict_object(schema, g, refs)
+    properties = schema.get("properties", {})
+    if _minimal(refs):
+        properties = {k: v for k, v in properties.items() if k in schema.get("required", ())}
+    return {key: _value(sub, g, key, refs) for key, sub in properties.items()}
+
+
+def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    if g.strict:
+        return _strict_array(schema, g, name, refs)
+    low = schema.get("minItems", 0 if _minimal(refs) else 1)
+    high = max(low, min(schema.get("maxItems", 3), low + 2))
+    count = low if _minimal(refs) else g.rng.randint(low, high)
+    items = schema.get("items", {"type": "string"})
+    return [_value(items, g, name, refs) for _ in range(count)]
+
+
+def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    rng = g.rng
+    pattern = schema.get("pattern")
+    if g.strict and isinstance(pattern, str):
+        return _patterned(pattern, schema, rng)
+    fmt = schema.get("format")
+    if fmt == "date-time":
+        return f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T09:30:00Z"
+    if fmt == "date":
+        return f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
+    if fmt == "email":
+        return f"{rng.choice(WORDS)}@example.com"
+    if fmt in ("uri", "url"):
+        return f"https://example.com/{rng.choice(WORDS)}"
+    if fmt == "uuid":
+        a, b, c, d, e = (rng.getrandbits(bits) for bits in (32, 16, 12, 12, 48))
+        return f"{a:08x}-{b:04x}-4{c:03x}-8{d:03x}-{e:012x}"
+    if fmt in _MORE_FORMATS:  # values of these formats were words before: never valid ones
+        return _MORE_FORMATS[fmt](rng)
+    key = next((k for k in _BY_NAME if k in name.lower()), None)
+    text = rng.choice(_BY_NAME[key]) if key else f"{rng.choice(WORDS)} {rng.choice(WORDS)}"
+    low, high = schema.get("minLength", 0), schema.get("maxLength")
+    while len(text) < low:
+        text += " " + rng.choice(WORDS)
+    return text[:high] if high is not None else text
+
+
+_MORE_FORMATS = {
+    "time": lambda rng: f"{rng.randint(10, 19)}:{rng.randint(10, 59)}:00Z",
+    "hostname": lambda rng: f"{rng.choice(WORDS)}.example.com",
+    "idn-hostname": lambda rng: f"{rng.choice(WORDS)}.example.com",
+    "idn-email": lambda rng: f"{rng.choice(WORDS)}@example.com",
+    "ipv4": lambda rng: f"192.0.2.{rng.randint(1, 254)}",
+    "ipv6": lambda rng: f"2001:db8::{rng.randint(1, 0xFFFF):x}",
+    "uri-reference": lambda rng: f"/{rng.choice(WORDS)}",
+    "iri": lambda rng: f"https://example.com/{rng.choice(WORDS)}",
+    "iri-reference": lambda rng: f"/{rng.choice(WORDS)}",
+    "uri-template": lambda rng: f"https://example.com/{rng.choice(WORDS)}/{{id}}",
+    "json-pointer": lambda rng: f"/{rng.choice(WORDS)}",
+    "relative-json-pointer": lambda rng: f"0/{rng.choice(WORDS)}",
+    "duration": lambda rng: f"P{rng.randint(1, 9)}D",
+}
+
+
+def _patterned(pattern: str, schema: dict[str, Any], rng: random.Random) -> str | None:
+    """A string for `pattern` within the length bounds, repeats widened try by try."""
+    low, high = schema.get("minLength", 0), schema.get("maxLength", math.inf)
+    text = None
+    for extra in (3, 3, 0, low, low + 3, 2 * low + 3, low, low + 3, 0, 3):
+        text = string_for_pattern(pattern, rng, WORDS, extra)
+        if text is None or low <= len(text) <= high:
+            break
+    return text
+
+
+def _number(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    if g.strict:
+        return strict_number(schema, g.rng, integer=False)
+    low, high = _bounds(schema, 0, 100)
+    value = round(g.rng.uniform(low, high), 2)
+    return min(max(value, low), high)
+
+
+def _integer(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    if g.strict:
+        return strict_number(schema, g.rng, integer=True)
+    low, high = _bounds(schema, 1, 100)
+    return g.rng.randint(math.ceil(low), math.floor(high))
+
+
+def _bounds(schema: dict[str, Any], low: float, high: float) -> tuple[float, float]:
+    low = schema.get("minimum", low)
+    high = schema.get("maximum", max(high, low + 1))
+    if "exclusiveMinimum" in schema:
+        low = schema["exclusiveMinimum"] + 1
+    if "exclusiveMaximum" in schema:
+        high = schema["exclusiveMaximum"] - 1
+    return low, max(low, high)
+
+
+def _boolean(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    return g.rng.random() < 0.5
+
+
+def _null(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    return None
+
+
+_BUILDERS = {
+    "object": _object,
+    "array": _array,
+    "string": _string,
+    "number": _number,
+    "integer": _integer,
+    "boolean": _boolean,
+    "null": _null,
+}
+
+
+def _resolve(ref: str, root: Any) -> Any:
+    """The part of `root` a local `$ref` (`#`, `#/$defs/...`) points at; None if elsewhere."""
+    if not ref.startswith("#"):
+        return None
+    node = root
+    for part in ref[1:].lstrip("/").split("/") if ref[1:] else ():
+        part = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+    return node
+
+
+def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    merged = {**a, **b}
+    merged["properties"] = {**a.get("properties", {}), **b.get("properties", {})}
+    return merged
+
+
+# The strict pass: the keywords the plain pass does not honour.
+
+
+def _strict(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    if schema.get("allOf"):
+        merged = {k: v for k, v in schema.items() if k != "allOf"}
+        for part in schema["allOf"]:
+            part, refs = _deref(part, g, refs)
+            merged = meet(merged, part)
+        return _value(merged, g, name, refs)
+    for key in ("anyOf", "oneOf"):
+        if schema.get(key):
+            return _branch(schema, key, g, name, refs)
+    value = None
+    for kind in _kinds(schema, g, refs):
+        for _ in range(3):
+            value = _BUILDERS[kind](schema, g, name, refs)
+            if "not" not in schema or not g.fits(schema["not"], value):
+                return value
+    return value
+
+
+def _branch(schema: dict[str, Any], key: str, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    """A value from one `anyOf`/`oneOf` branch (with the sibling keywords) the whole accepts."""
+    rest = {k: v for k, v in schema.items() if k != key}
+    branches = [b for b in schema[key] if not _nullable(b)] + [
+        b for b in schema[key] if _nullable(b)
+    ]
+    if _minimal(refs):
+        branches.sort(key=lambda b: (not _nullable(b), "$ref" in repr(b)))
+    shift = g.attempt % len(branches)
+    value = None
+    for branch in branches[shift:] + branches[:shift]:
+        value = _value(meet(rest, branch) if isinstance(branch, dict) else branch, g, name, refs)
+        if g.fits(schema, value):
+            return value
+    return value
+
+
+def _nullable(branch: Any) -> bool:
+    return isinstance(branch, dict) and branch.get("type") == "null"
+
+
+def _deref(part: Any, g: Gen, refs: tuple[str, ...]) -> tuple[Any, tuple[str, ...]]:
+    while isinstance(part, dict) and "$ref" in part:
+        if len(refs) >= MAX_REF_DEPTH:
+            raise Failed("recursion without end")
+        ref = part["$ref"]
+        target = _resolve(ref, g.root)
+        rest = {k: v for k, v in part.items() if k != "$ref"}
+        part, refs = (meet(target, rest) if isinstance(target, dict) else target), (*refs, ref)
+    return part, refs
+
+
+def _kinds(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> list[str]:
+    kind = schema.get("type")
+    if isinstance(kind, str):
+        kinds = [kind]
+    elif isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"] + (["null"] if "null" in kind else [])
+        if _minimal(refs) and "null" in kinds:
+            kinds = ["null", *kinds[:-1]]
+    else:
+        kinds = _inferred(schema)
+    kinds = [k for k in kinds if k in _BUILDERS]
+    shift = g.attempt % len(kinds) if kinds else 0
+    return kinds[shift:] + kinds[:shift]
+
+
+def _inferred(schema: dict[str, Any]) -> list[str]:
+    """The kinds to try for a schema without `type`, the one its keywords suggest first."""
+    hints = (
+        ("object", ("properties", "required", "minProperties", "additionalProperties")),
+        ("array", ("items", "prefixItems", "minItems", "uniqueItems", "contains")),
+        ("number", ("minimum", "maximum", "multipleOf", "exclusiveMinimum", "exclusiveMaximum")),
+    )
+    first = [kind for kind, keys in hints if any(k in schema for k in keys)]
+    return first + [k for k in KINDS if k not in first]
+
+
+def _enum(schema: dict[str, Any], g: Gen) -> Any:
+    rest = {k: v for k, v in schema.items() if k != "enum"}
+    fitting = [e for e in schema["enum"] if g.fits(rest, e)] if rest else schema["enum"]
+    return g.rng.choice(fitting or schema["enum"])
+
+
+def _strict_object(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> dict[str, Any]:
+    properties = schema.get("properties") or {}
+    required = [k for k in schema.get("required") or () if isinstance(k, str)]
+    keys = list(dict.fromkeys(required))
+    optional = [k for k in properties if k not in keys]
+    if not _minimal(refs):
+        keys += optional
+    for key in list(keys):
+        keys += [d for d in (schema.get("dependentRequired") or {}).get(key, ()) if d not in keys]
+    high = schema.get("maxProperties")
+    if high is not None:
+        keys = keys[: max(high, len(required))]
+    out = {key: _value(_property(schema, key), g, key, refs) for key in keys}
+    spare = iter([k for k in optional if k not in out])
+    for index in range(min(schema.get("minProperties", 0), 4096)):
+        if len(out) >= schema.get("minProperties", 0):
+            break
+        extra = next(spare, None) or _extra_key(schema, g, out, index)
+        if extra is None:
+            break
+        out[extra] = _value(_property(schema, extra), g, extra, refs)
+    return out
+
+
+def _property(schema: dict[str, Any], key: str) -> Any:
+    patterns = (schema.get("patternProperties") or {}).items()
+    parts = [sub for pattern, sub in patterns if _matches(pattern, key)]
+    if key in (schema.get("properties") or {}):
+        parts.insert(0, schema["properties"][key])
+    elif not parts:
+        extra = schema.get("additionalProperties", {})
+        parts = [extra if isinstance(extra, dict) else {}]
+    return parts[0] if len(parts) == 1 else {"allOf": parts}
+
+
+def _matches(pattern: str, key: str) -> bool:
+    try:
+        return re.search(pattern, key) is not None
+    except re.error:
+        return False
+
+
+def _extra_key(schema: dict[str, Any], g: Gen, taken: dict[str, Any], index: int) -> str | None:
+    """A name for one more property, allowed by `propertyNames` and `patternProperties`."""
+    for _ in range(8):
+        if schema.get("additionalProperties") is False:
+            patterns = list(schema.get("patternProperties") or ())
+            if not patterns:
+                return None
+            key = string_for_pattern(g.rng.choice(patterns), g.rng, WORDS)
+        elif isinstance(schema.get("propertyNames"), dict):
+            key = _value({"type": "string", **schema["propertyNames"]}, g, "", ())
+        else:
+            key = f"{g.rng.choice(WORDS)}_{index + 1}"
+        if isinstance(key, str) and key not in taken:
+            return key
+    return None
+
+
+def _strict_array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> list[Any]:
+    prefix = schema.get("prefixItems") or []
+    contains, wanted = schema.get("contains"), schema.get("minContains", 1)
+    items = schema.get("items", {} if prefix or contains is not None else {"type": "string"})
+    low = schema.get("minItems", 0 if _minimal(refs) else 1)
+    high = schema.get("maxItems", math.inf)
+    if items is False:
+        high = min(high, len(prefix))
+    floor = max(low, len(prefix), len(prefix) + wanted if contains is not None else 0)
+    count = min(floor if _minimal(refs) else g.rng.randint(floor, floor + 2), high)
+    out: list[Any] = []
+    seen: set[str] = set()
+    for _ in range(count * 4 + 8):
+        if len(out) >= count:
+            break
+        index = len(out)
+        sub = prefix[index] if index < len(prefix) else items
+        if contains is not None and len(prefix) <= index < len(prefix) + wanted:
+            sub = {"allOf": [sub, contains]} if isinstance(sub, dict) else contains
+        value = _value(sub, g, name, refs)
+        key = _canonical(value)
+        if schema.get("uniqueItems") and key in seen:
+            continue
+        seen.add(key)
+        out.append(value)
+    return out
+
+
+def _canonical(value: Any) -> str:
+    """Equal JSON values (1 and 1.0 included) give the same text."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{_canonical(v)}" for k, v in sorted(value.items())) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(v) for v in value) + "]"
+    return repr(value)

@@ -1,0 +1,80 @@
+"""Numbers for a JSON schema's strict pass: bounds, exclusive bounds, `multipleOf`."""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+from typing import Any
+
+
+def strict_number(schema: dict[str, Any], rng: random.Random, *, integer: bool) -> Any:
+    low, high, open_low, open_high, open_ended = _strict_bounds(schema, integer)
+    step = schema.get("multipleOf")
+    if isinstance(step, (int, float)) and not isinstance(step, bool) and step > 0:
+        if open_ended:
+            high = max(high, low + 100 * step)
+        return _multiple(step, low, high, open_low, open_high, integer, rng)
+    if integer:
+        first = math.ceil(low) + (1 if open_low and math.ceil(low) == low else 0)
+        last = math.floor(high) - (1 if open_high and math.floor(high) == high else 0)
+        return rng.randint(first, last) if first <= last else first
+    value = round(rng.uniform(low, high), 2)
+    if value < low or value > high or (open_low and value == low) or (open_high and value == high):
+        value = (low + high) / 2
+    return value
+
+
+def _strict_bounds(schema: dict[str, Any], integer: bool) -> tuple[Any, Any, bool, bool, bool]:
+    """(low, high, low excluded, high excluded, no upper bound given)."""
+    low: Any = schema.get("minimum")
+    high: Any = schema.get("maximum")
+    open_low = open_high = False
+    exclusive = schema.get("exclusiveMinimum")
+    if isinstance(exclusive, (int, float)) and (low is None or exclusive >= low):
+        low, open_low = exclusive, True
+    exclusive = schema.get("exclusiveMaximum")
+    if isinstance(exclusive, (int, float)) and (high is None or exclusive <= high):
+        high, open_high = exclusive, True
+    open_ended = high is None
+    if low is None and high is None:
+        low, high = (1, 100) if integer else (0, 100)
+    elif low is None:
+        low = high - 100
+    elif high is None:
+        high = low + 100
+    return low, high, open_low, open_high, open_ended
+
+
+def _multiple(
+    step: float, low: float, high: float, open_low: bool, open_high: bool, integer: bool,
+    rng: random.Random,
+) -> Any:  # fmt: skip
+    unit = Fraction(str(step)) if isinstance(step, float) else Fraction(step)
+    if integer:
+        unit = Fraction(unit.numerator)  # the smallest positive whole multiple of `step`
+    first, last = math.ceil(Fraction(low) / unit), math.floor(Fraction(high) / unit)
+    first += 1 if open_low and first * unit == low else 0
+    last -= 1 if open_high and last * unit == high else 0
+    if first > last:
+        return low
+    start = rng.randint(first, last)
+    value: Any = low
+    for k in [*range(start, min(last, start + 20) + 1), *range(first, min(last, first + 20) + 1)]:
+        exact = k * unit
+        whole = exact.denominator == 1 and (integer or isinstance(step, int))
+        value = int(exact) if whole else float(exact)
+        if _is_multiple(value, step):
+            return value
+    return value
+
+
+def _is_multiple(value: Any, step: Any) -> bool:
+    """The test jsonschema applies to `multipleOf`."""
+    if isinstance(step, float):
+        quotient = value / step
+        try:
+            return bool(int(quotient) == quotient)
+        except OverflowError:
+            return False
+    return bool(value % step == 0)
