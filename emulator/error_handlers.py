@@ -129,6 +129,11 @@ def field_path(key: str) -> str:
     return ".".join(parts) or key
 
 
+def _depth(problem: dict[str, Any]) -> int:
+    key = problem.get("key")
+    return len(field_path(str(key)).split(".")) if key else 0
+
+
 def _validation_error(exc: ValidationException) -> EmulatorError:
     problems: list[dict[str, Any]] = list(exc.extra or []) if isinstance(exc.extra, list) else []
     if not problems:
@@ -137,11 +142,14 @@ def _validation_error(exc: ValidationException) -> EmulatorError:
 
 
 def validation_error(problems: list[dict[str, Any]]) -> EmulatorError:
-    """The first of litestar's problems (`key`, `message`, `source`), as our 400/422."""
-    first = problems[0]
+    """The most specific of litestar's problems (`key`, `message`, `source`), as our
+    400/422: the deepest field, so that of a union (`content`: a string or parts) the
+    branch that got furthest is reported, not "should be a valid string"."""
+    # Of equally deep ones, the last: a union's branches come in order (`str` first).
+    first = max(reversed(problems), key=_depth)
     key = first.get("key")
     source = first.get("source")
-    message = str(first.get("message", "is not valid"))
+    message = str(first.get("message", "is not valid")).removeprefix("Value error, ")
     if key == "data" and source == "body":
         return InvalidRequest("The request body is missing: send a JSON object.")
     if not key:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal, InvalidOperation
 
 from emulator.errors import BillingError
 
 MICROS_PER_USD = 1_000_000
+_USD = re.compile(r"-?[0-9]+(\.[0-9]+)?")
 
 
 def micros_to_usd(micros: int) -> str:
@@ -17,13 +19,14 @@ def micros_to_usd(micros: int) -> str:
 
 
 def usd_to_micros(text: str) -> int:
-    """`"10.00"` -> `10000000`; more than six decimals or not a number raises ValueError."""
+    """`"10.00"` -> `10000000`; more than six decimals or not a number raises ValueError.
+    Plain decimal text only (no exponent, as in `1e3`): the CLI and the HTTP top-up agree."""
+    if not isinstance(text, str) or not _USD.fullmatch(text.strip()):
+        raise ValueError(f"{text!r} is not an amount in USD such as 10.00")
     try:
         value = Decimal(text.strip())
-    except (InvalidOperation, AttributeError) as exc:
+    except InvalidOperation as exc:
         raise ValueError(f"{text!r} is not an amount in USD such as 10.00") from exc
-    if not value.is_finite():
-        raise ValueError(f"{text!r} is not an amount in USD such as 10.00")
     micros = value * MICROS_PER_USD
     if micros != micros.to_integral_value():
         raise ValueError(f"{text!r} has more than six decimals (1 micro = 0.000001 USD)")

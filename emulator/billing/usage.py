@@ -14,6 +14,9 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 
+STATUSES = ("succeeded", "failed")  # a usage event's
+
+
 def list_events(
     rt: Runtime,
     account_id: str,
@@ -24,6 +27,8 @@ def list_events(
     size = check_limit(limit, default=50, maximum=200)
     before = decode_seq_cursor(cursor)
     clean = {k: v for k, v in filters.items() if v}
+    if clean.get("status") not in (None, *STATUSES):  # as the reservations list checks
+        raise ValidationFailed(f"status is one of {', '.join(STATUSES)}.", param="status")
     for bound in ("created_after", "created_before"):
         if bound in clean:
             clean[bound] = _instant(clean[bound], bound)

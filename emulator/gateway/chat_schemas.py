@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
 
@@ -28,17 +28,38 @@ class ToolCallIn(_Open):
     function: FunctionCall
 
 
+class ImageUrl(_Open):
+    url: Annotated[str, Field(min_length=1)]
+    detail: str | None = None
+
+
 class ContentPart(_Open):
-    type: str
+    type: Literal["text", "image_url", "input_audio", "file", "refusal"]
     text: str | None = None
+    image_url: ImageUrl | None = None
+
+    @model_validator(mode="after")
+    def _has_its_payload(self) -> ContentPart:
+        if self.type == "text" and self.text is None:
+            raise ValueError("a `text` part needs `text`")
+        if self.type == "image_url" and self.image_url is None:
+            raise ValueError('an `image_url` part needs `image_url` ({"url": ...})')
+        return self
 
 
 class ChatMessage(_Open):
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: str | list[ContentPart] | None = None
+    content: str | Annotated[list[ContentPart], Field(min_length=1)] | None = None
     name: str | None = None
     tool_calls: list[ToolCallIn] | None = None
     tool_call_id: str | None = None
+
+    @model_validator(mode="after")
+    def _has_content(self) -> ChatMessage:
+        # Only an assistant message that calls tools may go without content.
+        if self.content is None and not (self.role == "assistant" and self.tool_calls):
+            raise ValueError(f"a `{self.role}` message needs `content`")
+        return self
 
 
 class FunctionDef(_Open):

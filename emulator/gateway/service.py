@@ -103,11 +103,12 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             continue
         call.attempts.append(_attempt(route, "succeeded", None))
         return Served(rt.generation_id(), int(rt.clock.now()), route, completions, deltas)
-    record_failure(rt, caller, call)
+    event_id = record_failure(rt, caller, call)
     raise UpstreamError(
         f"Every route for {call.model!r} failed ({len(call.attempts)} attempts). Try again, "
         "or add fallback `models`.",
         metadata={"route_attempts": call.attempts},
+        headers={"X-Generation-Id": event_id},  # names its failed usage event
     )
 
 
@@ -226,11 +227,13 @@ def charge_of(rt: Runtime, served: Served, prompt: int, completion: int) -> Char
     return charge_for(prompt, completion, *price, fees_of(rt.catalog.view()))
 
 
-def record_failure(rt: Runtime, caller: Caller, call: Call) -> None:
-    """Every route failed: release the hold (status `failed`) and log a failed event."""
+def record_failure(rt: Runtime, caller: Caller, call: Call) -> str:
+    """Every route failed: release the hold (status `failed`) and log a failed event,
+    whose id is returned."""
     event = _event(caller, call, rt.generation_id(), "failed", rt.clock.now_iso())
     assert call.hold is not None
     holds.release(rt, call.hold, event, "every route failed")
+    return event.id
 
 
 def usage_money(charge: Charge) -> dict[str, Any]:
@@ -289,6 +292,10 @@ def check_tools(request: Request) -> None:
                 param=f"tools[{index}].function.parameters",
                 code="invalid_tool_schema",
             ) from exc
+    if request.tool_choice == "required" and not request.tools:
+        raise ValidationFailed(
+            "tool_choice `required` needs at least one tool in `tools`.", param="tool_choice"
+        )
     named = request.tool_choice not in ("auto", "none", "required")
     if named and request.tool_choice not in {t.name for t in request.tools}:
         raise ValidationFailed(

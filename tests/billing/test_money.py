@@ -30,7 +30,10 @@ def test_per_token_price_is_micros_per_million_tokens_exactly(micros_per_mtok: i
     assert Decimal(per_token_usd(micros_per_mtok)) * 10**12 == micros_per_mtok
 
 
-@pytest.mark.parametrize("text", ["ten", "", "1e", "0.0000001", "NaN", "Infinity", "1,00"])
+@pytest.mark.parametrize(
+    "text",
+    ["ten", "", "1e", "1e3", "0.0000001", "NaN", "Infinity", "1,00", "+5", ".5", "\u0661\u0660"],
+)
 def test_bad_usd_amounts_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
         usd_to_micros(text)

@@ -250,6 +250,10 @@ def test_flaky_falls_back_and_fail_503_raises(client: openai.OpenAI) -> None:
     assert info.value.status_code == 503 and info.value.code == "upstream_failed"
     attempts = info.value.body["metadata"]["route_attempts"]
     assert [a["provider"] for a in attempts] == ["emulator-broken"]
+    failed = client.get(  # the answer names its failed usage event
+        f"/ai-gateway/usage/{info.value.response.headers['x-generation-id']}", cast_to=object
+    )
+    assert failed["status"] == "failed" and failed["route_attempts"] == attempts
     fallback = client.chat.completions.create(
         model="emulator/fail-503", messages=HELLO, extra_body={"models": ["emulator/echo"]}
     )
@@ -353,6 +357,56 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
             422,
             "invalid_request",
             "tool_choice",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": HELLO, "tool_choice": "required"},
+            422,
+            "invalid_request",
+            "tool_choice",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": None}]},
+            422,
+            "invalid_request",
+            "messages.0",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": []}]},
+            422,
+            "invalid_request",
+            "messages.0.content",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": [{"type": "x"}]}]},
+            422,
+            "invalid_request",
+            "messages.0.content.0.type",
+        ),
+        (
+            {
+                "model": "openai/gpt-4o",
+                "messages": [{"role": "user", "content": [{"type": "text"}]}],
+            },
+            422,
+            "invalid_request",
+            "messages.0.content.0",
+        ),
+        (
+            {
+                "model": "openai/gpt-4o",
+                "messages": [
+                    {"role": "user", "content": [{"type": "image_url", "image_url": "u"}]}
+                ],
+            },
+            422,
+            "invalid_request",
+            "messages.0.content.0.image_url",
+        ),
+        (
+            {"model": "openai/gpt-4o", "messages": HELLO, "models": ["openai/gpt4o"]},
+            404,
+            "model_not_found",
+            "models[0]",
         ),
     ],
 )

@@ -77,6 +77,9 @@ def test_usage_filters_and_pages(emulator: EmulatorHandle, tenant: Tenant) -> No
             http.get("/ai-gateway/usage", params={"created_after": "soon"}), 422, "invalid_request"
         )
         assert_error(http.get("/ai-gateway/usage/gen_nope"), 404, "not_found")
+        assert len(events(http, status="succeeded")) == 3 and events(http, status="failed") == []
+        bad_status = http.get("/ai-gateway/usage", params={"status": "ok"})
+        assert assert_error(bad_status, 422, "invalid_request")["param"] == "status"
 
 
 def test_another_account_cannot_read_my_events(emulator: EmulatorHandle, tenant: Tenant) -> None:
