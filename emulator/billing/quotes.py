@@ -14,8 +14,15 @@ from emulator.billing.pricing import charge_for
 from emulator.errors import NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.content import tools_text
+from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
-from emulator.gateway.service import capped, fees_of, worst_case, worst_hold
+from emulator.gateway.service import (
+    capped,
+    fees_of,
+    premium_unapproved,
+    worst_case,
+    worst_hold,
+)
 from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import chat, responses
 from emulator.store import reservations
@@ -37,6 +44,8 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         raise NoRouteAvailable(
             f"No provider can serve {body['model']!r} with these preferences.", param="provider"
         )
+    prompt_param = "messages" if body.get("messages") else "input"
+    routes = able_routes(view, routes, request, prompt_param)  # as the request would route
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
@@ -62,6 +71,8 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         "available_micros": available,
         "sufficient_balance": available >= hold,
         "spend_limit": spend.wire(hold),
+        # The request itself would be 402 `premium_approval_required`.
+        "premium_approval_required": bool(premium_unapproved(caller, view, routes)),
     }
 
 

@@ -64,6 +64,9 @@ class QuoteOut(WireModel):
     available_micros: int
     sufficient_balance: bool
     spend_limit: SpendLimitOut
+    premium_approval_required: bool = Field(
+        description="True: the request would be refused with 402 premium_approval_required."
+    )
 
 
 class ReservationOut(WireModel):

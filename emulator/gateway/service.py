@@ -163,9 +163,16 @@ def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
     }
 
 
+def premium_unapproved(caller: Caller, view: CatalogView, routes: list[Route]) -> list[str]:
+    """The premium models among `routes` this caller's account is not approved for."""
+    if caller.owner and caller.owner.premium_approved:
+        return []
+    return [r.model for r in routes if view.by_id[r.model]["premium"]]
+
+
 def _check_premium(caller: Caller, view: CatalogView, routes: list[Route]) -> None:
-    premium = [r.model for r in routes if view.by_id[r.model]["premium"]]
-    if premium and not (caller.owner and caller.owner.premium_approved):
+    premium = premium_unapproved(caller, view, routes)
+    if premium:
         raise PremiumApprovalRequired(
             f"{premium[0]!r} is a premium model and this account is not approved for premium "
             "models. Ask for approval (the emulator: POST /_emulator/accounts with "

@@ -72,3 +72,24 @@ def test_a_broke_account_is_quoted_insufficient(demo: EmulatorHandle) -> None:
             404,
             "model_not_found",
         )
+
+
+def test_a_quote_says_when_the_request_needs_premium_approval(tenant: Tenant) -> None:
+    body = {"model": "emulator/premium", "input": "hi"}
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json=body).json()
+        real = http.post("/responses", json=body)
+        plain = http.post("/ai-gateway/quote", json={**body, "model": "emulator/echo"}).json()
+    assert quote["premium_approval_required"] is True
+    assert_error(real, 402, "premium_approval_required")
+    assert plain["premium_approval_required"] is False
+
+
+def test_a_quote_routes_as_the_request_would(tenant: Tenant) -> None:
+    tool = {"type": "function", "name": "f", "parameters": {"type": "object"}}
+    body = {"model": "deepseek/deepseek-r1", "input": "hi", "tools": [tool]}
+    with tenant.client() as http:
+        refused = http.post("/ai-gateway/quote", json=body)
+        served = http.post("/ai-gateway/quote", json={**body, "models": ["openai/gpt-4o"]})
+    assert assert_error(refused, 503, "no_route_available")["param"] == "tools"
+    assert served.json()["model"] == "openai/gpt-4o"  # the capable fallback
