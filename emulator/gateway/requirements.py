@@ -6,8 +6,8 @@ capabilities the request uses (`tools` for tool definitions, unless
 and its provider's context can hold the prompt (`context_length`). If that
 leaves no route, the answer names the need: 503 `no_route_available` for a
 capability (`param` `tools`, or the prompt's field), 400 `context_length_exceeded`
-for a prompt too long for every route. A plain text request that is clearly
-short is not counted at all, so the hot path pays two comparisons.
+for a prompt too long for every route. A request that is clearly short is not
+tokenized: one pass over its messages bounds its tokens (about 1 us a request).
 """
 
 from __future__ import annotations
@@ -30,21 +30,22 @@ def able_routes(
 ) -> list[Route]:
     """The routes that can serve `request`; raises when none of `routes` can.
     `prompt_param` is the field that holds the prompt (`input` in the responses format)."""
-    needs = _capabilities_needed(request)
+    # One pass over the messages (this runs on every request): what they need, and an
+    # upper bound of their tokens in any family (a token is at least one character).
+    needs: set[str] = set()
+    most = len(tools_text(request)) if request.tools else 0
+    for m in request.messages:
+        most += len(m.text) + _MOST_FRAMING
+        if m.images:
+            needs.add("vision")
+            most += IMAGE_TOKENS * m.images
+        for call in m.tool_calls:
+            most += len(call.name) + len(call.arguments)
+    if request.tools and request.tool_choice != "none":
+        needs.add("tools")
     if needs:
-        able = [r for r in routes if needs <= _capabilities(view, r.model)]
-        if not able:
-            missing = sorted(needs - _capabilities(view, routes[0].model))[0]
-            param, what = _NEEDS[missing]
-            param = prompt_param if param == "messages" else param
-            raise NoRouteAvailable(
-                f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
-                f'whose `capabilities` in GET /api/v1/models has "{missing}": true, or send '
-                f"the request without it.",
-                param=param,
-            )
-        routes = able
-    if _at_most_tokens(request) <= min(r.context_length for r in routes):
+        routes = _capable(view, routes, needs, prompt_param)
+    if all(most <= r.context_length for r in routes):
         return routes  # surely fits: no need to count
     fitting = [r for r in routes if _prompt_tokens(request, r) <= r.context_length]
     if not fitting:
@@ -60,28 +61,26 @@ def able_routes(
     return fitting
 
 
-def _capabilities_needed(request: Request) -> set[str]:
-    needs = set()
-    if request.tools and request.tool_choice != "none":
-        needs.add("tools")
-    if any(message.images for message in request.messages):
-        needs.add("vision")
-    return needs
+def _capable(
+    view: CatalogView, routes: list[Route], needs: set[str], prompt_param: str
+) -> list[Route]:
+    able = [r for r in routes if needs <= _capabilities(view, r.model)]
+    if not able:
+        missing = sorted(needs - _capabilities(view, routes[0].model))[0]
+        param, what = _NEEDS[missing]
+        param = prompt_param if param == "messages" else param
+        raise NoRouteAvailable(
+            f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
+            f'whose `capabilities` in GET /api/v1/models has "{missing}": true, or send '
+            f"the request without it.",
+            param=param,
+        )
+    return able
 
 
 def _capabilities(view: CatalogView, model: str) -> set[str]:
     flags = view.by_id[model]["capabilities"]
     return {name for name, on in flags.items() if on}
-
-
-def _at_most_tokens(request: Request) -> int:
-    """An upper bound of the prompt's tokens in any family: a token is at least one
-    character, plus each message's framing and images."""
-    total = len(tools_text(request)) if request.tools else 0
-    for m in request.messages:
-        total += len(m.text) + _MOST_FRAMING + IMAGE_TOKENS * m.images
-        total += sum(len(call.name) + len(call.arguments) for call in m.tool_calls)
-    return total
 
 
 def _prompt_tokens(request: Request, route: Route) -> int:
