@@ -131,6 +131,8 @@ def generate(
     calls = _tool_calls(request, lazy)
     if calls:
         arguments = sum(count_text(c.name + c.arguments, family) for c in calls)
+        if request.max_tokens is not None and arguments > request.max_tokens:
+            return _cut_call(calls[0], family, request.max_tokens, input_tokens)
         return Completion(None, calls, "tool_calls", input_tokens, arguments)
     text = _scripted(model, request, replies) or _text(model, request, family, lazy)
     finish: FinishReason = "stop"
@@ -142,6 +144,16 @@ def generate(
     # Cut at a token's end, the text counts as many tokens as `truncate` says.
     text, output_tokens, cut = truncate(text, family, request.max_tokens)
     return Completion(text, (), "length" if cut else finish, input_tokens, output_tokens)
+
+
+def _cut_call(call: ToolCall, family: str, max_tokens: int, input_tokens: int) -> Completion:
+    """A tool call that ran out of tokens, as a real model's does: its name, the start
+    of its arguments (not valid JSON), finish `length`, and exactly `max_tokens` spent."""
+    room = max(max_tokens - count_text(call.name, family), 0)
+    arguments = truncate(call.arguments, family, room)[0]
+    return Completion(
+        None, (ToolCall(call.id, call.name, arguments),), "length", input_tokens, max_tokens
+    )
 
 
 def _scripted(model: str, request: Request, replies: tuple[ScriptedReply, ...]) -> str | None:

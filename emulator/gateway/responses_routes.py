@@ -87,7 +87,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}
-    extra = {"provider": served.route.provider}
+    extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = served.id, served.route.model, served.created
     if call.stream:
 

@@ -61,6 +61,7 @@ def cut_event(endpoint: str, sent: int, served: service.Served) -> bytes:
         "created": served.created,
         "model": served.route.model,
         "provider": served.route.provider,
+        "system_fingerprint": service.FINGERPRINT,
         "error": error,
         "choices": [
             {"index": 0, "delta": {"content": ""}, "finish_reason": "error", "logprobs": None}

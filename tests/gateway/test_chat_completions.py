@@ -498,3 +498,25 @@ def test_a_stream_with_n_carries_every_choice(
     assert finishes == [c.finish_reason for c in whole.choices] == ["stop"] * 3
     assert usage is not None and usage.completion_tokens == whole.usage.completion_tokens
     assert usage.prompt_tokens == whole.usage.prompt_tokens
+
+
+def test_a_tool_call_answer_streams_null_content_and_stops_at_max_tokens(
+    tenant: Tenant,
+) -> None:
+    body = {
+        "model": "openai/gpt-4o",
+        "messages": [{"role": "user", "content": "weather in Oslo?"}],
+        "tools": [WEATHER_TOOL],
+        "tool_choice": "required",
+    }
+    with tenant.client() as http:
+        text = http.post("/chat/completions", json={**body, "stream": True}).text
+        cut = http.post("/chat/completions", json={**body, "max_tokens": 3}).json()
+        held = http.get("/ai-gateway/reservations", params={"limit": 1}).json()["data"][0]
+    first = json.loads(text.split("\n\n")[0].removeprefix("data: "))
+    assert first["choices"][0]["delta"] == {"role": "assistant", "content": None}  # as OpenAI
+    # A tool call that runs out of tokens ends with `length`, and costs max_tokens, no more.
+    assert cut["choices"][0]["finish_reason"] == "length"
+    assert cut["usage"]["completion_tokens"] == 3
+    assert cut["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
+    assert held["charge_micros"] <= held["amount_micros"]

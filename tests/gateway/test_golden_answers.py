@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "c6aa9f849a8f02454f7a6ea1fbfb69f69ab30e86a488da814f8d5e15d8de71a3"
+DIGEST = "19f575de35092628fa1e9defe0df82e45ba08c67d0abae17ac1ebe1ddf786b10"
 
 
 def answers() -> bytes:

@@ -191,3 +191,57 @@ def test_incomplete_input_items_are_422(tenant: Tenant, item: dict) -> None:
                 "invalid_request",
             )
             assert error["param"].startswith("input")
+
+
+RESPONSE_CASES = {
+    "text": {"input": "Tell me about tea", "instructions": "Be brief", "temperature": 0.5},
+    "tool call": {"input": "Find order 7", "tools": [TOOL], "tool_choice": "required"},
+    "empty": {"input": "[emulator:tokens=0]"},
+    "cut text": {"input": "Tell me about tea", "max_output_tokens": 3},
+    "cut tool call": {"input": "Find order 7", "tools": [TOOL], "tool_choice": "required",
+                      "max_output_tokens": 2},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", RESPONSE_CASES, ids=list(RESPONSE_CASES))
+def test_responses_match_the_sdk_types_whole_and_streamed(tenant: Tenant, case: str) -> None:
+    from openai.types.responses import Response, ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    body = {"model": "openai/gpt-4o", **RESPONSE_CASES[case]}
+    with tenant.client() as http:
+        whole = http.post("/responses", json=body).json()
+        text = http.post("/responses", json={**body, "stream": True}).text
+    required = [name for name, f in Response.model_fields.items() if f.is_required()]
+    assert [name for name in required if name not in whole] == []
+    Response.model_validate(whole)
+    assert whole["tools"] == [{**TOOL, "strict": True}] if "tools" in body else whole["tools"] == []
+    assert whole["instructions"] == body.get("instructions")
+    assert whole["max_output_tokens"] == body.get("max_output_tokens")
+    events = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    adapter = TypeAdapter(ResponseStreamEvent)
+    for event in events:
+        adapter.validate_python(event)
+        if event["type"] in ("response.output_text.delta", "response.output_text.done"):
+            assert event["logprobs"] == []
+    final = events[-1]["response"]
+    # Every item of the final output was announced and closed, with the final status.
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert done == final["output"]
+    assert [i["type"] for i in done] == [i["type"] for i in whole["output"]]
+    assert {item["status"] for item in done} == (
+        {"incomplete"} if whole["status"] == "incomplete" else {"completed"}
+    )
+
+
+def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Tenant) -> None:
+    body = {"model": "openai/gpt-4o", "input": "Find order 7", "tools": [TOOL]}
+    with tenant.client() as http:
+        cut = http.post(
+            "/responses", json={**body, "tool_choice": "required", "max_output_tokens": 2}
+        )
+        answer = cut.json()
+        held = http.get("/ai-gateway/reservations", params={"limit": 1}).json()["data"][0]
+    assert answer["status"] == "incomplete" and answer["usage"]["output_tokens"] == 2
+    assert answer["output"][0]["type"] == "function_call"
+    assert held["charge_micros"] <= held["amount_micros"]  # settled within its hold

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -245,13 +246,15 @@ def render_chunks(
             ],
         }
 
-    yield chunk({"role": "assistant", "content": ""}, 0)
+    deltas = iter(stream)
+    first = next(deltas, None)
+    yield chunk(_role(first), 0)
     opened = {0}
     ended: list[Finish] = []
-    for delta in stream:
+    for delta in itertools.chain((first,) if first is not None else (), deltas):
         if delta.choice not in opened:  # the next of `n` answers begins
             opened.add(delta.choice)
-            yield chunk({"role": "assistant", "content": ""}, delta.choice)
+            yield chunk(_role(delta), delta.choice)
         if isinstance(delta, TextDelta):
             yield chunk({"content": delta.text}, delta.choice)
         elif isinstance(delta, ToolCallStart):
@@ -271,6 +274,11 @@ def render_chunks(
     if ended:  # one usage for all the choices
         output = sum(finish.output_tokens for finish in ended)
         yield {**head, "choices": [], "usage": usage(ended[0].input_tokens, output)}
+
+
+def _role(first: Delta | None) -> dict[str, Any]:
+    """A choice's first chunk: `content` is null when the answer is tool calls."""
+    return {"role": "assistant", "content": None if isinstance(first, ToolCallStart) else ""}
 
 
 def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:

@@ -145,7 +145,7 @@ def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
                 "id": f"msg_{id}",
                 "status": "completed" if completion.finish_reason != "length" else "incomplete",
                 "role": "assistant",
-                "content": [{"type": "output_text", "text": completion.text, "annotations": []}],
+                "content": [_text_part(completion.text)],
             }
         )
     items += [
@@ -155,17 +155,45 @@ def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
             "call_id": c.id,
             "name": c.name,
             "arguments": c.arguments,
-            "status": "completed",
+            "status": "completed" if completion.finish_reason != "length" else "incomplete",
         }
         for c in completion.tool_calls
     ]
     return items
 
 
+def request_echo(body: dict[str, Any]) -> dict[str, Any]:
+    """What a Response object repeats of the request that made it (the SDK's `Response`
+    requires `tools`, `tool_choice` and `parallel_tool_calls`), with the API's defaults
+    for what was not sent. `store` is false: the emulator keeps no response to fetch."""
+    return {
+        "instructions": body.get("instructions"),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "metadata": body.get("metadata") or {},
+        "parallel_tool_calls": body.get("parallel_tool_calls", True),
+        "previous_response_id": body.get("previous_response_id"),
+        "reasoning": body.get("reasoning") or {"effort": None, "summary": None},
+        "service_tier": "default",
+        "store": False,
+        "temperature": body.get("temperature", 1.0),
+        "text": body.get("text") or {"format": {"type": "text"}},
+        "tool_choice": body.get("tool_choice", "auto"),
+        "tools": [_tool_echo(tool) for tool in body.get("tools") or ()],
+        "top_p": body.get("top_p", 1.0),
+        "truncation": body.get("truncation", "disabled"),
+        "user": body.get("user"),
+    }
+
+
+def _tool_echo(tool: dict[str, Any]) -> dict[str, Any]:
+    defaults = {"description": None, "parameters": None, "strict": True}
+    return {**defaults, **tool}
+
+
 def usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
     return {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
+        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": input_tokens + output_tokens,
@@ -203,7 +231,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             texts += [p["text"] for p in item["content"] if p["type"] == "output_text"]
         elif item["type"] == "function_call":
             calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
-    reason = "tool_calls" if calls else ("length" if body["status"] == "incomplete" else "stop")
+    reason = "length" if body["status"] == "incomplete" else ("tool_calls" if calls else "stop")
     usage_ = body["usage"]
     text = "".join(texts) if texts or not calls else None
     return [Completion(text, tuple(calls), reason, usage_["input_tokens"], usage_["output_tokens"])]  # type: ignore[arg-type]
@@ -242,22 +270,7 @@ def render_events(
         if isinstance(delta, TextDelta):
             if not message_open:
                 message_open, output_index = True, output_index + 1
-                item = {
-                    "type": "message",
-                    "id": f"msg_{id}",
-                    "status": "in_progress",
-                    "role": "assistant",
-                    "content": [],
-                }
-                yield event("response.output_item.added", output_index=output_index, item=item)
-                part = {"type": "output_text", "text": "", "annotations": []}
-                yield event(
-                    "response.content_part.added",
-                    item_id=f"msg_{id}",
-                    output_index=output_index,
-                    content_index=0,
-                    part=part,
-                )
+                yield from _open_message(event, id, output_index)
             collected_text.append(delta.text)
             yield event(
                 "response.output_text.delta",
@@ -265,6 +278,7 @@ def render_events(
                 output_index=output_index,
                 content_index=0,
                 delta=delta.text,
+                logprobs=[],
             )
         elif isinstance(delta, ToolCallStart):
             yield from _close_message(event, id, output_index, message_open, collected_text)
@@ -289,13 +303,18 @@ def render_events(
                 delta=delta.fragment,
             )
         else:
-            yield from _close_message(event, id, output_index, message_open, collected_text)
+            status = "incomplete" if delta.reason == "length" else "completed"
+            if not calls and not message_open:  # an empty answer is an empty message
+                message_open, output_index = True, output_index + 1
+                yield from _open_message(event, id, output_index)
+            yield from _close_message(event, id, output_index, message_open, collected_text, status)
             for offset, (call_id, name, arguments) in enumerate(calls):
                 index = output_index - len(calls) + 1 + offset
                 yield event(
                     "response.function_call_arguments.done",
                     item_id=f"fc_{call_id}",
                     output_index=index,
+                    name=name,
                     arguments=arguments,
                 )
                 item = {
@@ -304,7 +323,7 @@ def render_events(
                     "call_id": call_id,
                     "name": name,
                     "arguments": arguments,
-                    "status": "completed",
+                    "status": status,
                 }
                 yield event("response.output_item.done", output_index=index, item=item)
             completion = Completion(
@@ -321,8 +340,30 @@ def render_events(
             yield event(kind, response=final)
 
 
+def _text_part(text: str) -> dict[str, Any]:
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+
+
+def _open_message(event: Any, id: str, index: int) -> Iterator[dict[str, Any]]:
+    item = {
+        "type": "message",
+        "id": f"msg_{id}",
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
+    yield event("response.output_item.added", output_index=index, item=item)
+    yield event(
+        "response.content_part.added",
+        item_id=f"msg_{id}",
+        output_index=index,
+        content_index=0,
+        part=_text_part(""),
+    )
+
+
 def _close_message(
-    event: Any, id: str, index: int, is_open: bool, text: list[str]
+    event: Any, id: str, index: int, is_open: bool, text: list[str], status: str = "completed"
 ) -> Iterator[dict[str, Any]]:
     if not is_open:
         return
@@ -333,8 +374,9 @@ def _close_message(
         output_index=index,
         content_index=0,
         text=full,
+        logprobs=[],
     )
-    part = {"type": "output_text", "text": full, "annotations": []}
+    part = _text_part(full)
     yield event(
         "response.content_part.done",
         item_id=f"msg_{id}",
@@ -345,7 +387,7 @@ def _close_message(
     item = {
         "type": "message",
         "id": f"msg_{id}",
-        "status": "completed",
+        "status": status,
         "role": "assistant",
         "content": [part],
     }
