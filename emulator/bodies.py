@@ -53,6 +53,11 @@ def parse_body(raw: bytes, model: type[Body]) -> Body:
     # msgspec raises the last two for a string that is not UTF-8 and for deep nesting.
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
         raise malformed_json(exc) from exc
+    return validate(data, model)
+
+
+def validate(data: object, model: type[Body]) -> Body:
+    """Decoded JSON validated strictly against `model`, with a route's errors."""
     try:
         return model.model_validate(data, strict=True)
     except ValidationError as exc:

@@ -120,11 +120,14 @@ _TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "
 
 
 def field_path(key: str) -> str:
-    """`input.constrained-str` -> `input`: drop the union-branch tags pydantic adds."""
+    """`input.constrained-str` -> `input`, `tool_choice.NamedTool.name` ->
+    `tool_choice.name`: drop the union-branch tags pydantic adds (types, model classes;
+    our field names are snake_case)."""
     parts = [
         part
         for part in key.split(".")
-        if (part.isidentifier() and part.lower() not in _TYPE_TAGS) or part.isdigit()
+        if (part.isidentifier() and part.lower() not in _TYPE_TAGS and not part[0].isupper())
+        or part.isdigit()
     ]
     return ".".join(parts) or key
 

@@ -11,13 +11,18 @@ from typing import TYPE_CHECKING, Any
 from emulator.auth.credentials import Caller
 from emulator.billing.holds import spend_standing
 from emulator.billing.pricing import charge_for
+from emulator.bodies import validate
 from emulator.errors import NoRouteAvailable
 from emulator.gateway.canonical import Request
+from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import tools_text
 from emulator.gateway.requirements import able_routes
+from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.service import (
     capped,
+    check_output_schema,
+    check_tools,
     fees_of,
     premium_unapproved,
     worst_case,
@@ -32,7 +37,12 @@ if TYPE_CHECKING:
 
 
 def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
+    # Checked as the request itself would be: the quote's own schema leaves the
+    # request's fields to the endpoint's.
+    validate(body, ChatCompletionRequest if body.get("messages") else ResponsesRequest)
     request = _request(body)
+    check_tools(request)
+    check_output_schema(request, "chat.completions" if body.get("messages") else "responses")
     view = rt.catalog.view()
     routes = route_candidates(
         view,

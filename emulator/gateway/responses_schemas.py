@@ -14,10 +14,23 @@ class _Open(WireModel):
     model_config = ConfigDict(extra="allow")
 
 
+class InputPart(_Open):
+    type: Literal[
+        "input_text", "output_text", "input_image", "input_file", "input_audio", "refusal"
+    ]
+    text: str | None = None
+
+    @model_validator(mode="after")
+    def _has_text(self) -> InputPart:
+        if self.type in ("input_text", "output_text") and self.text is None:
+            raise ValueError(f"an `{self.type}` part needs `text`")
+        return self
+
+
 class InputItem(_Open):
     type: str | None = None
     role: Literal["system", "developer", "user", "assistant"] | None = None
-    content: str | list[dict[str, Any]] | None = None
+    content: str | Annotated[list[InputPart], Field(min_length=1)] | None = None
     call_id: str | None = None
     name: str | None = None
     arguments: str | None = None
@@ -90,6 +103,8 @@ class InputTokensRequest(_Open):
     input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
     instructions: str | None = None
     tools: list[FunctionTool] | None = None
+    tool_choice: Literal["auto", "none", "required"] | NamedTool | None = None
+    text: TextConfig | None = None
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
 from tests.billing.test_charges import EXACT
@@ -93,3 +94,25 @@ def test_a_quote_routes_as_the_request_would(tenant: Tenant) -> None:
         served = http.post("/ai-gateway/quote", json={**body, "models": ["openai/gpt-4o"]})
     assert assert_error(refused, 503, "no_route_available")["param"] == "tools"
     assert served.json()["model"] == "openai/gpt-4o"  # the capable fallback
+
+
+@pytest.mark.parametrize(
+    ("extra", "param"),
+    [
+        ({"messages": [{"role": "user", "content": "hi"}], "n": "x"}, "n"),
+        ({"messages": [{"role": "user", "content": "hi"}], "n": -1}, "n"),
+        ({"messages": [{}]}, "messages.0.role"),
+        ({"messages": [{"role": "user", "content": "hi"}], "tools": [{}]}, "tools.0.function"),
+        ({"messages": [{"role": "user", "content": "hi"}], "stop": 5}, "stop"),
+        ({"input": [{"type": "function_call"}]}, "input.0"),
+        ({"input": "hi", "text": {"format": "x"}}, "text.format"),
+        ({"input": "hi", "tools": [{"type": "function"}]}, "tools.0.name"),
+    ],
+)
+def test_a_quote_checks_the_body_as_the_request_would(
+    tenant: Tenant, extra: dict, param: str
+) -> None:
+    # A string `n` once made the quote multiply a token count into a 10 GB string.
+    with tenant.client() as http:
+        refused = http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o-mini", **extra})
+    assert assert_error(refused, 422, "invalid_request")["param"] == param

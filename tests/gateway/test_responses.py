@@ -245,3 +245,25 @@ def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Ten
     assert answer["status"] == "incomplete" and answer["usage"]["output_tokens"] == 2
     assert answer["output"][0]["type"] == "function_call"
     assert held["charge_micros"] <= held["amount_micros"]  # settled within its hold
+
+
+@pytest.mark.parametrize("path", ["/responses", "/responses/input_tokens"])
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"input": [{"role": "user", "content": [{"type": "input_text"}]}]}, "input.0.content.0"),
+        (
+            {"input": [{"role": "user", "content": [{"type": "input_text", "text": 5}]}]},
+            "input.0.content.0.text",
+        ),
+        ({"input": [{"role": "user", "content": [{"type": "bogus"}]}]}, "input.0.content.0.type"),
+        ({"input": "hi", "text": "x"}, "text"),
+        ({"input": "hi", "tool_choice": [1]}, "tool_choice"),
+    ],
+)
+def test_malformed_input_parts_and_settings_are_422(
+    tenant: Tenant, path: str, body: dict, param: str
+) -> None:
+    with tenant.client() as http:
+        refused = http.post(path, json={"model": "openai/gpt-4o-mini", **body})
+    assert assert_error(refused, 422, "invalid_request")["param"] == param
