@@ -2,19 +2,27 @@
 
 `real` follows the wall clock plus an offset that `advance` grows; `manual`
 stands still at a fixed instant until it is advanced or set. Neither ever
-moves backwards. Nothing else in the package may read the time of day.
+moves backwards, nor leaves [EARLIEST, LATEST]. Nothing else in the package
+may read the time of day.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 from emulator.errors import ValidationFailed
 
 ClockMode = Literal["real", "manual"]
+
+# The clock may be set or advanced only within these. LATEST leaves centuries of
+# headroom below datetime's year 9999, so an instant derived from the clock (an
+# expiry, a job's finish, a billing window) still formats as a date.
+EARLIEST = 0.0  # 1970-01-01T00:00:00Z
+LATEST = 221845392000.0  # 9000-01-01T00:00:00Z
 
 
 class Clock:
@@ -50,30 +58,36 @@ class Clock:
                 param="advance_seconds",
                 code="clock_backwards",
             )
-        with self._lock:
-            if self.mode == "manual":
-                self._manual_now += seconds
-            else:
-                self._offset += seconds
-        return self.now()
+        return self._move(lambda now: now + seconds, "advance_seconds")
 
     def set(self, when: float) -> float:
-        current = self.now()
-        if when < current:
-            raise ValidationFailed(
-                f"The clock never moves backwards: {iso(when)} is before the current "
-                f"virtual time {iso(current)}.",
-                param="now",
-                code="clock_backwards",
-            )
-        return self.advance(when - current)
+        return self._move(lambda now: when, "now")
+
+    def _move(self, target: Callable[[float], float], param: str) -> float:
+        """Move to `target(now)`, checked under the lock before anything changes."""
+        with self._lock:
+            current = self.now()
+            when = target(current)
+            _check_range(when, param)
+            if when < current:
+                raise ValidationFailed(
+                    f"The clock never moves backwards: {iso(when)} is before the current "
+                    f"virtual time {iso(current)}; set a later instant or reset.",
+                    param=param,
+                    code="clock_backwards",
+                )
+            if self.mode == "manual":
+                self._manual_now = when
+            else:
+                self._offset += when - current
+        return self.now()
 
     def restore(self, manual_now: float | None, offset: float) -> None:
         """Put back the state saved by `state()` (used at start-up)."""
         with self._lock:
-            if manual_now is not None:
-                self._manual_now = max(manual_now, self._start)
-            self._offset = max(offset, 0.0)
+            if manual_now is not None:  # a state saved by an older version may be too late
+                self._manual_now = min(max(manual_now, self._start), LATEST)
+            self._offset = min(max(offset, 0.0), max(LATEST - time.time(), 0.0))
 
     def state(self) -> tuple[float, float]:
         return self._manual_now, self._offset
@@ -87,11 +101,35 @@ class Clock:
             self._offset = 0.0
 
 
+def _check_range(when: float, param: str) -> None:
+    if not EARLIEST <= when <= LATEST:  # also refuses NaN
+        raise ValidationFailed(
+            f"The virtual clock stays between {iso(EARLIEST)} and {iso(LATEST)}; "
+            f"this would move it to {_shown(when)}, so it has not moved. "
+            "Pick an instant in that range.",
+            param=param,
+            code="clock_out_of_range",
+        )
+
+
+def _shown(when: float) -> str:
+    """`iso(when)`, but saying so when iso() would have to clamp it."""
+    if _FIRST <= when <= _LAST:
+        return iso(when)
+    return "an instant outside the years 0001 to 9999"
+
+
 _SECONDS: dict[int, str] = {}  # formatted seconds: most timestamps share a few of them
+_EPOCH = datetime(1970, 1, 1)
+# What a datetime can hold: iso() clamps to these rather than raise, so an instant
+# beyond them (a real clock running past LATEST, a far expiry) cannot fail a request.
+_FIRST = -62135596800.0  # 0001-01-01T00:00:00Z
+_LAST = 253402300799.999  # 9999-12-31T23:59:59.999Z: its milliseconds never round up
 
 
 def iso(ts: float) -> str:
     """The wire form of a timestamp: ISO-8601, UTC, milliseconds, `Z`."""
+    ts = _LAST if ts > _LAST else ts if ts >= _FIRST else _FIRST  # NaN -> _FIRST
     second = int(ts // 1)
     micros = round((ts - second) * 1_000_000)  # as datetime rounds, then truncate to ms
     if micros == 1_000_000:
@@ -100,9 +138,8 @@ def iso(ts: float) -> str:
     if text is None:  # formatting is costly; keep the last few seconds
         if len(_SECONDS) > 8:
             _SECONDS.clear()
-        text = _SECONDS[second] = datetime.fromtimestamp(second, tz=UTC).strftime(
-            "%Y-%m-%dT%H:%M:%S."
-        )
+        # isoformat, not strftime: strftime writes year 1 as "1", not "0001".
+        text = _SECONDS[second] = (_EPOCH + timedelta(seconds=second)).isoformat() + "."
     return f"{text}{micros // 1000:03d}Z"
 
 

@@ -12,11 +12,18 @@ Accepted only while the emulator allows faults (`--allow-faults`, the default).
 
 from __future__ import annotations
 
+import re
+
 from emulator.errors import InvalidRequest
 from emulator.faults.rules import Action, Match
 
 HEADER = "x-emulator-fault"
 MAX_LATENCY_MS = 60_000
+# ASCII digits only, and few of them: str.isdigit() also accepts "²" (which int()
+# refuses) and int() refuses more than about 4300 digits; both used to be 500s.
+_NUMBER = re.compile(r"[0-9]{1,9}")
+_STATUS = re.compile(r"[45][0-9]{2}")
+_SHOWN = 40  # characters of a bad item quoted back in the error message
 
 
 def parse(value: str) -> list[tuple[Match, Action]]:
@@ -41,15 +48,20 @@ def _item(item: str) -> tuple[Match, Action]:
         provider = arg.strip() or None
         return Match(provider=None if provider == "*" else provider), Action(fail_route=True)
     status, _, code = item.partition(":")
-    if status.isdigit() and 400 <= int(status) <= 599 and not arg:
+    if _STATUS.fullmatch(status) and not arg:
         return Match(), Action(status=int(status), code=code.strip() or None)
-    raise _bad(f"unknown item {item!r}")
+    raise _bad(f"unknown item {_quote(item)}")
 
 
 def _number(item: str, arg: str, maximum: int) -> int:
-    if not arg.strip().isdigit() or int(arg) > maximum:
-        raise _bad(f"{item!r} needs a whole number from 0 to {maximum}")
-    return int(arg)
+    digits = arg.strip()
+    if not _NUMBER.fullmatch(digits) or int(digits) > maximum:
+        raise _bad(f"{_quote(item)} needs a whole number from 0 to {maximum}")
+    return int(digits)
+
+
+def _quote(item: str) -> str:
+    return repr(item if len(item) <= _SHOWN else item[:_SHOWN] + "...")
 
 
 def _bad(why: str) -> InvalidRequest:

@@ -7,15 +7,19 @@ has one can fetch it, no API key needed (a `<video src>` sends none).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Final, Literal
 
-from litestar import Controller, Request, Response, get
+from litestar import Controller, MediaType, Request, Response, get
 from litestar.params import FromPath
 
+from emulator.errors import error_envelope
 from emulator.media.clips import job_media
 from emulator.web import auth_opt, runtime_of
 
-_RANGE = re.compile(r"^bytes=(\d*)-(\d*)$")
+# One range-spec: `a-b`, `a-` or `-n`, ASCII digits (a regex \d is any Unicode digit).
+_SPEC = re.compile(r"([0-9]*)-([0-9]*)")
+_HUGE = 10**18  # stands for any offset of more digits than int() should parse
+WHOLE: Final = "whole"  # `_span`'s answer when the Range header is to be ignored
 
 
 class MediaController(Controller):
@@ -26,20 +30,19 @@ class MediaController(Controller):
     @get("/{file_name:str}", summary="A job's output file (supports Range requests)")
     async def fetch(
         self, request: Request[Any, Any, Any], file_name: FromPath[str]
-    ) -> Response[bytes]:
+    ) -> Response[Any]:
         return media_response(request, file_name)
 
 
-def media_response(request: Request[Any, Any, Any], file_name: str) -> Response[bytes]:
+def media_response(request: Request[Any, Any, Any], file_name: str) -> Response[Any]:
     clip, data = job_media(runtime_of(request), file_name)
     headers = {"Accept-Ranges": "bytes", "Cache-Control": "public, max-age=31536000, immutable"}
     wanted = request.headers.get("range")
+    span = _span(wanted, len(data)) if wanted else WHOLE
     status, body = 200, data
-    if wanted:
-        span = _span(wanted, len(data))
-        if span is None:
-            headers["Content-Range"] = f"bytes */{len(data)}"
-            return Response(b"", status_code=416, headers=headers, media_type=clip.content_type)
+    if span is None:
+        return _not_satisfiable(wanted or "", len(data))
+    if isinstance(span, tuple):
         start, end = span
         status, body = 206, data[start : end + 1]
         headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
@@ -47,17 +50,45 @@ def media_response(request: Request[Any, Any, Any], file_name: str) -> Response[
     return Response(body, status_code=status, headers=headers, media_type=clip.content_type)
 
 
-def _span(header: str, size: int) -> tuple[int, int] | None:
-    """One `bytes=a-b`, `bytes=a-` or `bytes=-n` range, clipped; None if unsatisfiable."""
-    match = _RANGE.match(header.strip())
-    if match is None or size == 0:
+def _not_satisfiable(wanted: str, size: int) -> Response[dict[str, Any]]:
+    """416 in the error envelope, with the `Content-Range: bytes */size` RFC 9110 asks for."""
+    shown = wanted if len(wanted) <= 40 else wanted[:40] + "..."
+    example = f" such as bytes=0-{size - 1}" if size else ""
+    message = (
+        f"Range {shown!r} asks for no bytes of this {size}-byte file. Ask for one range "
+        f"that starts before byte {size}{example}, or send no Range header for the whole file."
+    )
+    body = error_envelope(message, "invalid_request_error", "range_not_satisfiable", "Range")
+    headers = {"Accept-Ranges": "bytes", "Content-Range": f"bytes */{size}"}
+    return Response(body, status_code=416, headers=headers, media_type=MediaType.JSON)
+
+
+def _span(header: str, size: int) -> tuple[int, int] | Literal["whole"] | None:
+    """The one byte range asked for, clipped to the file; None if unsatisfiable.
+
+    WHOLE (answer 200 with the file) for another unit or several ranges, as
+    RFC 9110 allows a server to ignore Range. The unit is case-insensitive and
+    whitespace around `=` and `,` is optional.
+    """
+    unit, equals, ranges = header.partition("=")
+    if not equals or unit.strip().lower() != "bytes":
+        return WHOLE if equals and unit.strip() else None
+    specs = [spec.strip() for spec in ranges.split(",") if spec.strip()]
+    if len(specs) > 1:
+        return WHOLE
+    match = _SPEC.fullmatch(specs[0]) if specs else None
+    if match is None or size == 0 or match.groups() == ("", ""):
         return None
-    first, last = match.groups()
-    if not first and not last:
+    first, last = (_offset(g) for g in match.groups())
+    if first is None:  # the last n bytes
+        return (max(size - (last or 0), 0), size - 1) if last else None
+    end = size - 1 if last is None else min(last, size - 1)
+    return (first, end) if first <= end and first < size else None
+
+
+def _offset(digits: str) -> int | None:
+    """A range offset; beyond 18 digits it is _HUGE, as int() stops at ~4300 digits."""
+    digits = digits.lstrip("0") or ("0" if digits else "")
+    if not digits:
         return None
-    if not first:  # the last n bytes
-        n = int(last)
-        return (max(size - n, 0), size - 1) if n else None
-    start = int(first)
-    end = min(int(last), size - 1) if last else size - 1
-    return (start, end) if start <= end and start < size else None
+    return int(digits) if len(digits) <= 18 else _HUGE
