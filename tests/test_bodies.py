@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from litestar.testing import TestClient
 
-from emulator.app import create_app
-from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, bearer
 
@@ -63,19 +60,6 @@ def test_nesting_500_deep_is_still_decoded(emulator: EmulatorHandle, tenant: Ten
     # litestar's routes decode it too, then refuse the field as they would any list
     response = post(emulator, tenant, ROUTES[4], b'{"name":%s}' % nested(500))
     assert assert_error(response, 422, "invalid_request")["param"] == "name"
-
-
-def test_a_recursion_error_elsewhere_is_not_called_bad_json(monkeypatch) -> None:
-    # Only a failure of decoding the body is the client's fault; any other is our bug.
-    from emulator.control import service
-
-    def deep(rt):
-        raise RecursionError("maximum recursion depth exceeded")
-
-    monkeypatch.setattr(service, "health", deep)
-    with TestClient(create_app(Settings(db=":memory:"))) as client:
-        response = client.get("/_emulator/health")
-    assert_error(response, 500, "internal_error", "api_error")
 
 
 def test_the_journal_shows_a_body_too_deep_to_decode(

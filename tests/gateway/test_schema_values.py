@@ -385,28 +385,20 @@ def test_a_recursive_schema_is_answered_with_a_valid_value(tenant: Tenant) -> No
         )
         assert reply.status_code == 200, reply.text
         assert_valid(TREE, json.loads(reply.json()["output"][0]["content"][0]["text"]))
-        tools = {
-            "model": "openai/gpt-4o",
-            "messages": HI,
-            "tools": [_tool(TREE)],
-            "tool_choice": "required",
-        }
-        reply = http.post("/chat/completions", json=tools)
-        assert reply.status_code == 200, reply.text
-        arguments = reply.json()["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
-        assert_valid(TREE, json.loads(arguments))
+        assert_valid(TREE, _tool_arguments(http, TREE))
 
 
 def test_tool_arguments_honour_pattern(tenant: Tenant) -> None:
     pin = {"type": "string", "pattern": "^[0-9]{4}$"}
     schema = {"type": "object", "properties": {"pin": pin}, "required": ["pin"]}
     with tenant.client() as http:
-        body = {
-            "model": "openai/gpt-4o",
-            "messages": HI,
-            "tools": [_tool(schema)],
-            "tool_choice": "required",
-        }
-        reply = http.post("/chat/completions", json=body)
-        arguments = reply.json()["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
-        assert_valid(schema, json.loads(arguments))
+        assert_valid(schema, _tool_arguments(http, schema))
+
+
+def _tool_arguments(http: Any, schema: dict[str, Any]) -> Any:
+    """The arguments of the tool call a chat request that requires one gets."""
+    body = {"model": "openai/gpt-4o", "messages": HI, "tools": [_tool(schema)]}
+    reply = http.post("/chat/completions", json={**body, "tool_choice": "required"})
+    assert reply.status_code == 200, reply.text
+    call = reply.json()["choices"][0]["message"]["tool_calls"][0]
+    return json.loads(call["function"]["arguments"])
