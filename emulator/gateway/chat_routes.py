@@ -61,7 +61,10 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
-            chunks = chat.render_chunks(deltas, id=ident, model=model, created=created, extra=extra)
+            tools_first = chat.starts_with_tool_call(served.deltas)
+            chunks = chat.render_chunks(
+                deltas, id=ident, model=model, created=created, extra=extra, tools_first=tools_first
+            )
             return sse_lines(_priced(rt, served, chunks))
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")

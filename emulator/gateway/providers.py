@@ -56,13 +56,18 @@ class FakeProvider:
     def stream(self, request: dict[str, Any], rng: LazyRng) -> Iterator[dict[str, Any]]:
         """The answer as this provider's stream events."""
         self.check()
+        completions = self._generate(request, rng)
         deltas = itertools.chain.from_iterable(  # `n` answers in turn (chat has `n`)
             chat.deltas(completion, _pieces(completion.text or "", self.wire_format), choice)
-            for choice, completion in enumerate(self._generate(request, rng))
+            for choice, completion in enumerate(completions)
         )
         ident = self._answer_id()
         if self.wire_format == "chat":
-            return chat.render_chunks(deltas, id=ident, model=request["model"], created=0, extra={})
+            first = completions[0]
+            return chat.render_chunks(
+                deltas, id=ident, model=request["model"], created=0, extra={},
+                tools_first=bool(first.tool_calls) and not first.text,
+            )  # fmt: skip
         if self.wire_format == "messages":
             return messages.render_events(deltas, id=ident, model=request["model"])
         return responses.render_events(deltas, id=ident, model=request["model"], created=0)

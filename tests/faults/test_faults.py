@@ -237,3 +237,13 @@ def test_the_header_delays_too(tenant: Tenant) -> None:
         start = time.perf_counter()
         assert client.get("/ai-gateway/balance").status_code == 200
         assert time.perf_counter() - start >= 0.15
+
+
+def test_a_stream_cut_after_its_role_chunk_bills_no_output(tenant: Tenant) -> None:
+    body = {**CHAT, "stream": True}
+    with tenant.client(headers={"X-Emulator-Fault": "cut=1"}) as c:
+        lines = [line for line in c.post("/chat/completions", json=body).text.split("\n\n") if line]
+    assert len(lines) == 2 and '"finish_reason":"error"' in lines[1]  # the role chunk, the cut
+    with tenant.client() as c:
+        event = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
+    assert event["completion_tokens"] == 0  # nothing of the answer was sent

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -227,9 +226,18 @@ def deltas(completion: Completion, pieces: Iterable[str], choice: int = 0) -> It
 
 
 def render_chunks(
-    stream: Iterable[Delta], *, id: str, model: str, created: int, extra: dict[str, Any]
+    stream: Iterable[Delta],
+    *,
+    id: str,
+    model: str,
+    created: int,
+    extra: dict[str, Any],
+    tools_first: bool = False,
 ) -> Iterator[dict[str, Any]]:
-    """Chat chunks: the role first, content and tool-call deltas, finish, then usage."""
+    """Chat chunks: the role first, content and tool-call deltas, finish, then usage.
+    `tools_first`: the (first) answer is tool calls, so its role chunk has null content.
+    It is told, not peeked at: the role chunk goes out before any delta is taken,
+    so that a stream cut after it counts none of them as sent."""
     head = {
         "id": id,
         "object": "chat.completion.chunk",
@@ -246,15 +254,13 @@ def render_chunks(
             ],
         }
 
-    deltas = iter(stream)
-    first = next(deltas, None)
-    yield chunk(_role(first), 0)
+    yield chunk(_role(tools_first), 0)
     opened = {0}
     ended: list[Finish] = []
-    for delta in itertools.chain((first,) if first is not None else (), deltas):
+    for delta in stream:
         if delta.choice not in opened:  # the next of `n` answers begins
             opened.add(delta.choice)
-            yield chunk(_role(delta), delta.choice)
+            yield chunk(_role(isinstance(delta, ToolCallStart)), delta.choice)
         if isinstance(delta, TextDelta):
             yield chunk({"content": delta.text}, delta.choice)
         elif isinstance(delta, ToolCallStart):
@@ -276,9 +282,14 @@ def render_chunks(
         yield {**head, "choices": [], "usage": usage(ended[0].input_tokens, output)}
 
 
-def _role(first: Delta | None) -> dict[str, Any]:
+def _role(tool_calls: bool) -> dict[str, Any]:
     """A choice's first chunk: `content` is null when the answer is tool calls."""
-    return {"role": "assistant", "content": None if isinstance(first, ToolCallStart) else ""}
+    return {"role": "assistant", "content": None if tool_calls else ""}
+
+
+def starts_with_tool_call(deltas: Iterable[Delta]) -> bool:
+    """Whether the first answer of a stream is tool calls (no text before them)."""
+    return isinstance(next((d for d in deltas if not isinstance(d, Finish)), None), ToolCallStart)
 
 
 def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
