@@ -23,6 +23,7 @@ MAX_LATENCY_MS = 60_000
 # refuses) and int() refuses more than about 4300 digits; both used to be 500s.
 _NUMBER = re.compile(r"[0-9]{1,9}")
 _STATUS = re.compile(r"[45][0-9]{2}")
+_CODE = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # an error code as the envelope carries one
 _SHOWN = 40  # characters of a bad item quoted back in the error message
 
 
@@ -48,8 +49,9 @@ def _item(item: str) -> tuple[Match, Action]:
         provider = arg.strip() or None
         return Match(provider=None if provider == "*" else provider), Action(fail_route=True)
     status, _, code = item.partition(":")
-    if _STATUS.fullmatch(status) and not arg:
-        return Match(), Action(status=int(status), code=code.strip() or None)
+    code = code.strip()
+    if _STATUS.fullmatch(status) and not arg and (not code or _CODE.fullmatch(code)):
+        return Match(), Action(status=int(status), code=code or None)
     raise _bad(f"unknown item {_quote(item)}")
 
 

@@ -22,6 +22,8 @@ BAD = [
     b"600",
     b"0503",
     b"503,latency=\xb9",
+    b"503:\xff",  # a code is echoed in the error: ASCII words only
+    b"503:" + b"x" * 100,
 ]
 
 
@@ -39,3 +41,5 @@ def test_values_at_the_limits_still_work(tenant: Tenant) -> None:
             assert client.get("/ai-gateway/balance").status_code == 200, value
     with tenant.client(headers={"X-Emulator-Fault": "599"}) as client:
         assert client.get("/ai-gateway/balance").status_code == 599
+    with tenant.client(headers={"X-Emulator-Fault": "402:budget_exceeded"}) as client:
+        assert_error(client.get("/ai-gateway/balance"), 402, "budget_exceeded")
