@@ -15,7 +15,7 @@ from emulator.bodies import validate
 from emulator.errors import NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
-from emulator.gateway.content import tools_text
+from emulator.gateway.content import prompt_tokens
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
@@ -28,7 +28,6 @@ from emulator.gateway.service import (
     worst_case,
     worst_hold,
 )
-from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import chat, responses
 from emulator.store import reservations
 
@@ -37,12 +36,13 @@ if TYPE_CHECKING:
 
 
 def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
+    chat_body = bool(body.get("messages"))  # else a responses body, with `input`
     # Checked as the request itself would be: the quote's own schema leaves the
     # request's fields to the endpoint's.
-    validate(body, ChatCompletionRequest if body.get("messages") else ResponsesRequest)
+    validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
     request = _request(body)
     check_tools(request)
-    check_output_schema(request, "chat.completions" if body.get("messages") else "responses")
+    check_output_schema(request, "chat.completions" if chat_body else "responses")
     view = rt.catalog.view()
     routes = route_candidates(
         view,
@@ -54,8 +54,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         raise NoRouteAvailable(
             f"No provider can serve {body['model']!r} with these preferences.", param="provider"
         )
-    prompt_param = "messages" if body.get("messages") else "input"
-    routes = able_routes(view, routes, request, prompt_param)  # as the request would route
+    routes = able_routes(view, routes, request, "messages" if chat_body else "input")
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
@@ -95,5 +94,5 @@ def _request(body: dict[str, Any]) -> Request:
 
 
 def _tokens(route: Route, request: Request) -> tuple[int, int]:
-    prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
+    prompt = prompt_tokens(request, route.wire_format)
     return prompt, (capped(request, route).max_tokens or 0) * request.n

@@ -312,8 +312,9 @@ def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[
     }
 
 
-def find_model(view: CatalogView, model_id: str) -> dict[str, Any]:
-    """The catalog entry of `model_id`, or a 404 that suggests the closest ids."""
+def find_model(view: CatalogView, model_id: str, param: str = "model") -> dict[str, Any]:
+    """The catalog entry of `model_id`, or a 404 that suggests the closest ids and names
+    `param`, the field that held it."""
     model = view.by_id.get(model_id)
     if model is not None:
         return model
@@ -327,7 +328,7 @@ def find_model(view: CatalogView, model_id: str) -> dict[str, Any]:
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ModelNotFound(
         f"The model {model_id!r} is not in the catalog.{hint} GET /api/v1/models lists them all.",
-        param="model",
+        param=param,
     )
 
 

@@ -127,7 +127,7 @@ def generate(
     lazy: LazyRng,
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
-    input_tokens = count_messages(request.messages, family, extra=tools_text(request))
+    input_tokens = prompt_tokens(request, family)
     calls = _tool_calls(request, lazy)
     if calls:
         arguments = sum(count_text(c.name + c.arguments, family) for c in calls)
@@ -161,6 +161,11 @@ def _scripted(model: str, request: Request, replies: tuple[ScriptedReply, ...]) 
     if last is None or last.role != "user" or request.response_format:
         return None
     return next((r.reply for r in replies if r.answers(model, last.text.strip())), None)
+
+
+def prompt_tokens(request: Request, family: str) -> int:
+    """The prompt's tokens in a tokenizer family: the messages and the tools' definitions."""
+    return count_messages(request.messages, family, extra=tools_text(request))
 
 
 def tools_text(request: Request) -> str:

@@ -15,9 +15,9 @@ from __future__ import annotations
 from emulator.errors import InvalidRequest, NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.catalog import CatalogView
-from emulator.gateway.content import tools_text
+from emulator.gateway.content import prompt_tokens, tools_text
 from emulator.gateway.routing import Route
-from emulator.gateway.tokens import IMAGE_TOKENS, count_messages
+from emulator.gateway.tokens import IMAGE_TOKENS
 
 _MOST_FRAMING = 5  # tokens a message adds in any family (tokens.py)
 
@@ -47,11 +47,12 @@ def able_routes(
         routes = _capable(view, routes, needs, prompt_param)
     if all(most <= r.context_length for r in routes):
         return routes  # surely fits: no need to count
-    fitting = [r for r in routes if _prompt_tokens(request, r) <= r.context_length]
+    fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= r.context_length]
     if not fitting:
         longest = max(routes, key=lambda r: r.context_length)
+        tokens = prompt_tokens(request, longest.wire_format)
         raise InvalidRequest(
-            f"This request's prompt is {_prompt_tokens(request, longest):,} tokens and the "
+            f"This request's prompt is {tokens:,} tokens and the "
             f"longest context of its routes is {longest.context_length:,} ({longest.model!r} "
             f"on {longest.provider!r}). Shorten the messages, or choose a model with a longer "
             "`context_length`.",
@@ -81,7 +82,3 @@ def _capable(
 def _capabilities(view: CatalogView, model: str) -> set[str]:
     flags = view.by_id[model]["capabilities"]
     return {name for name, on in flags.items() if on}
-
-
-def _prompt_tokens(request: Request, route: Route) -> int:
-    return count_messages(request.messages, route.wire_format, extra=tools_text(request))

@@ -15,11 +15,10 @@ from emulator.errors import NoRouteAvailable, ValidationFailed
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
-from emulator.gateway.content import tools_text
+from emulator.gateway.content import prompt_tokens
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
-from emulator.gateway.tokens import count_messages
 from emulator.gateway.wire import responses
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply, RuntimeDep
@@ -72,7 +71,7 @@ class ResponsesController(Controller):
             )
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
-        count = count_messages(request.messages, EXACT_FAMILY, extra=tools_text(request))
+        count = prompt_tokens(request, EXACT_FAMILY)
         return InputTokens(
             input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
         )

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from emulator.errors import ModelNotFound, ValidationFailed
+from emulator.errors import ValidationFailed
 from emulator.gateway.catalog import CatalogView, find_model
 
 
@@ -76,12 +76,8 @@ def _candidates(
     models = [model] if not prefs.allow_fallbacks else [model, *fallbacks]
     routes: list[Route] = []
     for model_id in dict.fromkeys(models):  # each model once, in the order given
-        try:
-            entry = find_model(view, model_id)
-        except ModelNotFound as exc:  # name the field that holds it
-            if model_id != model:
-                exc.param = f"models[{fallbacks.index(model_id)}]"
-            raise
+        field = "model" if model_id == model else f"models[{fallbacks.index(model_id)}]"
+        entry = find_model(view, model_id, param=field)
         if entry["modality"] != "text":
             raise ValidationFailed(
                 f"{model_id!r} is a {entry['modality']} model: the gateway's text routes do "

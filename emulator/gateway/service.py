@@ -24,13 +24,12 @@ from emulator.errors import (
 from emulator.faults import apply as fault_apply
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
-from emulator.gateway.content import tools_text
+from emulator.gateway.content import prompt_tokens
 from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.schema_values import SchemaProblem, check_schema
 from emulator.gateway.stops import cut_completion, cut_deltas
-from emulator.gateway.tokens import count_messages
 from emulator.ids import LazyRng
 from emulator.store.usage import UsageEvent
 
@@ -198,7 +197,7 @@ def worst_hold(routes: list[Route], request: Request, fees: Fees) -> int:
 
 def worst_case(route: Route, request: Request, fees: Fees) -> int:
     """The most this route can charge for the request."""
-    prompt = count_messages(request.messages, route.wire_format, extra=tools_text(request))
+    prompt = prompt_tokens(request, route.wire_format)
     output = _output_limit(request, route) * request.n
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     return charge_for(prompt, output, *price, fees).charge_micros
