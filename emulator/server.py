@@ -12,8 +12,8 @@ from typing import Any
 import uvicorn
 
 from emulator.app import create_app
-from emulator.batched_writes import BatchedHttpToolsProtocol
 from emulator.bodies import build_all_models
+from emulator.protocol import EmulatorHttpProtocol
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
 
@@ -25,7 +25,7 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
         host=settings.host,
         port=settings.port,
         loop="uvloop" if fast else "asyncio",
-        http=BatchedHttpToolsProtocol if fast else "h11",
+        http=EmulatorHttpProtocol if fast else "h11",
         ws="none",
         lifespan="on",
         log_level=settings.log_level,

@@ -141,4 +141,5 @@ def test_many_concurrent_answers_each_reach_their_own_client(slow_streams: str) 
 
 
 def test_the_server_writes_through_batched_transports() -> None:
-    assert uvicorn_config(object(), Settings(db=":memory:")).http is BatchedHttpToolsProtocol
+    protocol = uvicorn_config(object(), Settings(db=":memory:")).http
+    assert isinstance(protocol, type) and issubclass(protocol, BatchedHttpToolsProtocol)

@@ -1,0 +1,51 @@
+"""The HTTP protocol `emulator serve` runs: batched writes, and malformed requests
+answered in the error envelope.
+
+A request that is not valid HTTP/1.1 (an unknown method such as `FOO`, a control
+character in a header, raw non-ASCII bytes in the path) never reaches the app:
+httptools refuses it while parsing. uvicorn then answers with a plain-text
+400; here the answer is SPEC section 6's envelope (400
+`invalid_request_error` / `malformed_http_request`) with the headers every
+answer carries, so a client that parses errors as JSON reads this one too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from emulator import __version__
+from emulator.batched_writes import BatchedHttpToolsProtocol
+from emulator.errors import InvalidRequest
+
+MALFORMED = (
+    "The request is not valid HTTP/1.1: its request line or a header could not be "
+    "parsed (an unknown method, a control character in a header, or raw non-ASCII "
+    "bytes in the path). Percent-encode the path and send standard methods and headers."
+)
+
+
+class EmulatorHttpProtocol(BatchedHttpToolsProtocol):
+    def send_400_response(self, msg: str) -> None:
+        error = InvalidRequest(MALFORMED, code="malformed_http_request")
+        body = json.dumps(error.envelope()).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+            (b"x-emulator-version", __version__.encode()),
+        ]
+        request_id = _new_request_id(self.config.app)
+        if request_id is not None:
+            headers.append((b"x-request-id", request_id.encode()))
+        lines = [b"HTTP/1.1 400 Bad Request\r\n"]
+        for name, value in [*self.server_state.default_headers, *headers]:
+            lines.append(name + b": " + value + b"\r\n")
+        self.transport.write(b"".join([*lines, b"\r\n", body]))
+        self.transport.close()
+
+
+def _new_request_id(app: Any) -> str | None:
+    """The next request id of the emulator this protocol serves (None for another app)."""
+    runtime = getattr(getattr(app, "state", None), "runtime", None)
+    return None if runtime is None else str(runtime.ids.request_id())

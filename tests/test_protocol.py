@@ -1,0 +1,58 @@
+"""Requests that are not HTTP: refused by the parser, answered in the error envelope."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from emulator.testing import EmulatorHandle
+
+
+def _raw(emulator: EmulatorHandle, request: bytes) -> tuple[str, dict[str, str], bytes]:
+    host, port = emulator.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        sock.sendall(request)
+        answer = b""
+        while chunk := sock.recv(65536):  # the server closes the connection
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status, *lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+    return status, headers, body
+
+
+@pytest.mark.parametrize(
+    "request_bytes",
+    [
+        b"FOO /api/v1/models HTTP/1.1\r\nHost: x\r\n\r\n",  # unknown method
+        b"GET /api/v1/models HTTP/1.1\r\nHost: x\r\nX-Bad: a\x01b\r\n\r\n",  # control char
+        b"GET /api/v1/\xffmodels HTTP/1.1\r\nHost: x\r\n\r\n",  # raw non-ASCII path
+        b"not http at all\r\n\r\n",
+    ],
+)
+def test_malformed_requests_get_the_error_envelope(
+    emulator: EmulatorHandle, request_bytes: bytes
+) -> None:
+    status, headers, body = _raw(emulator, request_bytes)
+    assert status == "HTTP/1.1 400 Bad Request"
+    assert headers["content-type"] == "application/json"
+    assert headers["connection"] == "close"
+    assert headers["x-request-id"].startswith("req_")
+    assert "x-emulator-version" in headers
+    assert int(headers["content-length"]) == len(body)
+    error = json.loads(body)["error"]
+    assert error["type"] == "invalid_request_error"
+    assert error["code"] == "malformed_http_request"
+    assert error["param"] is None
+    assert "not valid HTTP/1.1" in error["message"]
+
+
+def test_the_server_still_answers_after_a_malformed_request(emulator: EmulatorHandle) -> None:
+    _raw(emulator, b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n")
+    status, _, body = _raw(
+        emulator, b"GET /api/v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    assert status == "HTTP/1.1 200 OK"
+    assert json.loads(body)["object"] == "list"
