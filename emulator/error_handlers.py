@@ -119,22 +119,30 @@ def _raised_in(exc: Exception, function: Any) -> bool:
 _TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "null"})
 
 
-def field_path(key: str) -> str:
-    """`input.constrained-str` -> `input`, `tool_choice.NamedTool.name` ->
-    `tool_choice.name`: drop the union-branch tags pydantic adds (types, model classes;
-    our field names are snake_case)."""
-    parts = [
+def _field_parts(key: str) -> list[str]:
+    """`input.constrained-str` -> [input], `tool_choice.NamedTool.name` ->
+    [tool_choice, name]: the union-branch tags pydantic adds (types, model classes;
+    our field names are snake_case) dropped."""
+    return [
         part
         for part in key.split(".")
         if (part.isidentifier() and part.lower() not in _TYPE_TAGS and not part[0].isupper())
         or part.isdigit()
     ]
-    return ".".join(parts) or key
+
+
+def field_path(key: str) -> str:
+    """The field as `param` names it, indexes in brackets as the real API does:
+    `messages.0.content.list[...].1.type` -> `messages[0].content[1].type`."""
+    path = ""
+    for part in _field_parts(key):
+        path += f"[{part}]" if part.isdigit() else f".{part}" if path else part
+    return path or key
 
 
 def _depth(problem: dict[str, Any]) -> int:
     key = problem.get("key")
-    return len(field_path(str(key)).split(".")) if key else 0
+    return len(_field_parts(str(key))) if key else 0
 
 
 def _validation_error(exc: ValidationException) -> EmulatorError:

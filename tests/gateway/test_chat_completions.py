@@ -318,7 +318,7 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
             {"model": "openai/gpt-4o", "messages": [{"role": "robot", "content": "x"}]},
             422,
             "invalid_request",
-            "messages.0.role",
+            "messages[0].role",
         ),
         (
             {"model": "openai/gpt-4o", "messages": HELLO, "temperature": "hot"},
@@ -368,19 +368,19 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
             {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": None}]},
             422,
             "invalid_request",
-            "messages.0",
+            "messages[0]",
         ),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": []}]},
             422,
             "invalid_request",
-            "messages.0.content",
+            "messages[0].content",
         ),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": [{"type": "x"}]}]},
             422,
             "invalid_request",
-            "messages.0.content.0.type",
+            "messages[0].content[0].type",
         ),
         (
             {
@@ -389,7 +389,7 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
             },
             422,
             "invalid_request",
-            "messages.0.content.0",
+            "messages[0].content[0]",
         ),
         (
             {
@@ -400,7 +400,7 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
             },
             422,
             "invalid_request",
-            "messages.0.content.0.image_url",
+            "messages[0].content[0].image_url",
         ),
         (
             {"model": "openai/gpt-4o", "messages": HELLO, "models": ["openai/gpt4o"]},

@@ -251,12 +251,12 @@ def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Ten
 @pytest.mark.parametrize(
     ("body", "param"),
     [
-        ({"input": [{"role": "user", "content": [{"type": "input_text"}]}]}, "input.0.content.0"),
+        ({"input": [{"role": "user", "content": [{"type": "input_text"}]}]}, "input[0].content[0]"),
         (
             {"input": [{"role": "user", "content": [{"type": "input_text", "text": 5}]}]},
-            "input.0.content.0.text",
+            "input[0].content[0].text",
         ),
-        ({"input": [{"role": "user", "content": [{"type": "bogus"}]}]}, "input.0.content.0.type"),
+        ({"input": [{"role": "user", "content": [{"type": "bogus"}]}]}, "input[0].content[0].type"),
         ({"input": "hi", "text": "x"}, "text"),
         ({"input": "hi", "tool_choice": [1]}, "tool_choice"),
     ],
