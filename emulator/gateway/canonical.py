@@ -6,7 +6,7 @@ these types, so a client format and a provider format never meet directly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -55,6 +55,9 @@ class Request:
     seed: int | None = None
     temperature: float | None = None
     n: int = 1
+    # Out of the repr, which keys the answer's generator: it changes how many
+    # scripted calls are made, not what anything else says.
+    parallel_tool_calls: bool = field(default=True, repr=False)
 
     def with_max_tokens(self, max_tokens: int | None) -> Request:
         """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
@@ -68,6 +71,7 @@ class Request:
             self.seed,
             self.temperature,
             self.n,
+            self.parallel_tool_calls,
         )
 
 

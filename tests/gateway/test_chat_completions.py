@@ -520,3 +520,35 @@ def test_a_tool_call_answer_streams_null_content_and_stops_at_max_tokens(
     assert cut["usage"]["completion_tokens"] == 3
     assert cut["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "get_weather"
     assert held["charge_micros"] <= held["amount_micros"]
+
+
+def test_a_messages_format_provider_takes_tool_arguments_that_are_not_json(
+    tenant: Tenant,
+) -> None:
+    """Its `input` must be an object: a call cut at max_tokens, or one a client sends back
+    cut, is `{}` there (both were 500s)."""
+    body = {
+        "model": "anthropic/claude-sonnet-4",
+        "messages": [{"role": "user", "content": "weather in Oslo?"}],
+        "tools": [WEATHER_TOOL],
+        "tool_choice": "required",
+        "max_tokens": 3,
+    }
+    echoed = {
+        "role": "assistant",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_weather", "arguments": "{"}}
+        ],
+    }
+    result = {"role": "tool", "tool_call_id": "c1", "content": "sunny"}
+    with tenant.client() as http:
+        cut = http.post("/chat/completions", json=body)
+        after = http.post(
+            "/chat/completions",
+            json={**body, "messages": [*body["messages"], echoed, result], "max_tokens": 50},
+        )
+    assert cut.status_code == 200, cut.text
+    choice = cut.json()["choices"][0]
+    assert choice["finish_reason"] == "length" and cut.json()["usage"]["completion_tokens"] == 3
+    assert choice["message"]["tool_calls"][0]["function"]["arguments"] == "{}"
+    assert after.status_code == 200, after.text

@@ -70,10 +70,22 @@ CUT = Completion("Cold and", (), "length", 42, 2)
 CALL = Completion(
     None, (ToolCall("call_9", "get_weather", '{"city":"Oslo"}'),), "tool_calls", 42, 9
 )
+OSLO, BERGEN = (
+    ToolCall("call_1", "get_weather", '{"city":"Oslo"}'),
+    ToolCall("call_2", "get_weather", '{"city":"Bergen","days":3}'),
+)
+CALLS = Completion(None, (OSLO, BERGEN), "tool_calls", 42, 20)
+# Cut at max_tokens inside the second call: the first is whole, the second half written.
+CUT_CALLS = Completion(
+    None, (OSLO, ToolCall("call_2", "get_weather", '{"city":"Ber')), "length", 42, 12
+)
+ANSWERS = [TEXT, CUT, CALL, CALLS]
+ANSWER_IDS = ["text", "length", "tool_call", "tool_calls"]
 
 
+@pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "one_call"])
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_requests_round_trip(fmt: str) -> None:
+def test_requests_round_trip(fmt: str, parallel: bool) -> None:
     request = Request(
         messages=CONVERSATION,
         max_tokens=50,
@@ -82,6 +94,7 @@ def test_requests_round_trip(fmt: str) -> None:
         stop=("\n\n",) if fmt != "responses" else (),
         temperature=0.5,
         seed=7,
+        parallel_tool_calls=parallel,
     )
     wire = WIRE[fmt]
     back = wire.parse_request(json.loads(json.dumps(wire.render_request(request, "m"))))
@@ -101,22 +114,36 @@ def test_structured_output_survives(fmt: str, schema_format: dict) -> None:
     assert wire.parse_request(wire.render_request(request, "m")).response_format == schema_format
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("completion", [TEXT, CUT, CALL], ids=["text", "length", "tool_call"])
-def test_answers_round_trip(fmt: str, completion: Completion) -> None:
+def render_whole(fmt: str, completion: Completion) -> dict:
     wire = WIRE[fmt]
     if fmt == "chat":
-        native = wire.render_response([completion], id="x", model="m", created=0, extra={})
-    elif fmt == "messages":
-        native = wire.render_response(completion, id="x", model="m")
-    else:
-        native = wire.render_response(completion, id="x", model="m", created=0)
-    assert wire.parse_response(json.loads(json.dumps(native))) == [completion]
+        return wire.render_response([completion], id="x", model="m", created=0, extra={})
+    if fmt == "messages":
+        return wire.render_response(completion, id="x", model="m")
+    return wire.render_response(completion, id="x", model="m", created=0)
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("completion", [TEXT, CUT, CALL], ids=["text", "length", "tool_call"])
-def test_streams_round_trip(fmt: str, completion: Completion) -> None:
+@pytest.mark.parametrize("completion", ANSWERS, ids=ANSWER_IDS)
+def test_answers_round_trip(fmt: str, completion: Completion) -> None:
+    native = render_whole(fmt, completion)
+    assert WIRE[fmt].parse_response(json.loads(json.dumps(native))) == [completion]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_several_calls_cut_at_max_tokens_whole(fmt: str) -> None:
+    """The calls that fit are kept whole; the cut one keeps the start of its arguments,
+    except in the messages format, whose `input` object cannot hold half an object."""
+    parsed = WIRE[fmt].parse_response(json.loads(json.dumps(render_whole(fmt, CUT_CALLS))))
+    if fmt == "messages":
+        cut = ToolCall("call_2", "get_weather", "{}")
+        assert parsed == [replace(CUT_CALLS, tool_calls=(OSLO, cut))]
+    else:
+        assert parsed == [CUT_CALLS]
+
+
+def stream_round_trip(fmt: str, completion: Completion) -> tuple[list[dict], Completion]:
+    """The provider's events for `completion`, and what parsing them gives back."""
     pieces = ["Cold ", "and ", "clear in Oslo."] if completion is TEXT else [completion.text or ""]
     pieces = [p for p in pieces if p]
     deltas = list(chat.deltas(completion, pieces))
@@ -127,13 +154,59 @@ def test_streams_round_trip(fmt: str, completion: Completion) -> None:
     elif fmt == "messages":
         events = list(wire.render_events(iter(deltas), id="x", model="m"))
         parsed = list(wire.parse_events(events))
-    else:
-        events = list(wire.render_events(iter(deltas), id="x", model="m", created=0))
+    else:  # with what the SDK's Response type requires of the request's echo
+        extra = wire.request_echo({})
+        events = list(wire.render_events(iter(deltas), id="x", model="m", created=0, extra=extra))
         parsed = list(wire.parse_events(events))
     collected = Collected()
     for delta in parsed:
         collected.add(delta)
-    assert collected.completion() == completion
+    return events, collected.completion()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("completion", [*ANSWERS, CUT_CALLS], ids=[*ANSWER_IDS, "cut_calls"])
+def test_streams_round_trip(fmt: str, completion: Completion) -> None:
+    assert stream_round_trip(fmt, completion)[1] == completion
+
+
+@pytest.mark.parametrize("completion", [CALLS, CUT_CALLS], ids=["tool_calls", "cut_calls"])
+def test_several_calls_stream_in_each_format_s_own_shape(completion: Completion) -> None:
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    chunks, _ = stream_round_trip("chat", completion)
+    starts = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks[1:-2]]
+    assert [s["index"] for s in starts if "id" in s] == [0, 1]  # distinct indexes, in order
+    blocks, _ = stream_round_trip("messages", completion)
+    opened = [b for b in blocks if b["type"] == "content_block_start"]
+    assert [(b["index"], b["content_block"]["type"]) for b in opened] == [
+        (0, "tool_use"),
+        (1, "tool_use"),
+    ]
+    events, _ = stream_round_trip("responses", completion)
+    adapter = TypeAdapter(ResponseStreamEvent)
+    for event in events:
+        adapter.validate_python(event)
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    calls = [
+        (e["type"].removeprefix("response."), e["output_index"])
+        for e in events
+        if "output_index" in e
+    ]
+    per_call = ["output_item.added"] + ["function_call_arguments.delta"] * 2
+    per_call += ["function_call_arguments.done", "output_item.done"]
+    arguments = {0: len(OSLO.arguments), 1: len(completion.tool_calls[1].arguments)}
+    expected = [  # each call added, streamed, done and closed before the next one
+        (kind, index)
+        for index in (0, 1)
+        for kind in (per_call[:1] + per_call[1:2] * -(-arguments[index] // 24) + per_call[3:])
+    ]
+    assert calls == expected
+    closed = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert closed == events[-1]["response"]["output"]
+    last = "incomplete" if completion.finish_reason == "length" else "completed"
+    assert [item["status"] for item in closed] == ["completed", last]
 
 
 def test_responses_events_are_numbered_and_bracketed() -> None:
@@ -167,5 +240,6 @@ def test_a_request_with_another_max_tokens_keeps_every_other_field() -> None:
         seed=3,
         temperature=0.5,
         n=2,
+        parallel_tool_calls=False,
     )
     assert full.with_max_tokens(4) == replace(full, max_tokens=4)

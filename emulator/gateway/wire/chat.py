@@ -44,6 +44,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         seed=body.get("seed"),
         temperature=body.get("temperature"),
         n=body.get("n") or 1,
+        parallel_tool_calls=body.get("parallel_tool_calls") is not False,
     )
 
 
@@ -126,6 +127,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         )
     if request.stop:
         body["stop"] = list(request.stop)
+    if not request.parallel_tool_calls:
+        body["parallel_tool_calls"] = False
     for key in ("seed", "temperature"):
         if getattr(request, key) is not None:
             body[key] = getattr(request, key)

@@ -55,6 +55,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
             if choice in ("auto", "none", "required")
             else {"type": "tool", "name": choice}
         )
+        if not request.parallel_tool_calls:
+            body["tool_choice"]["disable_parallel_tool_use"] = True
     if request.response_format:  # this format's structured-output extension
         body["output_format"] = request.response_format
     if request.stop:
@@ -78,10 +80,20 @@ def _render(m: Message) -> dict[str, Any]:
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
     ] * m.images
     blocks += [
-        {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments or "{}")}
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
         for c in m.tool_calls
     ]
     return {"role": m.role, "content": blocks}
+
+
+def tool_input(arguments: str) -> Any:
+    """A call's arguments as this format's `input` object. Arguments that are not JSON
+    (a call cut at `max_tokens`, or sent back so by a client) are `{}`: `input` cannot
+    carry half an object."""
+    try:
+        return json.loads(arguments or "{}")
+    except (ValueError, RecursionError):
+        return {}
 
 
 def parse_request(body: dict[str, Any]) -> Request:
@@ -106,6 +118,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         stop=tuple(body.get("stop_sequences", ())),
         seed=body.get("metadata", {}).get("seed"),
         temperature=body.get("temperature"),
+        parallel_tool_calls=not body.get("tool_choice", {}).get("disable_parallel_tool_use"),
     )
 
 
@@ -144,7 +157,7 @@ def render_response(completion: Completion, *, id: str, model: str) -> dict[str,
     if completion.text is not None:
         content.append({"type": "text", "text": completion.text})
     content += [
-        {"type": "tool_use", "id": c.id, "name": c.name, "input": json.loads(c.arguments)}
+        {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
         for c in completion.tool_calls
     ]
     return {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from emulator.gateway.canonical import (
@@ -48,6 +49,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         response_format=_format(fmt),
         seed=(body.get("metadata") or {}).get("seed"),
         temperature=body.get("temperature"),
+        parallel_tool_calls=body.get("parallel_tool_calls") is not False,
     )
 
 
@@ -133,33 +135,39 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["temperature"] = request.temperature
     if request.seed is not None:
         body["metadata"] = {"seed": request.seed}
+    if not request.parallel_tool_calls:
+        body["parallel_tool_calls"] = False
     return body
 
 
 def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
+    """The output items; at `max_tokens` the last is `incomplete`, those before it done."""
     items: list[dict[str, Any]] = []
     if completion.text is not None:
         items.append(
             {
                 "type": "message",
                 "id": f"msg_{id}",
-                "status": "completed" if completion.finish_reason != "length" else "incomplete",
+                "status": "completed",
                 "role": "assistant",
                 "content": [_text_part(completion.text)],
             }
         )
-    items += [
-        {
-            "type": "function_call",
-            "id": f"fc_{c.id}",
-            "call_id": c.id,
-            "name": c.name,
-            "arguments": c.arguments,
-            "status": "completed" if completion.finish_reason != "length" else "incomplete",
-        }
-        for c in completion.tool_calls
-    ]
+    items += [_call_item(c.id, c.name, c.arguments, "completed") for c in completion.tool_calls]
+    if items and completion.finish_reason == "length":
+        items[-1]["status"] = "incomplete"
     return items
+
+
+def _call_item(call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "id": f"fc_{call_id}",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "status": status,
+    }
 
 
 def request_echo(body: dict[str, Any]) -> dict[str, Any]:
@@ -263,7 +271,7 @@ def render_events(
     yield event("response.created", response={**shell, "status": "in_progress"})
     yield event("response.in_progress", response={**shell, "status": "in_progress"})
     collected_text: list[str] = []
-    calls: list[list[str]] = []
+    calls: list[Announced] = []
     message_open = False
     output_index = -1
     for delta in stream:
@@ -283,23 +291,19 @@ def render_events(
         elif isinstance(delta, ToolCallStart):
             yield from _close_message(event, id, output_index, message_open, collected_text)
             message_open = False
+            if calls:  # each call is done before the next is added, as the API streams them
+                yield from _close_call(event, calls[-1], "completed")
             output_index += 1
-            calls.append([delta.id, delta.name, ""])
-            item = {
-                "type": "function_call",
-                "id": f"fc_{delta.id}",
-                "call_id": delta.id,
-                "name": delta.name,
-                "arguments": "",
-                "status": "in_progress",
-            }
+            calls.append(Announced(delta.id, delta.name, output_index))
+            item = _call_item(delta.id, delta.name, "", "in_progress")
             yield event("response.output_item.added", output_index=output_index, item=item)
         elif isinstance(delta, ToolArgumentsDelta):
-            calls[delta.index][2] += delta.fragment
+            call = calls[delta.index]
+            call.arguments += delta.fragment
             yield event(
                 "response.function_call_arguments.delta",
-                item_id=f"fc_{calls[delta.index][0]}",
-                output_index=output_index,
+                item_id=f"fc_{call.id}",
+                output_index=call.output_index,
                 delta=delta.fragment,
             )
         else:
@@ -308,27 +312,11 @@ def render_events(
                 message_open, output_index = True, output_index + 1
                 yield from _open_message(event, id, output_index)
             yield from _close_message(event, id, output_index, message_open, collected_text, status)
-            for offset, (call_id, name, arguments) in enumerate(calls):
-                index = output_index - len(calls) + 1 + offset
-                yield event(
-                    "response.function_call_arguments.done",
-                    item_id=f"fc_{call_id}",
-                    output_index=index,
-                    name=name,
-                    arguments=arguments,
-                )
-                item = {
-                    "type": "function_call",
-                    "id": f"fc_{call_id}",
-                    "call_id": call_id,
-                    "name": name,
-                    "arguments": arguments,
-                    "status": status,
-                }
-                yield event("response.output_item.done", output_index=index, item=item)
+            if calls:
+                yield from _close_call(event, calls[-1], status)
             completion = Completion(
                 "".join(collected_text) if collected_text or not calls else None,
-                tuple(ToolCall(*c) for c in calls),
+                tuple(ToolCall(c.id, c.name, c.arguments) for c in calls),
                 delta.reason,
                 delta.input_tokens,
                 delta.output_tokens,
@@ -338,6 +326,28 @@ def render_events(
                 "response.incomplete" if final["status"] == "incomplete" else "response.completed"
             )
             yield event(kind, response=final)
+
+
+@dataclass
+class Announced:
+    """A function call a stream has added: its arguments so far and where it is."""
+
+    id: str
+    name: str
+    output_index: int
+    arguments: str = ""
+
+
+def _close_call(event: Any, call: Announced, status: str) -> Iterator[dict[str, Any]]:
+    yield event(
+        "response.function_call_arguments.done",
+        item_id=f"fc_{call.id}",
+        output_index=call.output_index,
+        name=call.name,
+        arguments=call.arguments,
+    )
+    item = _call_item(call.id, call.name, call.arguments, status)
+    yield event("response.output_item.done", output_index=call.output_index, item=item)
 
 
 def _text_part(text: str) -> dict[str, Any]:
