@@ -1,0 +1,208 @@
+// The Vercel AI SDK (`ai`) against the emulator through one provider package,
+// unmodified but for base URL and key: generateText, streamText, generateObject
+// with a zod schema, tool calling (a full round trip) and a stream cut mid-way.
+//
+//   node ai_sdk.mjs BASE_URL API_KEY compatible   (@ai-sdk/openai-compatible)
+//   node ai_sdk.mjs BASE_URL API_KEY openrouter   (@openrouter/ai-sdk-provider)
+//   (EMULATOR_BROKE_KEY: a key of an account without credits, for the 402 check)
+
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createOpenRouter } from "@openrouter/ai-sdk-provider";
+import { APICallError, generateObject, generateText, stepCountIs, streamText, tool } from "ai";
+import { z } from "zod";
+
+import { expect, runChecks, settings } from "./lib.mjs";
+
+const { baseURL, apiKey, brokeKey } = settings();
+const providerName = process.argv[4] ?? process.env.EMULATOR_AI_PROVIDER;
+const TITLE = "AI SDK test";
+const REFERER = "https://app.example.test";
+
+function languageModel(modelId, key = apiKey) {
+  if (providerName === "compatible") {
+    const provider = createOpenAICompatible({
+      name: "emulator",
+      baseURL,
+      apiKey: key,
+      headers: { "X-Title": TITLE, "HTTP-Referer": REFERER },
+      // generateObject sends a json_schema response format only with this set
+      supportsStructuredOutputs: true,
+    });
+    return provider.chatModel(modelId);
+  }
+  if (providerName === "openrouter") {
+    return createOpenRouter({ baseURL, apiKey: key, appName: TITLE, appUrl: REFERER }).chat(
+      modelId,
+    );
+  }
+  throw new Error(`the provider is "compatible" or "openrouter", got ${providerName}`);
+}
+
+const model = languageModel("openai/gpt-4o-mini");
+const PROMPT = "Explain how database indexes speed up queries";
+const common = { model, prompt: PROMPT, maxRetries: 0 };
+
+function usageOf(usage) {
+  return {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+    totalTokens: usage.totalTokens,
+  };
+}
+
+async function text() {
+  const result = await generateText(common);
+  return {
+    text: result.text,
+    finishReason: result.finishReason,
+    usage: usageOf(result.usage),
+    id: result.response.id,
+  };
+}
+
+async function stream() {
+  const result = streamText({ ...common, onError: () => {} });
+  let chunks = 0;
+  let streamed = "";
+  for await (const delta of result.textStream) {
+    chunks += 1;
+    streamed += delta;
+  }
+  const fullText = await result.text;
+  expect(streamed === fullText, "the text stream adds up to the final text");
+  const response = await result.response;
+  return {
+    text: fullText,
+    chunks,
+    finishReason: await result.finishReason,
+    usage: usageOf(await result.usage),
+    id: response.id,
+  };
+}
+
+const Recipe = z.object({
+  title: z.string(),
+  servings: z.number().int(),
+  vegetarian: z.boolean(),
+  ingredients: z.array(z.string()),
+});
+
+async function object() {
+  const result = await generateObject({
+    model,
+    schema: Recipe,
+    schemaName: "recipe",
+    prompt: "A recipe for a quick weeknight dinner",
+    maxRetries: 0,
+  });
+  expect(Recipe.safeParse(result.object).success, "the object validates");
+  return {
+    object: result.object,
+    finishReason: result.finishReason,
+    usage: usageOf(result.usage),
+  };
+}
+
+const calls = [];
+const weather = tool({
+  description: "Current weather of a city",
+  inputSchema: z.object({ city: z.string(), unit: z.enum(["celsius", "fahrenheit"]) }),
+  execute: async ({ city, unit }) => {
+    calls.push({ city, unit });
+    return { city, temperature: 21, unit };
+  },
+});
+
+async function tools() {
+  // An agent loop as users write it: call the tool, feed the result back, answer.
+  const result = await generateText({
+    model,
+    prompt: "What is the weather in Lisbon?",
+    tools: { get_weather: weather },
+    stopWhen: stepCountIs(5),
+    maxRetries: 0,
+  });
+  const [first, second] = result.steps;
+  return {
+    steps: result.steps.length,
+    executed: calls,
+    firstFinishReason: first.finishReason,
+    toolCalls: first.toolCalls.map((call) => ({ name: call.toolName, input: call.input })),
+    toolResults: first.toolResults.map((r) => r.output),
+    text: second?.text,
+    finishReason: result.finishReason,
+    totalUsage: usageOf(result.totalUsage),
+  };
+}
+
+async function streamTools() {
+  const result = streamText({
+    model,
+    prompt: "What is the weather in Oslo?",
+    tools: { get_weather: tool({ ...weather, execute: undefined }) },
+    toolChoice: "required",
+    maxRetries: 0,
+  });
+  const toolCalls = await result.toolCalls;
+  return {
+    finishReason: await result.finishReason,
+    toolCalls: toolCalls.map((call) => ({ name: call.toolName, input: call.input })),
+    usage: usageOf(await result.usage),
+  };
+}
+
+async function streamCut() {
+  // The emulator's fault header cuts the stream after 3 chunks with an error chunk.
+  const errors = [];
+  const result = streamText({
+    ...common,
+    headers: { "X-Emulator-Fault": "cut=3" },
+    onError: ({ error }) => errors.push(error),
+  });
+  const types = [];
+  for await (const part of result.fullStream) types.push(part.type);
+  expect(errors.length === 1, `one error reported, got ${errors.length}`);
+  return {
+    types: [...new Set(types)],
+    finishReason: await result.finishReason,
+    error: errors[0]?.message ?? String(errors[0]),
+  };
+}
+
+async function errorOf(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return {
+      name: error.name,
+      is_api_call_error: APICallError.isInstance(error),
+      statusCode: error.statusCode,
+      isRetryable: error.isRetryable,
+      code: error.data?.error?.code,
+      type: error.data?.error?.type,
+      message: error.message,
+    };
+  }
+  throw new Error("the call succeeded, an error was expected");
+}
+
+async function unknownModel() {
+  return errorOf(generateText({ ...common, model: languageModel("openai/gpt-9") }));
+}
+
+async function noCredits() {
+  expect(brokeKey, "EMULATOR_BROKE_KEY names a key without credits");
+  const broke = languageModel("openai/gpt-4o-mini", brokeKey);
+  return errorOf(generateText({ ...common, model: broke }));
+}
+
+await runChecks({
+  text,
+  stream,
+  object,
+  tools,
+  stream_tools: streamTools,
+  stream_cut: streamCut,
+  unknown_model: unknownModel,
+  no_credits: noCredits,
+});

@@ -1,0 +1,237 @@
+"""The official JavaScript clients against the live emulator: the `openai` Node SDK and
+the Vercel `ai` SDK with `@ai-sdk/openai-compatible` and `@openrouter/ai-sdk-provider`.
+
+Each node script (beside this file) runs a batch of checks in one process and prints
+the results as JSON; the tests here hold them against what the emulator itself says
+(usage events, the same request over plain HTTP). Without `node` or
+`tests/js/node_modules` (`npm ci --prefix tests/js`) they are skipped, except under
+CI (the `CI` environment variable), where that is a failure."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+
+JS_DIR = Path(__file__).parent
+QUESTION = [{"role": "user", "content": "Explain how database indexes speed up queries"}]
+
+
+def node_or_skip() -> str:
+    node = shutil.which("node")
+    missing = (
+        "node is not installed"
+        if node is None
+        else "tests/js/node_modules is missing (run: npm ci --prefix tests/js)"
+        if not (JS_DIR / "node_modules").is_dir()
+        else None
+    )
+    if missing is None and node is not None:
+        return node
+    if os.environ.get("CI"):
+        pytest.fail(f"the JavaScript client tests cannot run under CI: {missing}")
+    pytest.skip(missing)
+
+
+def run_script(script: str, tenant: Tenant, broke: Tenant, *args: str) -> dict[str, Any]:
+    """Run one node script against the tenant's key; its JSON results."""
+    env = {**os.environ, "EMULATOR_BROKE_KEY": broke.api_key, "AI_SDK_LOG_WARNINGS": "false"}
+    done = subprocess.run(
+        [node_or_skip(), script, tenant.base_url, tenant.api_key, *args],
+        cwd=JS_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, f"{script} {' '.join(args)} failed:\n{done.stderr}"
+    results: dict[str, Any] = json.loads(done.stdout)
+    return results
+
+
+class AiRun:
+    """One run of ai_sdk.mjs: the provider, the tenant it used and its results."""
+
+    def __init__(self, provider: str, tenant: Tenant, results: dict[str, Any]) -> None:
+        self.provider = provider
+        self.tenant = tenant
+        self.results = results
+
+
+@pytest.fixture(scope="module")
+def broke(emulator: EmulatorHandle) -> Tenant:
+    return emulator.create_tenant(balance_micros=0)
+
+
+@pytest.fixture(scope="module")
+def openai_tenant(emulator: EmulatorHandle) -> Tenant:
+    return emulator.create_tenant()
+
+
+@pytest.fixture(scope="module")
+def node_openai(openai_tenant: Tenant, broke: Tenant) -> dict[str, Any]:
+    return run_script("openai_sdk.mjs", openai_tenant, broke)
+
+
+@pytest.fixture(scope="module", params=["compatible", "openrouter"])
+def ai_sdk(request: pytest.FixtureRequest, emulator: EmulatorHandle, broke: Tenant) -> AiRun:
+    tenant = emulator.create_tenant()
+    return AiRun(request.param, tenant, run_script("ai_sdk.mjs", tenant, broke, request.param))
+
+
+def usage_event(tenant: Tenant, generation_id: str) -> dict[str, Any]:
+    with tenant.client() as http:
+        response = http.get(f"/ai-gateway/usage/{generation_id}")
+    assert response.status_code == 200, response.text
+    event: dict[str, Any] = response.json()
+    return event
+
+
+def chat_over_http(tenant: Tenant, **body: Any) -> dict[str, Any]:
+    with tenant.client() as http:
+        response = http.post("/chat/completions", json={"model": "openai/gpt-4o-mini", **body})
+    assert response.status_code == 200, response.text
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+# --- the openai Node SDK ---
+
+
+def test_node_chat_streams_the_same_text_and_usage(
+    node_openai: dict[str, Any], openai_tenant: Tenant
+) -> None:
+    plain, streamed = node_openai["chat"], node_openai["chat_stream"]
+    helper = node_openai["chat_stream_helper"]
+    expected = chat_over_http(openai_tenant, messages=QUESTION)
+    assert plain["text"] == streamed["text"] == helper["text"]
+    assert plain["text"] == expected["choices"][0]["message"]["content"]
+    assert plain["finish_reason"] == streamed["finish_reason"] == "stop"
+    assert streamed["chunks"] > 3
+    tokens = ("prompt_tokens", "completion_tokens", "total_tokens")
+    for answer in (plain, streamed, helper):
+        event = usage_event(openai_tenant, answer["id"])
+        assert {k: answer["usage"][k] for k in tokens} == {k: event[k] for k in tokens}
+        assert answer["usage"]["charge_micros"] == event["charge_micros"] > 0
+    assert usage_event(openai_tenant, streamed["id"])["metadata"]["stream"] is True
+
+
+def test_node_tool_call_round_trip(node_openai: dict[str, Any]) -> None:
+    trip = node_openai["tool_round_trip"]
+    assert trip["call"]["type"] == "function" and trip["call"]["name"] == "get_weather"
+    assert trip["call"]["id"].startswith("call_")
+    assert set(trip["call"]["arguments"]) == {"city", "unit"}
+    assert trip["answer"]["finish_reason"] == "stop"
+    assert '"temperature":21' in trip["answer"]["text"]  # the tool's result, read back
+    streamed = node_openai["tool_stream_helper"]
+    assert streamed["finish_reason"] == "tool_calls" and streamed["name"] == "get_weather"
+    assert streamed["arguments"]["unit"] in ("celsius", "fahrenheit")
+
+
+def test_node_structured_output_parses_with_zod(node_openai: dict[str, Any]) -> None:
+    parsed = node_openai["structured_output"]["parsed"]
+    assert set(parsed) == {"title", "servings", "vegetarian", "ingredients"}
+    assert isinstance(parsed["servings"], int) and isinstance(parsed["vegetarian"], bool)
+    assert all(isinstance(item, str) for item in parsed["ingredients"])
+
+
+def test_node_responses_plain_and_streamed(
+    node_openai: dict[str, Any], openai_tenant: Tenant
+) -> None:
+    plain, streamed = node_openai["responses"], node_openai["responses_stream"]
+    raw = node_openai["responses_create_stream"]
+    assert plain["status"] == streamed["status"] == "completed"
+    assert plain["text"] == streamed["text"] == streamed["deltas"] == raw["deltas"]
+    assert plain["output_types"] == ["message"]
+    assert (streamed["first"], streamed["last"]) == ("response.created", "response.completed")
+    for answer in (plain, streamed, raw):
+        event = usage_event(openai_tenant, answer["id"])
+        usage = answer["usage"]
+        assert (usage["input_tokens"], usage["output_tokens"], usage["total_tokens"]) == (
+            event["prompt_tokens"],
+            event["completion_tokens"],
+            event["total_tokens"],
+        )
+    assert node_openai["input_tokens"]["counted"] == node_openai["input_tokens"]["used"] > 0
+
+
+def test_node_responses_function_call_round_trip(node_openai: dict[str, Any]) -> None:
+    trip = node_openai["responses_tools"]
+    assert trip["name"] == "get_weather" and set(trip["arguments"]) == {"city", "unit"}
+    assert trip["answer"]["status"] == "completed"
+    assert '{"temperature": 24}' in trip["answer"]["text"]
+
+
+def test_node_errors_have_the_sdk_class_status_and_code(node_openai: dict[str, Any]) -> None:
+    unknown = node_openai["unknown_model"]
+    assert unknown["class"] == "NotFoundError" and unknown["status"] == 404
+    assert unknown["code"] == "model_not_found" and "openai/gpt-4o" in unknown["message"]
+    broke = node_openai["no_credits"]
+    assert broke["is_api_error"] and broke["status"] == 402
+    assert (broke["code"], broke["type"]) == ("insufficient_credits", "billing_error")
+    cut = node_openai["stream_cut"]
+    assert cut["is_api_error"] and cut["code"] == "stream_cut" and cut["chunks"] == 3
+
+
+# --- the Vercel AI SDK, with each provider ---
+
+
+def test_ai_sdk_text_and_stream_agree_with_the_emulator(
+    ai_sdk: AiRun, node_openai: dict[str, Any]
+) -> None:
+    text, stream = ai_sdk.results["text"], ai_sdk.results["stream"]
+    assert text["text"] == stream["text"] == node_openai["chat"]["text"]  # the same request
+    assert text["finishReason"] == stream["finishReason"] == "stop"
+    assert stream["chunks"] > 3
+    for answer in (text, stream):
+        event = usage_event(ai_sdk.tenant, answer["id"])
+        assert answer["usage"] == {
+            "inputTokens": event["prompt_tokens"],
+            "outputTokens": event["completion_tokens"],
+            "totalTokens": event["total_tokens"],
+        }
+        assert event["metadata"]["x_title"] == "AI SDK test"
+        assert event["metadata"]["http_referer"] == "https://app.example.test"
+    assert usage_event(ai_sdk.tenant, stream["id"])["metadata"]["stream"] is True
+
+
+def test_ai_sdk_generate_object_with_a_zod_schema(ai_sdk: AiRun) -> None:
+    result = ai_sdk.results["object"]
+    assert result["finishReason"] == "stop" and result["usage"]["outputTokens"] > 0
+    recipe = result["object"]
+    assert set(recipe) == {"title", "servings", "vegetarian", "ingredients"}
+    assert isinstance(recipe["servings"], int) and isinstance(recipe["ingredients"], list)
+
+
+def test_ai_sdk_tool_loop_calls_then_answers(ai_sdk: AiRun) -> None:
+    loop = ai_sdk.results["tools"]
+    assert loop["steps"] == 2 and loop["firstFinishReason"] == "tool-calls"
+    [call] = loop["toolCalls"]
+    assert call["name"] == "get_weather" and loop["executed"] == [call["input"]]
+    assert loop["toolResults"][0]["temperature"] == 21
+    assert '"temperature":21' in loop["text"] and loop["finishReason"] == "stop"
+    assert loop["totalUsage"]["totalTokens"] > 0
+    streamed = ai_sdk.results["stream_tools"]
+    assert streamed["finishReason"] == "tool-calls"
+    assert [c["name"] for c in streamed["toolCalls"]] == ["get_weather"]
+    assert streamed["usage"]["outputTokens"] > 0
+
+
+def test_ai_sdk_errors(ai_sdk: AiRun) -> None:
+    cut = ai_sdk.results["stream_cut"]
+    assert cut["finishReason"] == "error" and "error" in cut["types"]
+    assert "cut after 3 chunks" in cut["error"]
+    unknown = ai_sdk.results["unknown_model"]
+    assert unknown["is_api_call_error"] and unknown["statusCode"] == 404
+    assert unknown["code"] == "model_not_found" and unknown["isRetryable"] is False
+    broke = ai_sdk.results["no_credits"]
+    assert broke["statusCode"] == 402 and broke["code"] == "insufficient_credits"
+    assert broke["isRetryable"] is False
