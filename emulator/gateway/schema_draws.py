@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from emulator.gateway.pattern_values import string_for_pattern
 from emulator.gateway.schema_meet import KINDS, meet
-from emulator.gateway.schema_numbers import strict_number
+from emulator.gateway.schema_numbers import chosen_bound, strict_number
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -205,12 +205,12 @@ def _integer(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -
 
 
 def _bounds(schema: dict[str, Any], low: float, high: float) -> tuple[float, float]:
-    low = schema.get("minimum", low)
-    high = schema.get("maximum", max(high, low + 1))
-    if "exclusiveMinimum" in schema:
-        low = schema["exclusiveMinimum"] + 1
-    if "exclusiveMaximum" in schema:
-        high = schema["exclusiveMaximum"] - 1
+    low = chosen_bound(schema, "minimum", low)
+    high = chosen_bound(schema, "maximum", max(high, low + 1))
+    if (exclusive := chosen_bound(schema, "exclusiveMinimum")) is not None:
+        low = exclusive + 1
+    if (exclusive := chosen_bound(schema, "exclusiveMaximum")) is not None:
+        high = exclusive - 1
     return low, max(low, high)
 
 

@@ -7,6 +7,22 @@ import random
 from fractions import Fraction
 from typing import Any
 
+# zod, the usual source of JSON schemas in JavaScript, writes +-(2**53 - 1) as the
+# bounds of every `.int()`: the limits of the type, not a range the caller chose. A
+# model answers such a field with a small number, so these bounds (and any wider)
+# count as absent; every drawn value is still within them.
+JS_SAFE_INTEGER = 2**53 - 1
+
+
+def chosen_bound(schema: dict[str, Any], key: str, default: Any = None) -> Any:
+    """`schema[key]` (`minimum`, `exclusiveMaximum`, ...), or `default` when it is absent
+    or only the limit of JavaScript's safe integers."""
+    bound = schema.get(key)
+    if bound is None:
+        return default
+    is_number = isinstance(bound, (int, float)) and not isinstance(bound, bool)
+    return default if is_number and abs(bound) >= JS_SAFE_INTEGER else bound
+
 
 def strict_number(schema: dict[str, Any], rng: random.Random, *, integer: bool) -> Any:
     low, high, open_low, open_high, open_ended = _strict_bounds(schema, integer)
@@ -27,13 +43,13 @@ def strict_number(schema: dict[str, Any], rng: random.Random, *, integer: bool) 
 
 def _strict_bounds(schema: dict[str, Any], integer: bool) -> tuple[Any, Any, bool, bool, bool]:
     """(low, high, low excluded, high excluded, no upper bound given)."""
-    low: Any = schema.get("minimum")
-    high: Any = schema.get("maximum")
+    low: Any = chosen_bound(schema, "minimum")
+    high: Any = chosen_bound(schema, "maximum")
     open_low = open_high = False
-    exclusive = schema.get("exclusiveMinimum")
+    exclusive = chosen_bound(schema, "exclusiveMinimum")
     if isinstance(exclusive, (int, float)) and (low is None or exclusive >= low):
         low, open_low = exclusive, True
-    exclusive = schema.get("exclusiveMaximum")
+    exclusive = chosen_bound(schema, "exclusiveMaximum")
     if isinstance(exclusive, (int, float)) and (high is None or exclusive <= high):
         high, open_high = exclusive, True
     open_ended = high is None

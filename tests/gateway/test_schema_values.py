@@ -402,3 +402,39 @@ def _tool_arguments(http: Any, schema: dict[str, Any]) -> Any:
     assert reply.status_code == 200, reply.text
     call = reply.json()["choices"][0]["message"]["tool_calls"][0]
     return json.loads(call["function"]["arguments"])
+
+
+SAFE = 2**53 - 1  # zod writes +-SAFE as the bounds of every `.int()`
+ZOD_INTEGERS = {
+    "type": "object",
+    "properties": {
+        "plain": {"type": "integer", "minimum": -SAFE, "maximum": SAFE},
+        "at_least_2": {"type": "integer", "minimum": 2, "maximum": SAFE},
+        "positive": {"type": "integer", "exclusiveMinimum": 0, "maximum": SAFE},
+        "at_most_7": {"type": "integer", "minimum": -SAFE, "maximum": 7},
+        "below_minus_5": {"type": "integer", "minimum": -SAFE, "maximum": -5},
+        "step_5": {"type": "integer", "minimum": -SAFE, "maximum": SAFE, "multipleOf": 5},
+    },
+    "required": ["plain", "at_least_2", "positive", "at_most_7", "below_minus_5", "step_5"],
+    "additionalProperties": False,
+}
+
+
+def test_zod_integer_bounds_are_the_type_not_a_range() -> None:
+    """`z.number().int()` gets a number a model would write, not one near 9e15."""
+    for seed in range(12):
+        value = value_for(ZOD_INTEGERS, random.Random(seed))
+        assert_valid(ZOD_INTEGERS, value)
+        assert 1 <= value["plain"] <= 100 and 2 <= value["at_least_2"] <= 100
+        assert 1 <= value["positive"] <= 100 and -93 <= value["at_most_7"] <= 7
+        assert -105 <= value["below_minus_5"] <= -5 and abs(value["step_5"]) <= 600
+
+
+def test_structured_output_with_zod_integers_over_http(tenant: Tenant) -> None:
+    body = {"model": "openai/gpt-4o", "messages": HI, "response_format": _chat_format(ZOD_INTEGERS)}
+    with tenant.client() as http:
+        reply = http.post("/chat/completions", json=body)
+    assert reply.status_code == 200, reply.text
+    value = json.loads(reply.json()["choices"][0]["message"]["content"])
+    assert_valid(ZOD_INTEGERS, value)
+    assert all(abs(number) <= 600 for number in value.values())
