@@ -37,14 +37,26 @@ _COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "str
 
 @dataclass(frozen=True)
 class ScriptedReply:
-    """A reply the fixtures script for messages matching a pattern (fixtures/replies.yaml)."""
+    """A reply the fixtures script for messages matching a pattern (fixtures/replies.yaml):
+    a text (`reply`) or tool calls (`tool_calls`: names and compact JSON arguments)."""
 
     pattern: re.Pattern[str]
-    reply: str
+    reply: str | None
     models: tuple[str, ...]
+    tool_calls: tuple[tuple[str, str], ...] = ()
 
     def answers(self, model: str, text: str) -> bool:
         return (not self.models or model in self.models) and bool(self.pattern.search(text))
+
+    @classmethod
+    def stored(cls, rule: dict[str, Any]) -> ScriptedReply:
+        """A rule as the store keeps it (`ReplyFixture.stored`)."""
+        calls = tuple(
+            (call["name"], json.dumps(call.get("arguments") or {}, separators=(",", ":")))
+            for call in rule.get("tool_calls") or ()
+        )
+        pattern = re.compile(rule["pattern"], re.IGNORECASE)
+        return cls(pattern, rule.get("reply"), tuple(rule.get("models") or ()), calls)
 
 
 @dataclass(frozen=True)
@@ -118,10 +130,7 @@ def build_view(
         pricing_bytes=encode(pricing_body),
         providers=providers,
         fees=Fees(pricing_body["platform_fee_percent"], pricing_body["minimum_charge_micros"]),
-        replies=tuple(
-            ScriptedReply(re.compile(r["pattern"], re.IGNORECASE), r["reply"], tuple(r["models"]))
-            for r in replies or ()
-        ),
+        replies=tuple(ScriptedReply.stored(r) for r in replies or ()),
     )
 
 

@@ -119,6 +119,7 @@ class ChatCompletionRequest(_Open):
     n: Annotated[int, Field(ge=1, le=8)] | None = None
     tools: Annotated[list[ToolDef], Field(max_length=128)] | None = None
     tool_choice: Literal["auto", "none", "required"] | NamedToolChoice | None = None
+    parallel_tool_calls: bool | None = None
     response_format: ResponseFormat | None = None
     stream: bool | None = None
     stream_options: StreamOptions | None = None

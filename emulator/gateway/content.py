@@ -4,9 +4,14 @@
 - A message containing `[emulator:tokens=N]` gets an answer of exactly N tokens
   (before `max_tokens`), for tests and benchmarks of long answers.
 - With tools: `tool_choice` `required` or a named tool always calls one;
-  `auto` calls the first tool when the last message is the user's; after a
-  tool result the answer refers to that result. Arguments validate against
+  `auto` calls the first tool when the last message is the user's; after
+  tool results the answer refers to each of them. Arguments validate against
   the tool's JSON schema.
+- A scripted reply (fixtures/replies.yaml) whose pattern matches the last user
+  message answers with its text, or makes its tool calls (all of them, or
+  the first when `parallel_tool_calls` is false) when the request offers
+  every tool it names and `tool_choice` allows them; a text reply gives way
+  to generated tool calls, as before tool calls could be scripted.
 - `response_format` `json_schema` gets JSON valid against the schema;
   `json_object` gets a JSON object.
 - Otherwise a few sentences about the words of the last user message.
@@ -128,13 +133,14 @@ def generate(
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
     input_tokens = prompt_tokens(request, family)
-    calls = _tool_calls(request, lazy)
+    rule = _scripted(model, request, replies)
+    if rule is not None and rule.tool_calls:
+        calls = _scripted_calls(rule, request, lazy)
+    else:
+        calls = _tool_calls(request, lazy)
     if calls:
-        arguments = sum(count_text(c.name + c.arguments, family) for c in calls)
-        if request.max_tokens is not None and arguments > request.max_tokens:
-            return _cut_call(calls[0], family, request.max_tokens, input_tokens)
-        return Completion(None, calls, "tool_calls", input_tokens, arguments)
-    text = _scripted(model, request, replies) or _text(model, request, family, lazy)
+        return _called(calls, family, request.max_tokens, input_tokens)
+    text = (rule.reply if rule is not None else None) or _text(model, request, family, lazy)
     finish: FinishReason = "stop"
     for stop in request.stop:
         if stop and stop in text:
@@ -146,21 +152,71 @@ def generate(
     return Completion(text, (), "length" if cut else finish, input_tokens, output_tokens)
 
 
-def _cut_call(call: ToolCall, family: str, max_tokens: int, input_tokens: int) -> Completion:
-    """A tool call that ran out of tokens, as a real model's does: its name, the start
-    of its arguments (not valid JSON), finish `length`, and exactly `max_tokens` spent."""
-    room = max(max_tokens - count_text(call.name, family), 0)
-    arguments = truncate(call.arguments, family, room)[0]
-    return Completion(
-        None, (ToolCall(call.id, call.name, arguments),), "length", input_tokens, max_tokens
-    )
+def _called(
+    calls: tuple[ToolCall, ...], family: str, max_tokens: int | None, input_tokens: int
+) -> Completion:
+    """An answer of tool calls: each costs the tokens of its name and arguments."""
+    counts = [count_text(c.name + c.arguments, family) for c in calls]
+    spent = sum(counts)
+    if max_tokens is None or spent <= max_tokens:
+        return Completion(None, calls, "tool_calls", input_tokens, spent)
+    return _cut_calls(calls, counts, family, max_tokens, input_tokens)
 
 
-def _scripted(model: str, request: Request, replies: tuple[ScriptedReply, ...]) -> str | None:
+def _cut_calls(
+    calls: tuple[ToolCall, ...], counts: list[int], family: str, max_tokens: int, input_tokens: int
+) -> Completion:
+    """Tool calls that ran out of tokens, as a real model's do: the calls that fit, then
+    the name and the start of the arguments (not valid JSON) of the one that did not;
+    finish `length`, and exactly `max_tokens` spent."""
+    kept: list[ToolCall] = []
+    used = 0
+    for call, count in zip(calls, counts, strict=True):
+        if used + count > max_tokens:
+            room = max(max_tokens - used - count_text(call.name, family), 0)
+            kept.append(ToolCall(call.id, call.name, truncate(call.arguments, family, room)[0]))
+            break
+        kept.append(call)
+        used += count
+    return Completion(None, tuple(kept), "length", input_tokens, max_tokens)
+
+
+def _scripted(
+    model: str, request: Request, replies: tuple[ScriptedReply, ...]
+) -> ScriptedReply | None:
+    """The first scripted reply for this request: its pattern matches the last user
+    message, its `models` the model, and the request allows the tool calls it makes."""
     last = request.messages[-1] if request.messages else None
     if last is None or last.role != "user" or request.response_format:
         return None
-    return next((r.reply for r in replies if r.answers(model, last.text.strip())), None)
+    text = last.text.strip()
+    for rule in replies:
+        if rule.answers(model, text) and (not rule.tool_calls or _allows(request, rule)):
+            return rule
+    return None
+
+
+def _allows(request: Request, rule: ScriptedReply) -> bool:
+    """Whether the request offers every tool the rule calls, and `tool_choice` lets it
+    call them: not `none`, and a named tool only if the rule calls that tool alone."""
+    choice = request.tool_choice
+    if choice == "none":
+        return False
+    named = {name for name, _ in rule.tool_calls}
+    if choice not in ("auto", "required") and named != {choice}:
+        return False
+    return named <= {t.name for t in request.tools}
+
+
+def _scripted_calls(rule: ScriptedReply, request: Request, lazy: LazyRng) -> tuple[ToolCall, ...]:
+    """The rule's calls (the first alone without `parallel_tool_calls`), with ids drawn
+    as a generated call's are: the same request gives the same ids."""
+    wanted = rule.tool_calls if request.parallel_tool_calls else rule.tool_calls[:1]
+    rng = lazy()
+    return tuple(
+        ToolCall(id=f"call_{rng.getrandbits(64):016x}", name=name, arguments=arguments)
+        for name, arguments in wanted
+    )
 
 
 def prompt_tokens(request: Request, family: str) -> int:
@@ -201,7 +257,7 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
     last = request.messages[-1]
     if last.role == "tool":
-        return _after_tool(request.messages, last)
+        return _after_tools(request.messages)
     if model == "emulator/echo":
         return prompt
     wanted = _TOKENS_DIRECTIVE.search(prompt)
@@ -211,12 +267,24 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     return _sentences(prompt, rng, rng.randint(3, 6))
 
 
-def _after_tool(messages: tuple[Message, ...], result: Message) -> str:
+def _after_tools(messages: tuple[Message, ...]) -> str:
+    """An answer to the tool results that end the conversation (several after parallel
+    calls): a sentence about each, in order."""
+    results: list[Message] = []
+    for message in reversed(messages):
+        if message.role != "tool":
+            break
+        results.insert(0, message)
+    said = [_about_result(messages, result) for result in results]
+    return " ".join(said) + " Let me know what you would like next."
+
+
+def _about_result(messages: tuple[Message, ...], result: Message) -> str:
     name = next(
         (c.name for m in messages for c in m.tool_calls if c.id == result.tool_call_id), "the tool"
     )
     snippet = result.text if len(result.text) <= 200 else result.text[:200] + "..."
-    return f"According to {name}, the result is: {snippet}. Let me know what you would like next."
+    return f"According to {name}, the result is: {snippet}."
 
 
 def _topics(prompt: str, rng: random.Random) -> tuple[str, str]:

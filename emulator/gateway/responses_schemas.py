@@ -89,6 +89,7 @@ class ResponsesRequest(_Open):
     max_output_tokens: Annotated[int, Field(ge=1)] | None = None
     tools: Annotated[list[FunctionTool], Field(max_length=128)] | None = None
     tool_choice: Literal["auto", "none", "required"] | NamedTool | None = None
+    parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None

@@ -130,9 +130,47 @@ class WorldFixture(_Strict):
         return parse_iso(self.clock_start)
 
 
+class ScriptedCallFixture(_Strict):
+    """One tool call a scripted reply makes: the tool's name and its arguments."""
+
+    name: str
+    arguments: dict[str, Any] = {}
+
+    @field_validator("name")
+    @classmethod
+    def _a_tool_name(cls, value: str) -> str:
+        import re
+
+        if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", value):
+            raise ValueError(
+                f"a tool call needs the name of a tool (1-64 letters, digits, _ or -), "
+                f"not {value!r}"
+            )
+        return value
+
+    @field_validator("arguments", mode="before")
+    @classmethod
+    def _json_object(cls, value: Any) -> Any:
+        import json
+
+        if not isinstance(value, dict):
+            raise ValueError(
+                "arguments must be a mapping of argument names to values "
+                f"(e.g. {{city: Paris}}), not {type(value).__name__}"
+            )
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:  # a YAML date or .nan, say
+            raise ValueError(f"arguments must be plain JSON values ({exc}); quote dates") from exc
+        return value
+
+
 class ReplyFixture(_Strict):
+    """A scripted reply: `reply` (a text answer) or `tool_calls` (tool calls), not both."""
+
     pattern: str
-    reply: str
+    reply: str | None = None
+    tool_calls: list[ScriptedCallFixture] | None = None
     models: list[str] = []
 
     @field_validator("pattern")
@@ -145,6 +183,21 @@ class ReplyFixture(_Strict):
         except re.error as exc:
             raise ValueError(f"not a regular expression: {exc}") from exc
         return value
+
+    @model_validator(mode="after")
+    def _reply_or_calls(self) -> ReplyFixture:
+        if (self.reply is None) == (self.tool_calls is None):
+            raise ValueError(
+                "a scripted reply has either `reply` (the text) or `tool_calls` "
+                f"(a list of {{name, arguments}}), not {'both' if self.reply else 'neither'}"
+            )
+        if self.tool_calls == []:
+            raise ValueError("`tool_calls` needs at least one {name, arguments}")
+        return self
+
+    def stored(self) -> dict[str, Any]:
+        """As the store keeps it (and `GET /_emulator/replies` shows it)."""
+        return self.model_dump(exclude_none=True)
 
 
 class VideoModelFixture(_Strict):

@@ -22,7 +22,7 @@ from emulator.store.meta import set_platform
 def seed(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, now: str) -> None:
     set_platform(conn, "pricing", fx.pricing.model_dump())
     set_platform(conn, "world", fx.world.model_dump())
-    set_platform(conn, "replies", [r.model_dump() for r in fx.replies])
+    set_platform(conn, "replies", [r.stored() for r in fx.replies])
     set_platform(conn, "video", fx.video.model_dump(mode="json"))
     for position, provider in enumerate(fx.providers):
         body = provider.model_dump(exclude={"name", "wire_format", "status", "latency_ms"})

@@ -38,3 +38,32 @@ def test_generated_text_and_tool_arguments_make_one_generator() -> None:
     tool = Tool("lookup", "", {"type": "object", "properties": {"q": {"type": "string"}}})
     arguments, made = ask("openai/gpt-4o", tools=(tool,))
     assert made == 1 and arguments and arguments.startswith("{")
+
+
+def scripted(pattern: str, reply: str | None = None, *calls: str, models: tuple = ()) -> object:
+    from emulator.gateway.catalog import ScriptedReply
+
+    rule = {"pattern": pattern, "reply": reply, "models": list(models)}
+    rule["tool_calls"] = [{"name": name, "arguments": {"n": 1}} for name in calls]
+    return ScriptedReply.stored(rule)
+
+
+def answer(model: str, replies: tuple, **fields: object) -> tuple[str | None, list[str]]:
+    request = Request(messages=(Message(role="user", text="Book it "),), **fields)  # type: ignore[arg-type]
+    completion = generate(model, request, "chat", LazyRng(Counted()), replies)  # type: ignore[arg-type]
+    return completion.text, [call.name for call in completion.tool_calls]
+
+
+def test_the_first_scripted_reply_that_applies_wins() -> None:
+    tools = tuple(Tool(name, "", {"type": "object"}) for name in ("book", "notify"))
+    both = scripted("^book", None, "book", "notify")
+    for_b = scripted("^book", None, "notify", models=("a/b",))
+    text = scripted("book it", "Booked.")
+    assert answer("a/b", (both, text), tools=tools) == (None, ["book", "notify"])
+    assert answer("a/b", (for_b, both), tools=tools) == (None, ["notify"])
+    assert answer("c/d", (for_b, both), tools=tools) == (None, ["book", "notify"])
+    # A rule whose tools are not all offered does not apply: the next one does.
+    assert answer("a/b", (both, text), tools=tools[:1], tool_choice="none") == ("Booked.", [])
+    assert answer("a/b", (both, text)) == ("Booked.", [])
+    # A text rule gives way to a generated tool call, as before tool calls were scripted.
+    assert answer("a/b", (text, both), tools=tools) == (None, ["book"])

@@ -1,4 +1,5 @@
-"""The translation matrix over HTTP: client format x provider format x stream x text/tool."""
+"""The translation matrix over HTTP: client format x provider format x stream x text, one
+tool call or several."""
 
 from __future__ import annotations
 
@@ -19,6 +20,13 @@ PARAMS = {
 }
 CHAT_TOOL = {"type": "function", "function": {"name": "search", "parameters": PARAMS}}
 RESPONSES_TOOL = {"type": "function", "name": "search", "parameters": PARAMS}
+# Several calls in one answer: the demo fixtures script this question as two calls.
+SEVERAL = "What is the weather in Paris and London?"
+WEATHER = {"type": "object", "properties": {"city": {"type": "string"}}}
+SCRIPTED = [
+    ("get_weather", '{"city":"Paris","unit":"celsius"}'),
+    ("get_weather", '{"city":"London","unit":"celsius"}'),
+]
 
 
 @pytest.fixture
@@ -26,57 +34,74 @@ def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
     return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
 
 
-def chat(client: openai.OpenAI, provider: str, stream: bool, tool: bool) -> tuple[str, str]:
+Calls = list[tuple[str, str]]  # (name, arguments) of each tool call, in order
+
+
+def chat(client: openai.OpenAI, provider: str, stream: bool, tool: str) -> tuple[str, Calls]:
     kwargs: dict = {
         "model": "emulator/echo",
         "messages": [{"role": "user", "content": f"matrix {provider}"}],
         "extra_body": {"provider": {"only": [provider]}},
     }
-    if tool:
+    if tool == "tool":
         kwargs |= {"tools": [CHAT_TOOL], "tool_choice": "required"}
+    elif tool == "tools":
+        weather = {"name": "get_weather", "parameters": WEATHER}
+        kwargs |= {"tools": [{"type": "function", "function": weather}]}
+        kwargs["messages"] = [{"role": "user", "content": SEVERAL}]
     if not stream:
         message = client.chat.completions.create(**kwargs).choices[0].message
-        arguments = message.tool_calls[0].function.arguments if tool else ""
-        return message.content or "", arguments
-    text, arguments = "", ""
+        calls = [(c.function.name, c.function.arguments) for c in message.tool_calls or ()]
+        return message.content or "", calls
+    text, streamed = "", {}
     for chunk in client.chat.completions.create(stream=True, **kwargs):
         for choice in chunk.choices:
             text += choice.delta.content or ""
             for call in choice.delta.tool_calls or ():
-                arguments += call.function.arguments or ""
-    return text, arguments
+                name, arguments = streamed.get(call.index, ("", ""))
+                streamed[call.index] = (
+                    name + (call.function.name or ""),
+                    arguments + (call.function.arguments or ""),
+                )
+    return text, [streamed[index] for index in sorted(streamed)]
 
 
-def responses(client: openai.OpenAI, provider: str, stream: bool, tool: bool) -> tuple[str, str]:
+def responses(client: openai.OpenAI, provider: str, stream: bool, tool: str) -> tuple[str, Calls]:
     kwargs: dict = {
         "model": "emulator/echo",
         "input": f"matrix {provider}",
         "extra_body": {"provider": {"only": [provider]}},
     }
-    if tool:
+    if tool == "tool":
         kwargs |= {"tools": [RESPONSES_TOOL], "tool_choice": "required"}
+    elif tool == "tools":
+        weather = {"type": "function", "name": "get_weather", "parameters": WEATHER}
+        kwargs |= {"tools": [weather], "input": SEVERAL}
     if not stream:
         response = client.responses.create(**kwargs)
     else:
         events = list(client.responses.create(stream=True, **kwargs))
         response = events[-1].response
     calls = [item for item in response.output if item.type == "function_call"]
-    return response.output_text, calls[0].arguments if calls else ""
+    return response.output_text, [(c.name, c.arguments) for c in calls]
 
 
-@pytest.mark.parametrize("tool", [False, True], ids=["text", "tool"])
+@pytest.mark.parametrize("tool", ["text", "tool", "tools"])
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
 @pytest.mark.parametrize("provider", PROVIDERS)
 @pytest.mark.parametrize("client_format", ["chat", "responses"])
 def test_matrix(
-    client: openai.OpenAI, client_format: str, provider: str, stream: bool, tool: bool
+    client: openai.OpenAI, client_format: str, provider: str, stream: bool, tool: str
 ) -> None:
     call = chat if client_format == "chat" else responses
-    text, arguments = call(client, provider, stream, tool)
-    if tool:
-        jsonschema.validate(json.loads(arguments), PARAMS)
+    text, calls = call(client, provider, stream, tool)
+    if tool == "tool":
+        assert [name for name, _ in calls] == ["search"]
+        jsonschema.validate(json.loads(calls[0][1]), PARAMS)
+    elif tool == "tools":
+        assert calls == SCRIPTED and text == ""
     else:
-        assert text == f"matrix {provider}"
+        assert text == f"matrix {provider}" and calls == []
 
 
 def test_async_client(emulator: EmulatorHandle, tenant: Tenant) -> None:
