@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from litestar import Controller, get, post
+from typing import Any
+
+from litestar import Controller, get, post, put
 from litestar.params import FromPath, JSONBody
 
-from emulator.control import service
+from emulator.control import replies, service
 from emulator.control.schemas import (
     AccountOut,
     ClockOut,
@@ -13,6 +15,7 @@ from emulator.control.schemas import (
     HealthOut,
     ProviderOut,
     ProviderSet,
+    RepliesSet,
     ResetOut,
     TenantCreate,
     TenantOut,
@@ -80,3 +83,15 @@ class ControlController(Controller):
     @post("/clock", status_code=200, summary="Advance or set the virtual clock (never back)")
     async def set_clock(self, rt: RuntimeDep, data: JSONBody[ClockSet]) -> ClockOut:
         return service.set_clock(rt, data)
+
+    @get("/replies", summary="The scripted replies in force, as in fixtures/replies.yaml")
+    async def get_replies(self, rt: RuntimeDep) -> dict[str, Any]:
+        return replies.current(rt)
+
+    @put(
+        "/replies",
+        status_code=200,
+        summary="Replace the scripted replies (checked as the fixtures' are) until a reset",
+    )
+    async def set_replies(self, rt: RuntimeDep, data: JSONBody[RepliesSet]) -> dict[str, Any]:
+        return replies.replace(rt, data)

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt, model_validator
 
 from emulator.bodies import RequestBody, WireModel
+from emulator.store.fixtures import ReplyFixture
 
 USD_PATTERN = r"^[0-9]+(\.[0-9]{1,6})?$"  # up to six decimals: whole micros
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
@@ -116,3 +117,9 @@ class ResetOut(WireModel):
     status: Literal["reset"] = "reset"
     took_ms: float
     clock: ClockOut
+
+
+class RepliesSet(RequestBody):
+    """The scripted replies, shaped as `fixtures/replies.yaml` (its `replies` list)."""
+
+    replies: Annotated[list[ReplyFixture], Field(max_length=1000)]
