@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.auth.credentials import Caller
 from emulator.faults import apply as fault_apply
 from emulator.gateway import service
-from emulator.gateway.canonical import Delta, Finish, TextDelta
+from emulator.gateway.canonical import Delta, Finish, TextDelta, ToolArgumentsDelta, ToolCallStart
 from emulator.gateway.tokens import count_text
 
 if TYPE_CHECKING:
@@ -78,7 +78,9 @@ async def paced_stream(
     render: Callable[[Iterator[Delta]], Iterator[bytes]],
     tail: bytes = b"",
 ) -> AsyncIterator[bytes]:
-    sent: list[str] = []
+    # What the renderer took, in order: the answer's text (owner None) and each tool
+    # call's name and argument fragments (owner: its choice and index).
+    sent: list[tuple[tuple[int, int] | None, str]] = []
     finish: list[Finish] = []
     provider = rt.catalog.view().providers[served.route.provider]
     slow = provider.status == "slow" or provider.body.get("behavior") == "slow"
@@ -87,7 +89,11 @@ async def paced_stream(
     def tracked() -> Iterator[Delta]:
         for delta in served.deltas:
             if isinstance(delta, TextDelta):
-                sent.append(delta.text)
+                sent.append((None, delta.text))
+            elif isinstance(delta, ToolCallStart):
+                sent.append(((delta.choice, delta.index), delta.name))
+            elif isinstance(delta, ToolArgumentsDelta):
+                sent.append(((delta.choice, delta.index), delta.fragment))
             elif isinstance(delta, Finish):
                 finish.append(delta)
             yield delta
@@ -113,5 +119,14 @@ async def paced_stream(
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
         output = sum(end.output_tokens for end in ends)
         if len(finish) < len(ends):  # the client left before the end: count what was sent
-            output = count_text("".join(sent), served.route.wire_format)
+            output = _sent_tokens(sent, served.route.wire_format)
         service.record_usage(rt, caller, call, served, ends[0].input_tokens, output)
+
+
+def _sent_tokens(sent: list[tuple[tuple[int, int] | None, str]], family: str) -> int:
+    """Output tokens of what was sent, counted as a whole answer counts them: the text,
+    and each tool call's name with its arguments."""
+    pieces: dict[tuple[int, int] | None, list[str]] = {}
+    for owner, text in sent:
+        pieces.setdefault(owner, []).append(text)
+    return sum(count_text("".join(texts), family) for texts in pieces.values())

@@ -247,3 +247,32 @@ def test_a_stream_cut_after_its_role_chunk_bills_no_output(tenant: Tenant) -> No
     with tenant.client() as c:
         event = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
     assert event["completion_tokens"] == 0  # nothing of the answer was sent
+
+
+@pytest.mark.parametrize("model", ["openai/gpt-4o", "anthropic/claude-sonnet-4", "emulator/echo"])
+def test_a_stream_cut_inside_a_tool_call_bills_what_of_it_was_sent(
+    tenant: Tenant, model: str
+) -> None:
+    tool = {
+        "type": "function",
+        "function": {
+            "name": "lookup",
+            "parameters": {
+                "type": "object",
+                "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+                "required": ["query", "limit"],
+            },
+        },
+    }
+    body = {**CHAT, "model": model, "tools": [tool], "tool_choice": "required", "stream": True}
+
+    def completion_tokens(headers: dict[str, str]) -> tuple[int, int]:
+        with tenant.client(headers=headers) as c:
+            lines = [x for x in c.post("/chat/completions", json=body).text.split("\n\n") if x]
+            event = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
+        return len(lines), int(event["completion_tokens"])
+
+    whole_lines, whole = completion_tokens({})
+    cut_lines, cut = completion_tokens({"X-Emulator-Fault": "cut=3"})  # role, name, arguments
+    assert whole_lines > cut_lines
+    assert 0 < cut < whole  # the call's name and first arguments were sent and are billed
