@@ -116,6 +116,34 @@ class Journal:
         self._handle.control("DELETE", "/requests")
 
 
+Rules = list[dict[str, Any]]  # scripted replies, as fixtures/replies.yaml writes them
+
+
+class Replies:
+    """Scripted replies in force (fixtures/replies.yaml's rules):
+    `with emulator.replies.scripted({"pattern": "^hi$", "tool_calls": [...]}):`"""
+
+    def __init__(self, handle: EmulatorHandle) -> None:
+        self._handle = handle
+
+    def list(self) -> Rules:
+        return list(self._handle.control("GET", "/replies")["replies"])
+
+    def set(self, rules: Rules) -> Rules:
+        """Replace every rule (a 422 names the field of a bad one)."""
+        return list(self._handle.control("PUT", "/replies", {"replies": rules})["replies"])
+
+    @contextmanager
+    def scripted(self, *rules: dict[str, Any]) -> Iterator[Rules]:
+        """These rules first (the first match wins), then those in force; afterwards
+        the rules in force before."""
+        before = self.list()
+        try:
+            yield self.set([*rules, *before])
+        finally:
+            self.set(before)
+
+
 class Snapshots:
     def __init__(self, handle: EmulatorHandle) -> None:
         self._handle = handle
@@ -154,6 +182,7 @@ class EmulatorHandle:
         self.faults = Faults(self)
         self.journal = Journal(self)
         self.snapshots = Snapshots(self)
+        self.replies = Replies(self)
 
     def control(self, method: str, path: str, json: Any = None) -> Any:
         response = self._control.request(method, path, json=json)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import httpx
 import pytest
 
-from emulator.testing import EmulatorHandle
+from emulator.testing import EmulatorHandle, Tenant
 
 pytest_plugins = ["pytester"]
 
@@ -121,3 +122,47 @@ def test_the_toolkit_works_under_xdist_with_each_worker_isolated(
     assert set(urls) == {"gw0", "gw1"}  # both workers ran tests...
     assert all(len(u) == 1 for u in urls.values())  # ...each on one emulator...
     assert urls["gw0"] != urls["gw1"]  # ...of its own
+
+
+WEATHER_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+
+
+def _first_call_arguments(tenant: Tenant) -> str:
+    body = {
+        "model": "openai/gpt-4o",
+        "messages": [{"role": "user", "content": "plugin weather test"}],
+        "tools": [WEATHER_TOOL],
+    }
+    with tenant.client() as c:
+        message = c.post("/chat/completions", json=body).json()["choices"][0]["message"]
+    return str(message["tool_calls"][0]["function"]["arguments"])
+
+
+def test_scripted_replies_apply_inside_the_block_only(
+    emulator: EmulatorHandle, emulator_tenant: Tenant
+) -> None:
+    before = emulator.replies.list()
+    rule = {
+        "pattern": "^plugin weather test$",
+        "tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}],
+    }
+    with emulator.replies.scripted(rule) as rules:
+        assert rules[0]["pattern"] == rule["pattern"] and rules[1:] == before
+        assert _first_call_arguments(emulator_tenant) == '{"city":"Oslo"}'
+    assert emulator.replies.list() == before
+    assert _first_call_arguments(emulator_tenant) != '{"city":"Oslo"}'  # generated again
+
+
+def test_a_bad_scripted_reply_is_refused_and_changes_nothing(emulator: EmulatorHandle) -> None:
+    before = emulator.replies.list()
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        emulator.replies.set([{"pattern": "(", "reply": "never"}])
+    assert refused.value.response.status_code == 422
+    assert refused.value.response.json()["error"]["param"] == "replies[0].pattern"
+    assert emulator.replies.list() == before
