@@ -78,9 +78,9 @@ async def paced_stream(
     render: Callable[[Iterator[Delta]], Iterator[bytes]],
     tail: bytes = b"",
 ) -> AsyncIterator[bytes]:
-    # What the renderer took, in order: the answer's text (owner None) and each tool
-    # call's name and argument fragments (owner: its choice and index).
-    sent: list[tuple[tuple[int, int] | None, str]] = []
+    # What the renderer took, in order: each choice's text (owner: the choice and -1)
+    # and each tool call's name and argument fragments (owner: its choice and index).
+    sent: list[tuple[tuple[int, int], str]] = []
     finish: list[Finish] = []
     provider = rt.catalog.view().providers[served.route.provider]
     slow = provider.status == "slow" or provider.body.get("behavior") == "slow"
@@ -89,7 +89,7 @@ async def paced_stream(
     def tracked() -> Iterator[Delta]:
         for delta in served.deltas:
             if isinstance(delta, TextDelta):
-                sent.append((None, delta.text))
+                sent.append(((delta.choice, -1), delta.text))
             elif isinstance(delta, ToolCallStart):
                 sent.append(((delta.choice, delta.index), delta.name))
             elif isinstance(delta, ToolArgumentsDelta):
@@ -123,10 +123,11 @@ async def paced_stream(
         service.record_usage(rt, caller, call, served, ends[0].input_tokens, output)
 
 
-def _sent_tokens(sent: list[tuple[tuple[int, int] | None, str]], family: str) -> int:
-    """Output tokens of what was sent, counted as a whole answer counts them: the text,
-    and each tool call's name with its arguments."""
-    pieces: dict[tuple[int, int] | None, list[str]] = {}
+def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> int:
+    """Output tokens of what was sent, counted as a whole answer counts them: each
+    choice's text on its own (joined, the last word of one and the first of the next
+    would count as one), and each tool call's name with its arguments."""
+    pieces: dict[tuple[int, int], list[str]] = {}
     for owner, text in sent:
         pieces.setdefault(owner, []).append(text)
     return sum(count_text("".join(texts), family) for texts in pieces.values())

@@ -276,3 +276,26 @@ def test_a_stream_cut_inside_a_tool_call_bills_what_of_it_was_sent(
     cut_lines, cut = completion_tokens({"X-Emulator-Fault": "cut=3"})  # role, name, arguments
     assert whole_lines > cut_lines
     assert 0 < cut < whole  # the call's name and first arguments were sent and are billed
+
+
+def test_a_stream_of_several_answers_cut_after_their_text_bills_each_answer_whole(
+    tenant: Tenant,
+) -> None:
+    # Two answers cut at max_tokens end in a word and start with one: counted joined,
+    # "rivers" + "In short" was one token fewer than the answers hold.
+    body = {
+        **CHAT,
+        "messages": [{"role": "user", "content": "tell me about rivers and mountains"}],
+        "n": 2,
+        "max_tokens": 7,
+        "stream": True,
+    }
+    with tenant.client() as c:
+        whole = c.post("/chat/completions", json={**body, "stream": False}).json()
+        lines = [x for x in c.post("/chat/completions", json=body).text.split("\n\n") if x]
+        last_text = max(i for i, line in enumerate(lines) if '"content":"' in line)
+        c.post("/chat/completions", json=body, headers={"X-Emulator-Fault": f"cut={last_text + 1}"})
+        event = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
+    texts = [choice["message"]["content"] for choice in whole["choices"]]
+    assert all(texts) and whole["choices"][0]["finish_reason"] == "length"
+    assert event["completion_tokens"] == whole["usage"]["completion_tokens"] == 14
