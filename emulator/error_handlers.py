@@ -14,6 +14,7 @@ from litestar.exceptions import (
     HTTPException,
     MethodNotAllowedException,
     NotFoundException,
+    SerializationException,
     ValidationException,
 )
 from litestar.serialization import decode_json
@@ -79,7 +80,9 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
         return MethodNotAllowed(f"{method} is not allowed on {path}.", headers=headers)
     if isinstance(exc, HTTPException):
         detail = str(exc.detail)
-        if exc.status_code == 400 and "JSON is malformed" in detail:
+        # litestar's 400 for a body its decoder refused: every msgspec DecodeError, not
+        # only those whose text says "JSON is malformed" (a number out of range, say).
+        if exc.status_code == 400 and isinstance(exc.__cause__, SerializationException):
             return malformed_json(exc)
         cls = _BY_STATUS.get(exc.status_code)
         if cls is not None:
@@ -102,6 +105,7 @@ def malformed_json(exc: Exception) -> MalformedJson:
         why = "it is nested too deeply"
     else:
         why = str(exc.detail if isinstance(exc, HTTPException) else exc).split(": ", 1)[-1]
+        why = why.split(" - at `", 1)[0]  # msgspec's "Number out of range - at `$[...]`"
     return MalformedJson(
         f"The request body is not valid JSON ({why}). "
         "Send a JSON object with Content-Type: application/json."
