@@ -81,13 +81,20 @@ async def paced_stream(
     # What the renderer took, in order: each choice's text (owner: the choice and -1)
     # and each tool call's name and argument fragments (owner: its choice and index).
     sent: list[tuple[tuple[int, int], str]] = []
+    # Of `sent`, what the lines already made carry. A renderer makes every line of a
+    # delta before it takes the next (a responses stream closes the call before and
+    # adds the next after taking its start; a chat stream opens the next of `n`
+    # answers after taking its first delta), so a delta is out when the next is taken.
+    carried = 0
     finish: list[Finish] = []
     provider = rt.catalog.view().providers[served.route.provider]
     slow = provider.status == "slow" or provider.body.get("behavior") == "slow"
     pause = max(rt.settings.stream_delay_ms / 1000, SLOW_PAUSE_S if slow else 0)
 
     def tracked() -> Iterator[Delta]:
+        nonlocal carried
         for delta in served.deltas:
+            carried = len(sent)
             if isinstance(delta, TextDelta):
                 sent.append(((delta.choice, -1), delta.text))
             elif isinstance(delta, ToolCallStart):
@@ -97,19 +104,18 @@ async def paced_stream(
             elif isinstance(delta, Finish):
                 finish.append(delta)
             yield delta
+        carried = len(sent)
 
     cut = fault_apply.stream_cut(served.route.model, served.route.provider)
     try:
         if slow:
             yield KEEP_ALIVE
-        kept = 0  # of `sent`: what the lines already yielded carried
         for count, line in enumerate(render(tracked())):
-            if count == cut:
-                del sent[kept:]
+            if count == cut:  # lines before this one went out: what they carry is billed
+                del sent[carried:]
                 finish.clear()
                 yield cut_event(call.endpoint, count, served)
                 return
-            kept = len(sent)
             yield line
             if pause:
                 await asyncio.sleep(pause)

@@ -12,6 +12,7 @@ import httpx
 import openai
 import pytest
 
+from emulator.gateway.tokens import count_text
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error
 
@@ -299,3 +300,47 @@ def test_a_stream_of_several_answers_cut_after_their_text_bills_each_answer_whol
     texts = [choice["message"]["content"] for choice in whole["choices"]]
     assert all(texts) and whole["choices"][0]["finish_reason"] == "length"
     assert event["completion_tokens"] == whole["usage"]["completion_tokens"] == 14
+
+
+@pytest.mark.parametrize(
+    "provider", ["emulator", "emulator-responses", "emulator-messages"]
+)  # every provider format; each tokenizer family is the format's
+def test_a_responses_stream_cut_while_a_call_closes_bills_no_part_of_the_next(
+    tenant: Tenant, provider: str
+) -> None:
+    # The demo fixtures script two get_weather calls. A responses stream closes the first
+    # call after taking the second's start: the start was billed, though never sent.
+    tool = {"type": "function", "name": "get_weather", "parameters": {"type": "object"}}
+    body = {
+        "model": "emulator/echo",
+        "input": "What is the weather in Paris and London?",
+        "tools": [tool],
+        "provider": {"only": [provider]},
+        "stream": True,
+    }
+    family = {"emulator": "chat", "emulator-responses": "responses"}.get(provider, "messages")
+    with tenant.client() as c:
+        lines = [x for x in c.post("/responses", json=body).text.split("\n\n") if x]
+        done = next(i for i, x in enumerate(lines) if "function_call_arguments.done" in x)
+        assert "output_item.added" in lines[done + 2]  # the second call, after the first's done
+        billed = []
+        for cut in (done, done + 1, done + 2):
+            c.post("/responses", json=body, headers={"X-Emulator-Fault": f"cut={cut}"})
+            billed.append(c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0])
+    first_call = count_text("get_weather" + '{"city":"Paris","unit":"celsius"}', family)
+    assert [event["completion_tokens"] for event in billed] == [first_call] * 3
+
+
+def test_a_chat_stream_cut_at_the_next_answers_first_delta_bills_none_of_it(
+    tenant: Tenant,
+) -> None:
+    body = {**CHAT, "n": 2, "max_tokens": 7, "stream": True}
+    with tenant.client() as c:
+        lines = [x for x in c.post("/chat/completions", json=body).text.split("\n\n") if x]
+        role = next(i for i, x in enumerate(lines) if '"index":1,"delta":{"role"' in x)
+        billed = []
+        for cut in (role, role + 1):  # at the second answer's role chunk, then at its text
+            c.post("/chat/completions", json=body, headers={"X-Emulator-Fault": f"cut={cut}"})
+            billed.append(c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0])
+    assert '"content":"' in lines[role + 1]
+    assert billed[0]["completion_tokens"] == billed[1]["completion_tokens"] == 7
