@@ -7,6 +7,11 @@ httptools refuses it while parsing. uvicorn then answers with a plain-text
 400; here the answer is SPEC section 6's envelope (400
 `invalid_request_error` / `malformed_http_request`) with the headers every
 answer carries, so a client that parses errors as JSON reads this one too.
+
+A malformed request pipelined behind whole ones (on one keep-alive connection)
+waits for their answers: they are answered first, in order, then the 400, then
+the connection closes (uvicorn closed it at once, so a request already served
+and billed lost its answer, and the client read the 400 as that answer).
 """
 
 from __future__ import annotations
@@ -26,7 +31,29 @@ MALFORMED = (
 
 
 class EmulatorHttpProtocol(BatchedHttpToolsProtocol):
+    malformed_waits = False  # a 400 to send once the requests before it are answered
+
+    def data_received(self, data: bytes) -> None:
+        if not self.malformed_waits:  # after a malformed request nothing more is read
+            super().data_received(data)
+
     def send_400_response(self, msg: str) -> None:
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete and not cycle.more_body:
+            # A whole request before it is still being answered: answer it first.
+            self.malformed_waits = True
+            self.flow.pause_reading()
+            return
+        self._send_malformed()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.malformed_waits and not self.pipeline and self.cycle.response_complete:
+            self._unset_keepalive_if_required()
+            if not self.transport.is_closing():
+                self._send_malformed()
+
+    def _send_malformed(self) -> None:
         error = InvalidRequest(MALFORMED, code="malformed_http_request")
         body = json.dumps(error.envelope()).encode()
         headers = [

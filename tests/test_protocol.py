@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from emulator.testing import EmulatorHandle
+from emulator.testing import EmulatorHandle, Tenant
 
 
 def _raw(emulator: EmulatorHandle, request: bytes) -> tuple[str, dict[str, str], bytes]:
@@ -56,3 +56,24 @@ def test_the_server_still_answers_after_a_malformed_request(emulator: EmulatorHa
     )
     assert status == "HTTP/1.1 200 OK"
     assert json.loads(body)["object"] == "list"
+
+
+def test_a_malformed_request_pipelined_behind_a_whole_one_waits_for_its_answer(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    # uvicorn answered the 400 at once and closed: the chat request was served and
+    # billed, but its answer was lost and the client read the 400 in its place.
+    body = json.dumps({"model": "emulator/echo", "messages": [{"role": "user", "content": "hi"}]})
+    chat = (
+        f"POST /api/v1/chat/completions HTTP/1.1\r\nHost: x\r\n"
+        f"Authorization: Bearer {tenant.api_key}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n{body}"
+    ).encode()
+    status, _, rest = _raw(emulator, chat + chat + b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == "HTTP/1.1 200 OK"
+    answers = rest.split(b"HTTP/1.1 ")
+    assert [a[:3] for a in answers[1:]] == [b"200", b"400"]
+    assert b'"content":"hi"' in answers[0] and b'"content":"hi"' in answers[1]
+    assert b'"code": "malformed_http_request"' in answers[2]
+    with tenant.client() as c:
+        assert len(c.get("/ai-gateway/usage").json()["data"]) == 2
