@@ -105,6 +105,7 @@ class InputTokensRequest(_Open):
     instructions: str | None = None
     tools: list[FunctionTool] | None = None
     tool_choice: Literal["auto", "none", "required"] | NamedTool | None = None
+    parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None

@@ -246,7 +246,9 @@ def test_both_results_sent_back_get_a_final_answer(client: openai.OpenAI, provid
     assert "18 C" in after.output_text and "12 C" in after.output_text
 
 
-@pytest.mark.parametrize("path", ["/chat/completions", "/responses"])
+@pytest.mark.parametrize(
+    "path", ["/chat/completions", "/responses", "/responses/input_tokens", "/ai-gateway/quote"]
+)
 def test_parallel_tool_calls_must_be_a_boolean(tenant: Tenant, path: str) -> None:
     body = {"model": "openai/gpt-4o", "parallel_tool_calls": "maybe"}
     body |= {"messages": [{"role": "user", "content": ASK}]} if "chat" in path else {"input": ASK}
