@@ -9,11 +9,13 @@ lookup.
 from __future__ import annotations
 
 import json
-import re
+import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+
+import regex
 
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
@@ -35,18 +37,36 @@ EXTERNAL_CHECK_S = 0.25
 _COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "stream"]
 
 
+# Patterns are the operator's (fixtures, PUT /_emulator/replies) and run on every
+# matching request: one that backtracks without end (`(a|aa)+$`) must not hang the
+# server, so they run under the `regex` module's timeout (`re` has none).
+PATTERN_TIMEOUT_S = 0.1
+_log = logging.getLogger("emulator")
+
+
 @dataclass(frozen=True)
 class ScriptedReply:
     """A reply the fixtures script for messages matching a pattern (fixtures/replies.yaml):
     a text (`reply`) or tool calls (`tool_calls`: names and compact JSON arguments)."""
 
-    pattern: re.Pattern[str]
+    pattern: regex.Pattern[str]
     reply: str | None
     models: tuple[str, ...]
     tool_calls: tuple[tuple[str, str], ...] = ()
 
     def answers(self, model: str, text: str) -> bool:
-        return (not self.models or model in self.models) and bool(self.pattern.search(text))
+        if self.models and model not in self.models:
+            return False
+        try:
+            return self.pattern.search(text, timeout=PATTERN_TIMEOUT_S) is not None
+        except TimeoutError:
+            _log.warning(
+                "The scripted reply pattern %r took over %s s on a message and is taken as "
+                "not matching it; simplify it (nested quantifiers backtrack).",
+                self.pattern.pattern,
+                PATTERN_TIMEOUT_S,
+            )
+            return False
 
     @classmethod
     def stored(cls, rule: dict[str, Any]) -> ScriptedReply:
@@ -55,7 +75,7 @@ class ScriptedReply:
             (call["name"], json.dumps(call.get("arguments") or {}, separators=(",", ":")))
             for call in rule.get("tool_calls") or ()
         )
-        pattern = re.compile(rule["pattern"], re.IGNORECASE)
+        pattern = regex.compile(rule["pattern"], regex.IGNORECASE)
         return cls(pattern, rule.get("reply"), tuple(rule.get("models") or ()), calls)
 
 

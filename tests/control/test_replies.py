@@ -3,6 +3,7 @@ fixtures' are, back to the fixtures' on reset."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -110,3 +111,16 @@ def test_no_rules_means_every_answer_is_generated(control: httpx.Client, tenant:
             json={"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hello"}]},
         ).json()
     assert answer["choices"][0]["message"]["content"] != "Hello! How can I help you today?"
+
+
+def test_a_pattern_that_backtracks_without_end_cannot_hang_the_server(
+    control: httpx.Client, tenant: Tenant
+) -> None:
+    rules = [{"pattern": "^(a|aa)+$", "reply": "only a's"}]  # exponential on "aaa...b"
+    assert control.put("/replies", json={"replies": rules}).status_code == 200
+    client = openai.OpenAI(base_url=tenant.base_url, api_key=tenant.api_key, max_retries=0)
+    start = time.perf_counter()
+    answer = ask(client, "a" * 60 + "b")  # Python's re: longer than the age of the universe
+    assert time.perf_counter() - start < 5
+    assert answer and answer != "only a's"  # taken as not matching: generated
+    assert ask(client, "aaaa") == "only a's"  # the rule still answers what it matches
