@@ -9,18 +9,16 @@ lookup.
 from __future__ import annotations
 
 import json
-import logging
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-import regex
-
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
 from emulator.clock import Clock
 from emulator.errors import ModelNotFound
+from emulator.gateway.scripted import ScriptedReply
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import Store
 from emulator.store.catalog import CatalogRows, ModelRow, ProviderRow, ServingRow, load_catalog
@@ -35,48 +33,6 @@ _CAPABILITY_PARAMETERS = {
 # changes made through this process invalidate the cache at once.
 EXTERNAL_CHECK_S = 0.25
 _COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "stream"]
-
-
-# Patterns are the operator's (fixtures, PUT /_emulator/replies) and run on every
-# matching request: one that backtracks without end (`(a|aa)+$`) must not hang the
-# server, so they run under the `regex` module's timeout (`re` has none).
-PATTERN_TIMEOUT_S = 0.1
-_log = logging.getLogger("emulator")
-
-
-@dataclass(frozen=True)
-class ScriptedReply:
-    """A reply the fixtures script for messages matching a pattern (fixtures/replies.yaml):
-    a text (`reply`) or tool calls (`tool_calls`: names and compact JSON arguments)."""
-
-    pattern: regex.Pattern[str]
-    reply: str | None
-    models: tuple[str, ...]
-    tool_calls: tuple[tuple[str, str], ...] = ()
-
-    def answers(self, model: str, text: str) -> bool:
-        if self.models and model not in self.models:
-            return False
-        try:
-            return self.pattern.search(text, timeout=PATTERN_TIMEOUT_S) is not None
-        except TimeoutError:
-            _log.warning(
-                "The scripted reply pattern %r took over %s s on a message and is taken as "
-                "not matching it; simplify it (nested quantifiers backtrack).",
-                self.pattern.pattern,
-                PATTERN_TIMEOUT_S,
-            )
-            return False
-
-    @classmethod
-    def stored(cls, rule: dict[str, Any]) -> ScriptedReply:
-        """A rule as the store keeps it (`ReplyFixture.stored`)."""
-        calls = tuple(
-            (call["name"], json.dumps(call.get("arguments") or {}, separators=(",", ":")))
-            for call in rule.get("tool_calls") or ()
-        )
-        pattern = regex.compile(rule["pattern"], regex.IGNORECASE)
-        return cls(pattern, rule.get("reply"), tuple(rule.get("models") or ()), calls)
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ import random
 import re
 
 from emulator.gateway.canonical import Completion, FinishReason, Message, Request, ToolCall
-from emulator.gateway.catalog import ScriptedReply
 from emulator.gateway.schema_values import WORDS, value_for
+from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.tokens import count_messages, count_text, truncate
 from emulator.ids import LazyRng
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from emulator.gateway import content
 from emulator.gateway.canonical import Completion
-from emulator.gateway.catalog import ScriptedReply
+from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.tokens import token_spans
 from emulator.gateway.wire import chat, messages, responses
 from emulator.ids import LazyRng

@@ -176,7 +176,7 @@ class ReplyFixture(_Strict):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        import regex  # the engine the patterns run on (`catalog.ScriptedReply`)
+        import regex  # the engine the patterns run on (`gateway.scripted`)
 
         try:
             regex.compile(value, regex.IGNORECASE)

@@ -41,7 +41,7 @@ def test_generated_text_and_tool_arguments_make_one_generator() -> None:
 
 
 def scripted(pattern: str, reply: str | None = None, *calls: str, models: tuple = ()) -> object:
-    from emulator.gateway.catalog import ScriptedReply
+    from emulator.gateway.scripted import ScriptedReply
 
     rule = {"pattern": pattern, "reply": reply, "models": list(models)}
     rule["tool_calls"] = [{"name": name, "arguments": {"n": 1}} for name in calls]

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from emulator.gateway.catalog import ScriptedReply
+from emulator.gateway.scripted import ScriptedReply
 from emulator.store.fixtures import FixtureError, load_fixtures
 
 
