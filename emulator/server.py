@@ -19,13 +19,16 @@ from emulator.settings import Settings
 
 
 def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
-    fast = importlib.util.find_spec("uvloop") and importlib.util.find_spec("httptools")
+    # Each where it exists: uvloop has no Windows build, httptools has, and the
+    # protocol (batched writes, malformed requests in the envelope) needs only httptools.
+    has_uvloop = importlib.util.find_spec("uvloop") is not None
+    has_httptools = importlib.util.find_spec("httptools") is not None
     return uvicorn.Config(
         app,
         host=settings.host,
         port=settings.port,
-        loop="uvloop" if fast else "asyncio",
-        http=EmulatorHttpProtocol if fast else "h11",
+        loop="uvloop" if has_uvloop else "asyncio",
+        http=EmulatorHttpProtocol if has_httptools else "h11",
         ws="none",
         lifespan="on",
         log_level=settings.log_level,

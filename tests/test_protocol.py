@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 
 import pytest
 
+from emulator.protocol import EmulatorHttpProtocol
+from emulator.server import BackgroundServer
+from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 
 
@@ -77,3 +81,28 @@ def test_a_malformed_request_pipelined_behind_a_whole_one_waits_for_its_answer(
     assert b'"code": "malformed_http_request"' in answers[2]
     with tenant.client() as c:
         assert len(c.get("/ai-gateway/usage").json()["data"]) == 2
+
+
+def test_without_uvloop_the_protocol_still_serves_on_asyncio(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """As on Windows, where uvloop does not exist but httptools does."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "uvloop" else real(name, *a)
+    )
+    server = BackgroundServer(Settings(db=":memory:"))
+    assert server.server.config.loop == "asyncio"
+    assert server.server.config.http is EmulatorHttpProtocol
+    server.start()
+    try:
+        handle = EmulatorHandle(server.url)
+        status, _, body = _raw(handle, b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert status == "HTTP/1.1 400 Bad Request"
+        assert json.loads(body)["error"]["code"] == "malformed_http_request"
+        status, _, body = _raw(
+            handle, b"GET /api/v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        assert status == "HTTP/1.1 200 OK" and json.loads(body)["object"] == "list"
+    finally:
+        server.stop()
