@@ -41,8 +41,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
     request = _request(body)
-    check_tools(request)
-    check_output_schema(request, "chat.completions" if chat_body else "responses")
+    endpoint = "chat.completions" if chat_body else "responses"
+    check_tools(request, endpoint)
+    check_output_schema(request, endpoint)
     view = rt.catalog.view()
     routes = route_candidates(
         view,

@@ -61,7 +61,7 @@ class ResponsesController(Controller):
     async def input_tokens(self, rt: RuntimeDep, data: JSONBody[InputTokensRequest]) -> InputTokens:
         body = data.model_dump(by_alias=True, exclude_none=True)
         request = responses.parse_request(body)
-        service.check_tools(request)
+        service.check_tools(request, "responses")
         routes = route_candidates(
             rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
         )

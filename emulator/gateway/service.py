@@ -273,7 +273,7 @@ def new_call(
     endpoint: str, body: dict[str, Any], request: Request, metadata: dict[str, Any]
 ) -> Call:
     """A call from a client body already read into `request`."""
-    check_tools(request)
+    check_tools(request, endpoint)
     check_output_schema(request, endpoint)
     return Call(
         endpoint=endpoint,
@@ -286,16 +286,27 @@ def new_call(
     )
 
 
-def check_tools(request: Request) -> None:
-    """A tool's parameters must be a JSON schema arguments can be drawn for; a named
-    tool choice must exist."""
+def check_tools(request: Request, endpoint: str) -> None:
+    """Tool names are unique (as the providers require: a call names its tool); a
+    tool's parameters must be a JSON schema arguments can be drawn for; a named tool
+    choice must exist."""
+    # Where the client wrote a tool's fields: chat nests them under `function`.
+    where = "tools[{}]" if endpoint == "responses" else "tools[{}].function"
+    seen: set[str] = set()
     for index, tool in enumerate(request.tools):
+        if tool.name in seen:
+            raise ValidationFailed(
+                f"Tool names must be unique: {tool.name!r} is given twice. Rename or drop one.",
+                param=where.format(index) + ".name",
+                code="duplicate_tool_name",
+            )
+        seen.add(tool.name)
         try:
             check_schema(tool.parameters)
         except SchemaProblem as exc:
             raise ValidationFailed(
                 f"The parameters of tool {tool.name!r} cannot be used: {exc.message}.",
-                param=f"tools[{index}].function.parameters",
+                param=where.format(index) + ".parameters",
                 code="invalid_tool_schema",
             ) from exc
     if request.tool_choice == "required" and not request.tools:

@@ -438,3 +438,31 @@ def test_structured_output_with_zod_integers_over_http(tenant: Tenant) -> None:
     value = json.loads(reply.json()["choices"][0]["message"]["content"])
     assert_valid(ZOD_INTEGERS, value)
     assert all(abs(number) <= 600 for number in value.values())
+
+
+def test_tool_names_are_unique_and_errors_name_the_field_as_each_format_writes_it(
+    tenant: Tenant,
+) -> None:
+    schema = {"type": "object", "properties": {"q": {"type": "string"}}}
+    twice = [_tool(schema), _tool(schema)]
+    responses_tool = {"type": "function", "name": twice[0]["function"]["name"]}
+    responses_twice = [{**responses_tool, "parameters": schema}] * 2
+    bad = {**responses_tool, "parameters": {"type": "nonsense"}}
+    cases = [
+        ("/chat/completions", {"messages": HI, "tools": twice}, "tools[1].function.name"),
+        ("/responses", {"input": "hi", "tools": responses_twice}, "tools[1].name"),
+        ("/responses/input_tokens", {"input": "hi", "tools": responses_twice}, "tools[1].name"),
+        ("/ai-gateway/quote", {"messages": HI, "tools": twice}, "tools[1].function.name"),
+        ("/ai-gateway/quote", {"input": "hi", "tools": responses_twice}, "tools[1].name"),
+    ]
+    with tenant.client() as http:
+        for path, body, param in cases:
+            sent = {"model": "openai/gpt-4o", **body}
+            error = assert_error(http.post(path, json=sent), 422, "duplicate_tool_name")
+            assert error["param"] == param, path
+            assert "unique" in error["message"]
+        body = {"model": "openai/gpt-4o", "input": "hi", "tools": [bad]}
+        error = assert_error(http.post("/responses", json=body), 422, "invalid_tool_schema")
+        assert error["param"] == "tools[0].parameters"
+        usage = http.get("/ai-gateway/usage").json()["data"]
+    assert usage == []  # refused before any route: nothing served, held or charged
