@@ -64,13 +64,18 @@ class LazyRng:
     """A generator made on first use (call it for the generator).
 
     Seeding one costs more than some whole answers: an echo or a scripted reply
-    draws nothing, so it never pays for it. The same generator either way."""
+    draws nothing, so it never pays for it. The same generator either way.
+    `fork(label)` is another generator of the same key under a label: `make(label)`
+    (a `make` that takes one); what it draws leaves this one's draws unchanged."""
 
     __slots__ = ("_make", "_rng")
 
-    def __init__(self, make: Callable[[], random.Random]) -> None:
+    def __init__(self, make: Callable[..., random.Random]) -> None:
         self._make = make
         self._rng: random.Random | None = None
+
+    def fork(self, label: str) -> random.Random:
+        return self._make(label)
 
     def __call__(self) -> random.Random:
         rng = self._rng

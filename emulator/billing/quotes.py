@@ -22,6 +22,7 @@ from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.service import (
     capped,
     check_output_schema,
+    check_reasoning,
     check_tools,
     fees_of,
     premium_unapproved,
@@ -40,8 +41,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     # Checked as the request itself would be: the quote's own schema leaves the
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
-    request = _request(body)
     endpoint = "chat.completions" if chat_body else "responses"
+    check_reasoning(body, endpoint)
+    request = _request(body)
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
     view = rt.catalog.view()

@@ -37,6 +37,27 @@ class Message:
     tool_call_id: str | None = None
 
 
+# Tokens of reasoning per effort, as chat (OpenRouter) and responses (OpenAI) name them.
+EFFORT_TOKENS = {"minimal": 10, "low": 20, "medium": 60, "high": 150}
+DEFAULT_EFFORT = "medium"
+
+
+def effort_tokens(effort: str | None) -> int:
+    """An effort's budget of reasoning tokens; none given (or unknown): the default's."""
+    return EFFORT_TOKENS.get(effort or DEFAULT_EFFORT, EFFORT_TOKENS[DEFAULT_EFFORT])
+
+
+@dataclass(frozen=True)
+class Reasoning:
+    """Thinking asked for: `tokens` of it, before the answer and within `max_tokens`.
+    `exclude` (chat): billed, not returned; `summary` (responses): which summary the
+    client asked for (none: the reasoning item's `summary` is empty)."""
+
+    tokens: int
+    exclude: bool = False
+    summary: str | None = None
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -58,6 +79,9 @@ class Request:
     # Out of the repr, which keys the answer's generator: it changes how many
     # scripted calls are made, not what anything else says.
     parallel_tool_calls: bool = field(default=True, repr=False)
+    # Out of the repr too: the answer says the same with or without reasoning (the
+    # reasoning's own generator is keyed apart), and answers without it are unchanged.
+    reasoning: Reasoning | None = field(default=None, repr=False)
 
     def with_max_tokens(self, max_tokens: int | None) -> Request:
         """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
@@ -72,6 +96,7 @@ class Request:
             self.temperature,
             self.n,
             self.parallel_tool_calls,
+            self.reasoning,
         )
 
 
@@ -81,11 +106,21 @@ class Completion:
     tool_calls: tuple[ToolCall, ...]
     finish_reason: FinishReason
     input_tokens: int
-    output_tokens: int
+    output_tokens: int  # the reasoning's tokens included
+    reasoning: str | None = None  # None: no reasoning was asked for
+    reasoning_tokens: int = 0
 
 
 # Stream pieces, in the order a provider sends them. `choice` is the index of the
 # answer among `n` (chat streams carry several; the other formats one).
+@dataclass(frozen=True)
+class ReasoningDelta:
+    """A piece of the reasoning, streamed before the answer."""
+
+    text: str
+    choice: int = 0
+
+
 @dataclass(frozen=True)
 class TextDelta:
     text: str
@@ -115,6 +150,7 @@ class Finish:
     input_tokens: int
     output_tokens: int
     choice: int = 0
+    reasoning_tokens: int = 0  # of `output_tokens`
 
 
-Delta = TextDelta | ToolCallStart | ToolArgumentsDelta | Finish
+Delta = ReasoningDelta | TextDelta | ToolCallStart | ToolArgumentsDelta | Finish

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -14,7 +15,7 @@ from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
-from emulator.gateway.canonical import Delta
+from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
@@ -58,9 +59,12 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
     ident, model, created = served.id, served.route.model, served.created
     answer_headers = {"X-Generation-Id": ident}
+    hidden = call.request.reasoning is not None and call.request.reasoning.exclude
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
+            if hidden:  # taken (and billed) all the same
+                deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
             tools_first = chat.starts_with_tool_call(served.deltas)
             chunks = chat.render_chunks(
                 deltas, id=ident, model=model, created=created, extra=extra, tools_first=tools_first
@@ -69,9 +73,10 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
         return Answer(answer_headers, stream=stream)
-    answer = chat.render_response(
-        served.completions, id=ident, model=model, created=created, extra=extra
-    )
+    completions = served.completions
+    if hidden:  # `exclude`: billed, not returned
+        completions = [replace(c, reasoning=None) for c in completions]
+    answer = chat.render_response(completions, id=ident, model=model, created=created, extra=extra)
     prompt, output = answer["usage"]["prompt_tokens"], answer["usage"]["completion_tokens"]
     charge = service.record_usage(rt, caller, call, served, prompt, output)
     answer["usage"] |= service.usage_money(charge)
@@ -89,6 +94,7 @@ def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Itera
 
 
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
+    service.check_reasoning(body, "chat.completions")
     request = chat.parse_request(body)
     for index, message in enumerate(request.messages):
         if message.role == "tool" and not message.tool_call_id:

@@ -103,6 +103,26 @@ class ProviderPreferences(_Open):
     sort: Literal["price", "latency", "throughput"] | None = None
 
 
+Effort = Literal["none", "minimal", "low", "medium", "high"]
+
+
+class ReasoningConfig(_Open):
+    """OpenRouter's: an `effort` or a `max_tokens` budget; `exclude`: billed, not shown."""
+
+    effort: Effort | None = None
+    max_tokens: Annotated[int, Field(ge=1)] | None = None
+    enabled: bool | None = None
+    exclude: bool | None = None
+
+
+class ReasoningFields(_Open):
+    """A chat body's reasoning fields, validated only when it has them (`chat_routes`):
+    as fields of the request model they would cost every request its share."""
+
+    reasoning: ReasoningConfig | None = None
+    include_reasoning: bool | None = None
+
+
 class StreamOptions(_Open):
     include_usage: bool | None = None
 
@@ -125,3 +145,4 @@ class ChatCompletionRequest(_Open):
     stream_options: StreamOptions | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
+    # `reasoning`, `include_reasoning`: see ReasoningFields

@@ -15,6 +15,8 @@
 - `response_format` `json_schema` gets JSON valid against the schema;
   `json_object` gets a JSON object.
 - Otherwise a few sentences about the words of the last user message.
+- Reasoning, when asked for (`thinking.py`), comes before any of these and
+  counts within `max_tokens`; the answer after it is the same as without it.
 `max_tokens` cuts the answer (finish `length`); a `stop` string ends it.
 """
 
@@ -23,10 +25,12 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import replace
 
 from emulator.gateway.canonical import Completion, FinishReason, Message, Request, ToolCall
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import ScriptedReply
+from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
 from emulator.ids import LazyRng
 
@@ -132,6 +136,8 @@ def generate(
     lazy: LazyRng,
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
+    if request.reasoning is not None:
+        return _reasoned(model, request, family, lazy, replies)
     input_tokens = prompt_tokens(request, family)
     rule = _scripted(model, request, replies)
     if rule is not None and rule.tool_calls:
@@ -150,6 +156,32 @@ def generate(
     # Cut at a token's end, the text counts as many tokens as `truncate` says.
     text, output_tokens, cut = truncate(text, family, request.max_tokens)
     return Completion(text, (), "length" if cut else finish, input_tokens, output_tokens)
+
+
+def _reasoned(
+    model: str, request: Request, family: str, lazy: LazyRng, replies: tuple[ScriptedReply, ...]
+) -> Completion:
+    """Reasoning first, then the answer in what `max_tokens` leaves: reaching the limit
+    while reasoning ends with finish `length` and empty content."""
+    assert request.reasoning is not None
+    rng = lazy.fork("reasoning")
+    topics = _topics(_last_user_text(request.messages), rng)
+    reasoning = think(topics, rng, request.reasoning.tokens, family)
+    spent = count_text(reasoning, family)
+    limit = request.max_tokens
+    if limit is not None and spent >= limit:
+        reasoning, spent, _ = truncate(reasoning, family, limit)
+        return Completion("", (), "length", prompt_tokens(request, family), spent, reasoning, spent)
+    rest = replace(request, reasoning=None, max_tokens=None if limit is None else limit - spent)
+    answer = generate(model, rest, family, lazy, replies)
+    answer.output_tokens += spent
+    answer.reasoning, answer.reasoning_tokens = reasoning, spent
+    return answer
+
+
+def _last_user_text(messages: tuple[Message, ...]) -> str:
+    last_user = next((m for m in reversed(messages) if m.role == "user"), None)
+    return last_user.text if last_user else ""
 
 
 def _called(

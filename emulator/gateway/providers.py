@@ -58,7 +58,12 @@ class FakeProvider:
         self.check()
         completions = self._generate(request, rng)
         deltas = itertools.chain.from_iterable(  # `n` answers in turn (chat has `n`)
-            chat.deltas(completion, _pieces(completion.text or "", self.wire_format), choice)
+            chat.deltas(
+                completion,
+                _pieces(completion.text or "", self.wire_format),
+                choice,
+                _pieces(completion.reasoning or "", self.wire_format),
+            )
             for choice, completion in enumerate(completions)
         )
         ident = self._answer_id()

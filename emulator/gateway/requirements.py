@@ -2,7 +2,8 @@
 
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
-`tool_choice` is `none`; `vision` for image parts, catalog `capabilities`)
+`tool_choice` is `none`; `vision` for image parts; `reasoning` when reasoning
+is asked for; catalog `capabilities`)
 and its provider's context can hold the prompt (`context_length`). If that
 leaves no route, the answer names the need: 503 `no_route_available` for a
 capability (`param` `tools`, or the prompt's field), 400 `context_length_exceeded`
@@ -22,7 +23,11 @@ from emulator.gateway.tokens import IMAGE_TOKENS
 _MOST_FRAMING = 5  # tokens a message adds in any family (tokens.py)
 
 # capability -> (the request's field that needs it, what it is called in a sentence)
-_NEEDS = {"tools": ("tools", "tool use"), "vision": ("messages", "image input")}
+_NEEDS = {
+    "tools": ("tools", "tool use"),
+    "vision": ("messages", "image input"),
+    "reasoning": ("reasoning", "reasoning"),
+}
 
 
 def able_routes(
@@ -43,6 +48,8 @@ def able_routes(
             most += len(call.name) + len(call.arguments)
     if request.tools and request.tool_choice != "none":
         needs.add("tools")
+    if request.reasoning is not None:
+        needs.add("reasoning")
     if needs:
         routes = _capable(view, routes, needs, prompt_param)
     if all(most <= r.context_length for r in routes):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -60,6 +61,7 @@ class ResponsesController(Controller):
     )
     async def input_tokens(self, rt: RuntimeDep, data: JSONBody[InputTokensRequest]) -> InputTokens:
         body = data.model_dump(by_alias=True, exclude_none=True)
+        service.check_reasoning(body, "responses")
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
         routes = route_candidates(
@@ -83,21 +85,26 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         raise ValidationFailed(
             "text.format json_schema needs `schema`.", param="text.format.schema"
         )
+    service.check_reasoning(body, "responses")
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = served.id, served.route.model, served.created
+    # The reasoning's text is its summary: only when the client asked for one.
+    summary = call.request.reasoning is not None and call.request.reasoning.summary is not None
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             events = responses.render_events(
-                deltas, id=ident, model=model, created=created, extra=extra
+                deltas, id=ident, model=model, created=created, extra=extra, summary=summary
             )
             return typed_sse_lines(_priced(rt, served, events))
 
         return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
     completion = served.completions[0]
+    if completion.reasoning is not None and not summary:
+        completion = replace(completion, reasoning="")
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra
     )

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
-from emulator.gateway.chat_schemas import ProviderPreferences
+from emulator.gateway.chat_schemas import Effort, ProviderPreferences
 
 
 class _Open(WireModel):
@@ -82,6 +82,19 @@ class TextConfig(_Open):
     format: TextFormat | None = None
 
 
+class ReasoningConfig(_Open):
+    """OpenAI's: an `effort`, and a `summary` to see the reasoning's text."""
+
+    effort: Effort | None = None
+    summary: Literal["auto", "concise", "detailed"] | None = None
+
+
+class ReasoningFields(_Open):
+    """A responses body's `reasoning`, validated only when it has one (`responses_routes`)."""
+
+    reasoning: ReasoningConfig | None = None
+
+
 class ResponsesRequest(_Open):
     model: Annotated[str, Field(min_length=1)]
     input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
@@ -97,6 +110,7 @@ class ResponsesRequest(_Open):
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
+    # `reasoning`: see ReasoningFields
 
 
 class InputTokensRequest(_Open):

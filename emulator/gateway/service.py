@@ -15,6 +15,7 @@ from emulator import __version__
 from emulator.auth.credentials import Caller
 from emulator.billing import holds
 from emulator.billing.pricing import Charge, Fees, charge_for
+from emulator.bodies import validate
 from emulator.errors import (
     NoRouteAvailable,
     PremiumApprovalRequired,
@@ -22,6 +23,7 @@ from emulator.errors import (
     ValidationFailed,
 )
 from emulator.faults import apply as fault_apply
+from emulator.gateway import chat_schemas, responses_schemas
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
@@ -148,7 +150,10 @@ def _ask(
 def _rng(rt: Runtime, route: Route, call: Call, index: int) -> LazyRng:
     # Keyed by the model, not the provider: a fallback to another host of the
     # same model says the same thing.
-    return LazyRng(lambda: rt.ids.rng("completion", route.model, repr(call.request), index))
+    # `label` keys the other generators of the request (`LazyRng.fork`).
+    return LazyRng(
+        lambda label="completion": rt.ids.rng(label, route.model, repr(call.request), index)
+    )
 
 
 def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
@@ -284,6 +289,16 @@ def new_call(
         stream=bool(body.get("stream")),
         metadata=metadata,
     )
+
+
+def check_reasoning(body: dict[str, Any], endpoint: str) -> None:
+    """The reasoning fields, when a body has them: checked apart from the request's model,
+    so that the requests without them (nearly all) pay one look-up for them."""
+    if endpoint == "responses":
+        if "reasoning" in body:
+            validate(body, responses_schemas.ReasoningFields)
+    elif "reasoning" in body or "include_reasoning" in body:
+        validate(body, chat_schemas.ReasoningFields)
 
 
 def check_tools(request: Request, endpoint: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from emulator.gateway.canonical import Completion, Delta, Finish, TextDelta
+from emulator.gateway.canonical import Completion, Delta, Finish, ReasoningDelta, TextDelta
 from emulator.gateway.tokens import count_text
 
 
@@ -26,7 +26,10 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
     if end is None:
         return completion
     text = (completion.text or "")[:end]
-    return Completion(text, (), "stop", completion.input_tokens, count_text(text, family))
+    output = completion.reasoning_tokens + count_text(text, family)  # reasoning stays
+    cut = Completion(text, (), "stop", completion.input_tokens, output)
+    cut.reasoning, cut.reasoning_tokens = completion.reasoning, completion.reasoning_tokens
+    return cut
 
 
 def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:
@@ -47,6 +50,9 @@ def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> lis
     kept: list[Delta] = []
     start = 0
     for delta in deltas:
+        if isinstance(delta, ReasoningDelta):  # before the answer: never cut
+            kept.append(delta)
+            continue
         if start >= end:
             break  # after the stop nothing more is sent, a tool call included
         if isinstance(delta, TextDelta):
@@ -55,6 +61,6 @@ def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> lis
             kept.append(TextDelta(piece, delta.choice))
         elif not isinstance(delta, Finish):
             kept.append(delta)
-    output = count_text(text[:end], family)
-    kept.append(Finish("stop", finish.input_tokens, output, finish.choice))
+    output = finish.reasoning_tokens + count_text(text[:end], family)
+    kept.append(Finish("stop", finish.input_tokens, output, finish.choice, finish.reasoning_tokens))
     return kept

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 from emulator.auth.credentials import Caller
 from emulator.faults import apply as fault_apply
 from emulator.gateway import service
-from emulator.gateway.canonical import Delta, Finish, TextDelta, ToolArgumentsDelta, ToolCallStart
+from emulator.gateway.canonical import (
+    Delta,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    ToolArgumentsDelta,
+    ToolCallStart,
+)
 from emulator.gateway.tokens import count_text
 
 if TYPE_CHECKING:
@@ -78,8 +85,10 @@ async def paced_stream(
     render: Callable[[Iterator[Delta]], Iterator[bytes]],
     tail: bytes = b"",
 ) -> AsyncIterator[bytes]:
-    # What the renderer took, in order: each choice's text (owner: the choice and -1)
-    # and each tool call's name and argument fragments (owner: its choice and index).
+    # What the renderer took, in order: each choice's reasoning (owner: the choice and
+    # -2) and text (-1), and each tool call's name and argument fragments (owner: its
+    # choice and index). Reasoning a client does not see (`exclude`, no summary) was
+    # still written by the model: taken, it is billed.
     sent: list[tuple[tuple[int, int], str]] = []
     # Of `sent`, what the lines already made carry. A renderer makes every line of a
     # delta before it takes the next (a responses stream closes the call before and
@@ -97,6 +106,8 @@ async def paced_stream(
             carried = len(sent)
             if isinstance(delta, TextDelta):
                 sent.append(((delta.choice, -1), delta.text))
+            elif isinstance(delta, ReasoningDelta):
+                sent.append(((delta.choice, -2), delta.text))
             elif isinstance(delta, ToolCallStart):
                 sent.append(((delta.choice, delta.index), delta.name))
             elif isinstance(delta, ToolArgumentsDelta):
@@ -131,7 +142,7 @@ async def paced_stream(
 
 def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> int:
     """Output tokens of what was sent, counted as a whole answer counts them: each
-    choice's text on its own (joined, the last word of one and the first of the next
+    choice's reasoning and text on their own (joined, the last word of one and the first of the next
     would count as one), and each tool call's name with its arguments."""
     pieces: dict[tuple[int, int], list[str]] = {}
     for owner, text in sent:

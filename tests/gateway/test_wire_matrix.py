@@ -12,6 +12,8 @@ from emulator.gateway.canonical import (
     Delta,
     Finish,
     Message,
+    Reasoning,
+    ReasoningDelta,
     Request,
     TextDelta,
     Tool,
@@ -20,6 +22,7 @@ from emulator.gateway.canonical import (
     ToolCallStart,
 )
 from emulator.gateway.providers import WIRE
+from emulator.gateway.tokens import count_text
 from emulator.gateway.wire import chat
 from tests.helpers import RESPONSES_STREAM_EVENTS
 
@@ -29,12 +32,15 @@ class Collected:
     """Deltas gathered back into a completion (what a client saw of a stream)."""
 
     text: list[str] = field(default_factory=list)
+    thoughts: list[str] = field(default_factory=list)
     calls: list[list[str]] = field(default_factory=list)  # [id, name, arguments]
     finish: Finish | None = None
 
     def add(self, delta: Delta) -> None:
         if isinstance(delta, TextDelta):
             self.text.append(delta.text)
+        elif isinstance(delta, ReasoningDelta):
+            self.thoughts.append(delta.text)
         elif isinstance(delta, ToolCallStart):
             self.calls.append([delta.id, delta.name, ""])
         elif isinstance(delta, ToolArgumentsDelta):
@@ -50,6 +56,8 @@ class Collected:
             finish_reason=finish.reason,
             input_tokens=finish.input_tokens,
             output_tokens=finish.output_tokens,
+            reasoning="".join(self.thoughts) if self.thoughts else None,
+            reasoning_tokens=finish.reasoning_tokens,
         )
 
 
@@ -79,8 +87,25 @@ CALLS = Completion(None, (OSLO, BERGEN), "tool_calls", 42, 20)
 CUT_CALLS = Completion(
     None, (OSLO, ToolCall("call_2", "get_weather", '{"city":"Ber')), "length", 42, 12
 )
-ANSWERS = [TEXT, CUT, CALL, CALLS]
-ANSWER_IDS = ["text", "length", "tool_call", "tool_calls"]
+# Reasoning first. The messages format has no reasoning count: it counts the thinking.
+THOUGHT = "The user asks about Oslo. Check the weather first."
+THOUGHT_TOKENS = count_text(THOUGHT, "messages")
+REASONED = Completion("Cold and clear in Oslo.", (), "stop", 42, 7 + THOUGHT_TOKENS)
+REASONED.reasoning, REASONED.reasoning_tokens = THOUGHT, THOUGHT_TOKENS
+# `max_tokens` reached while reasoning: finish `length`, empty content.
+REASONED_CUT = replace(REASONED, text="", finish_reason="length", output_tokens=THOUGHT_TOKENS)
+REASONED_CALL = replace(CALL, output_tokens=9 + THOUGHT_TOKENS)
+REASONED_CALL.reasoning, REASONED_CALL.reasoning_tokens = THOUGHT, THOUGHT_TOKENS
+ANSWERS = [TEXT, CUT, CALL, CALLS, REASONED, REASONED_CUT, REASONED_CALL]
+ANSWER_IDS = [
+    "text",
+    "length",
+    "tool_call",
+    "tool_calls",
+    "reasoning",
+    "reasoning_length",
+    "reasoning_tool_call",
+]
 
 
 @pytest.mark.parametrize("parallel", [True, False], ids=["parallel", "one_call"])
@@ -146,7 +171,9 @@ def stream_round_trip(fmt: str, completion: Completion) -> tuple[list[dict], Com
     """The provider's events for `completion`, and what parsing them gives back."""
     pieces = ["Cold ", "and ", "clear in Oslo."] if completion is TEXT else [completion.text or ""]
     pieces = [p for p in pieces if p]
-    deltas = list(chat.deltas(completion, pieces))
+    thought = completion.reasoning or ""
+    thoughts = [p for p in (thought[:9], thought[9:]) if p]
+    deltas = list(chat.deltas(completion, pieces, 0, thoughts))
     wire = WIRE[fmt]
     if fmt == "chat":
         events = list(chat.render_chunks(iter(deltas), id="x", model="m", created=0, extra={}))
@@ -241,5 +268,72 @@ def test_a_request_with_another_max_tokens_keeps_every_other_field() -> None:
         temperature=0.5,
         n=2,
         parallel_tool_calls=False,
+        reasoning=Reasoning(20, exclude=True),
     )
     assert full.with_max_tokens(4) == replace(full, max_tokens=4)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_reasoning_request_round_trips(fmt: str) -> None:
+    """The budget crosses every format (chat `reasoning.max_tokens`, responses `effort`
+    or the emulator's `max_tokens`, messages `thinking.budget_tokens`); the gateway asks
+    a responses provider for a summary, whose text is the reasoning."""
+    wire = WIRE[fmt]
+    summary = "auto" if fmt == "responses" else None
+    for tokens in (60, 77):
+        request = Request(
+            messages=(Message("user", "hi"),), max_tokens=500, reasoning=Reasoning(tokens)
+        )
+        back = wire.parse_request(json.loads(json.dumps(wire.render_request(request, "m"))))
+        assert back == replace(request, reasoning=Reasoning(tokens, summary=summary))
+
+
+def test_reasoning_streams_first_in_each_format_s_own_shape() -> None:
+    from openai.types.responses import ResponseStreamEvent
+    from pydantic import TypeAdapter
+
+    chunks, _ = stream_round_trip("chat", REASONED)
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    assert [d.get("reasoning") for d in deltas[1:3]] == [THOUGHT[:9], THOUGHT[9:]]
+    assert "reasoning" not in deltas[3] and deltas[3]["content"]
+    assert chunks[-1]["usage"]["completion_tokens_details"]["reasoning_tokens"] == THOUGHT_TOKENS
+    blocks, _ = stream_round_trip("messages", REASONED)
+    thinking = [b for b in blocks if b.get("index") == 0]
+    assert thinking[0]["content_block"]["type"] == "thinking"
+    assert [b["delta"]["type"] for b in thinking[1:-1]] == ["thinking_delta"] * 2 + [
+        "signature_delta"
+    ]
+    assert thinking[-1]["type"] == "content_block_stop"
+    events, _ = stream_round_trip("responses", REASONED)
+    adapter = TypeAdapter(ResponseStreamEvent)
+    for event in events:
+        adapter.validate_python(event)
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    first = [e["type"].removeprefix("response.") for e in events if e.get("output_index") == 0]
+    assert first == [
+        "output_item.added",
+        "reasoning_summary_part.added",
+        "reasoning_summary_text.delta",
+        "reasoning_summary_text.delta",
+        "reasoning_summary_text.done",
+        "reasoning_summary_part.done",
+        "output_item.done",
+    ]
+    final = events[-1]["response"]
+    assert final["output"][0] == {
+        "type": "reasoning",
+        "id": "rs_x",
+        "summary": [{"type": "summary_text", "text": THOUGHT}],
+    }
+    assert {e["output_index"] for e in events if "output_index" in e} == {0, 1}
+
+
+def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item() -> None:
+    from emulator.gateway.wire import responses
+
+    deltas = chat.deltas(REASONED, ["Cold."], 0, [THOUGHT])
+    events = list(responses.render_events(deltas, id="r", model="m", created=0, summary=False))
+    kinds = [e["type"] for e in events if e.get("output_index") == 0]
+    assert kinds == ["response.output_item.added", "response.output_item.done"]
+    assert events[-1]["response"]["output"][0]["summary"] == []
+    assert events[-1]["response"]["usage"]["output_tokens_details"]["reasoning_tokens"] > 0

@@ -196,6 +196,22 @@ async function noCredits() {
   return errorOf(generateText({ ...common, model: broke }));
 }
 
+// OpenRouter's provider asks for reasoning (a model setting) and reads `message.reasoning`.
+async function reasoning() {
+  if (providerName !== "openrouter") return null;
+  const reasoner = createOpenRouter({ baseURL, apiKey }).chat("deepseek/deepseek-r1", {
+    reasoning: { effort: "low" },
+  });
+  const result = await generateText({ model: reasoner, prompt: PROMPT, maxRetries: 0 });
+  return {
+    text: result.text,
+    reasoningText: result.reasoningText,
+    reasoningTokens: result.usage.outputTokenDetails?.reasoningTokens,
+    outputTokens: result.usage.outputTokens,
+    id: result.response.id,
+  };
+}
+
 await runChecks({
   text,
   stream,
@@ -205,4 +221,5 @@ await runChecks({
   stream_cut: streamCut,
   unknown_model: unknownModel,
   no_credits: noCredits,
+  reasoning,
 });

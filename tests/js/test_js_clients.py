@@ -236,3 +236,13 @@ def test_ai_sdk_errors(ai_sdk: AiRun) -> None:
     broke = ai_sdk.results["no_credits"]
     assert broke["statusCode"] == 402 and broke["code"] == "insufficient_credits"
     assert broke["isRetryable"] is False
+
+
+def test_ai_sdk_openrouter_reads_the_reasoning(ai_sdk: AiRun) -> None:
+    got = ai_sdk.results["reasoning"]
+    if ai_sdk.provider != "openrouter":  # asking for it is a setting of OpenRouter's provider
+        assert got is None
+        return
+    assert got["text"] and got["reasoningText"] and got["reasoningTokens"] > 0
+    event = usage_event(ai_sdk.tenant, got["id"])
+    assert event["completion_tokens"] == got["outputTokens"] > got["reasoningTokens"]

@@ -10,12 +10,15 @@ from emulator.gateway.canonical import (
     Delta,
     Finish,
     Message,
+    Reasoning,
+    ReasoningDelta,
     Request,
     TextDelta,
     Tool,
     ToolArgumentsDelta,
     ToolCall,
     ToolCallStart,
+    effort_tokens,
     role_of,
 )
 
@@ -27,7 +30,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         choice = choice.get("function", {}).get("name", "auto")
     fmt = body.get("response_format") or {}
     stop = body.get("stop") or ()
-    return Request(
+    request = Request(
         messages=messages,
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
         tools=tuple(
@@ -46,6 +49,21 @@ def parse_request(body: dict[str, Any]) -> Request:
         n=body.get("n") or 1,
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
     )
+    if "reasoning" in body or "include_reasoning" in body:  # what the hot path pays for it
+        request.reasoning = _reasoning(body)
+    return request
+
+
+def _reasoning(body: dict[str, Any]) -> Reasoning | None:
+    """OpenRouter's `reasoning` object (`effort` or `max_tokens`, `enabled`, `exclude`),
+    or the older `include_reasoning: true` (the default effort)."""
+    asked = body.get("reasoning")
+    if asked is None:
+        return Reasoning(effort_tokens(None)) if body["include_reasoning"] else None
+    if asked.get("enabled") is False or asked.get("effort") == "none":
+        return None
+    tokens = asked.get("max_tokens") or effort_tokens(asked.get("effort"))
+    return Reasoning(tokens, exclude=bool(asked.get("exclude")))
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
@@ -129,6 +147,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["stop"] = list(request.stop)
     if not request.parallel_tool_calls:
         body["parallel_tool_calls"] = False
+    if request.reasoning is not None:  # the gateway wants it back: never `exclude`
+        body["reasoning"] = {"max_tokens": request.reasoning.tokens}
     for key in ("seed", "temperature"):
         if getattr(request, key) is not None:
             body[key] = getattr(request, key)
@@ -158,7 +178,7 @@ def render_response(
 ) -> dict[str, Any]:
     prompt = completions[0].input_tokens
     output = sum(c.output_tokens for c in completions)
-    return {
+    body = {
         "id": id,
         "object": "chat.completion",
         "created": created,
@@ -184,16 +204,37 @@ def render_response(
         ],
         "usage": usage(prompt, output),
     }
+    if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
+        _add_reasoning(body, completions)
+    return body
 
 
-def usage(prompt: int, completion: int) -> dict[str, Any]:
+def _add_reasoning(body: dict[str, Any], completions: list[Completion]) -> None:
+    """OpenRouter's `message.reasoning` after `refusal` (not when excluded), and the
+    reasoning's tokens in usage (excluded or not: they were written)."""
+    for choice, c in zip(body["choices"], completions, strict=True):
+        if c.reasoning is not None:
+            message = choice["message"]
+            head = {k: message[k] for k in ("role", "content", "refusal")}
+            choice["message"] = {**head, "reasoning": c.reasoning, **message}
+    details = body["usage"]["completion_tokens_details"]
+    details["reasoning_tokens"] = sum(c.reasoning_tokens for c in completions)
+
+
+def usage(prompt: int, completion: int, reasoning: int = 0) -> dict[str, Any]:
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
         "prompt_tokens_details": {"cached_tokens": 0},
-        "completion_tokens_details": {"reasoning_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": reasoning},
     }
+
+
+def _split(total: int, parts: int, index: int) -> int:
+    """A total over the choices, shared out: the first carries the remainder."""
+    per, extra = divmod(total, parts)
+    return per + (extra if index == 0 else 0)
 
 
 def parse_response(body: dict[str, Any]) -> list[Completion]:
@@ -209,14 +250,27 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             for c in message.get("tool_calls") or ()
         )
         output = per + (extra if index == 0 else 0)
-        completions.append(
-            Completion(message.get("content"), calls, choice["finish_reason"], prompt, output)
-        )
+        reason = choice["finish_reason"]
+        completion = Completion(message.get("content"), calls, reason, prompt, output)
+        if "reasoning" in message:
+            completion.reasoning = message["reasoning"]
+            reasoning = _reasoning_tokens(body["usage"])
+            completion.reasoning_tokens = _split(reasoning, len(choices), index)
+        completions.append(completion)
     return completions
 
 
-def deltas(completion: Completion, pieces: Iterable[str], choice: int = 0) -> Iterator[Delta]:
-    """A completion as a provider streams it: text in pieces, then each tool call."""
+def _reasoning_tokens(usage: dict[str, Any]) -> int:
+    return int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+
+
+def deltas(
+    completion: Completion, pieces: Iterable[str], choice: int = 0, thoughts: Iterable[str] = ()
+) -> Iterator[Delta]:
+    """A completion as a provider streams it: its reasoning and its text in pieces, then
+    each tool call."""
+    for thought in thoughts:
+        yield ReasoningDelta(thought, choice)
     for piece in pieces:
         yield TextDelta(piece, choice)
     for index, call in enumerate(completion.tool_calls):
@@ -224,7 +278,11 @@ def deltas(completion: Completion, pieces: Iterable[str], choice: int = 0) -> It
         for start in range(0, len(call.arguments), 24):
             yield ToolArgumentsDelta(index, call.arguments[start : start + 24], choice)
     yield Finish(
-        completion.finish_reason, completion.input_tokens, completion.output_tokens, choice
+        completion.finish_reason,
+        completion.input_tokens,
+        completion.output_tokens,
+        choice,
+        completion.reasoning_tokens,
     )
 
 
@@ -266,6 +324,8 @@ def render_chunks(
             yield chunk(_role(isinstance(delta, ToolCallStart)), delta.choice)
         if isinstance(delta, TextDelta):
             yield chunk({"content": delta.text}, delta.choice)
+        elif isinstance(delta, ReasoningDelta):  # OpenRouter's field
+            yield chunk({"content": "", "reasoning": delta.text}, delta.choice)
         elif isinstance(delta, ToolCallStart):
             call = {
                 "index": delta.index,
@@ -282,7 +342,8 @@ def render_chunks(
             ended.append(delta)
     if ended:  # one usage for all the choices
         output = sum(finish.output_tokens for finish in ended)
-        yield {**head, "choices": [], "usage": usage(ended[0].input_tokens, output)}
+        reasoning = sum(finish.reasoning_tokens for finish in ended)
+        yield {**head, "choices": [], "usage": usage(ended[0].input_tokens, output, reasoning)}
 
 
 def _role(tool_calls: bool) -> dict[str, Any]:
@@ -292,7 +353,8 @@ def _role(tool_calls: bool) -> dict[str, Any]:
 
 def starts_with_tool_call(deltas: Iterable[Delta]) -> bool:
     """Whether the first answer of a stream is tool calls (no text before them)."""
-    return isinstance(next((d for d in deltas if not isinstance(d, Finish)), None), ToolCallStart)
+    first = next((d for d in deltas if not isinstance(d, (Finish, ReasoningDelta))), None)
+    return isinstance(first, ToolCallStart)
 
 
 def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
@@ -303,14 +365,16 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             u = chunk["usage"]
             # The usage is a total over the choices: the first carries the remainder.
             choices = sorted(reasons) or [0]
-            per, extra = divmod(u["completion_tokens"], len(choices))
             for n, c in enumerate(choices):
-                output = per + (extra if n == 0 else 0)
-                yield Finish(reasons.get(c, "stop"), u["prompt_tokens"], output, c)  # type: ignore[arg-type]
+                output = _split(u["completion_tokens"], len(choices), n)
+                reasoning = _split(_reasoning_tokens(u), len(choices), n)
+                yield Finish(reasons.get(c, "stop"), u["prompt_tokens"], output, c, reasoning)  # type: ignore[arg-type]
             continue
         for choice in chunk.get("choices", []):
             c = choice.get("index", 0)
             delta = choice.get("delta", {})
+            if delta.get("reasoning"):
+                yield ReasoningDelta(delta["reasoning"], c)
             if delta.get("content"):
                 yield TextDelta(delta["content"], c)
             for call in delta.get("tool_calls") or ():

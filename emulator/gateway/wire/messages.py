@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -12,6 +14,8 @@ from emulator.gateway.canonical import (
     Finish,
     FinishReason,
     Message,
+    Reasoning,
+    ReasoningDelta,
     Request,
     TextDelta,
     Tool,
@@ -19,6 +23,7 @@ from emulator.gateway.canonical import (
     ToolCall,
     ToolCallStart,
 )
+from emulator.gateway.tokens import count_text
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -66,6 +71,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
             body[key] = getattr(request, key)
     if request.seed is not None:
         body["metadata"] = {"seed": request.seed}
+    if request.reasoning is not None:
+        body["thinking"] = {"type": "enabled", "budget_tokens": request.reasoning.tokens}
     return body
 
 
@@ -119,7 +126,24 @@ def parse_request(body: dict[str, Any]) -> Request:
         seed=body.get("metadata", {}).get("seed"),
         temperature=body.get("temperature"),
         parallel_tool_calls=not body.get("tool_choice", {}).get("disable_parallel_tool_use"),
+        reasoning=_reasoning(body.get("thinking")),
     )
+
+
+def _reasoning(thinking: dict[str, Any] | None) -> Reasoning | None:
+    if thinking is None or thinking.get("type") != "enabled":
+        return None
+    return Reasoning(thinking["budget_tokens"])
+
+
+def signature(thinking: str) -> str:
+    """A thinking block's signature: opaque to clients, derived from its text."""
+    return base64.b64encode(hashlib.sha256(thinking.encode()).digest()).decode()
+
+
+def _thinking_tokens(thinking: str) -> int:
+    """This format's usage has no reasoning count: the thinking's tokens, counted."""
+    return count_text(thinking, "messages")
 
 
 def _parse_message(raw: dict[str, Any]) -> list[Message]:
@@ -154,6 +178,9 @@ def _block_text(content: Any) -> str:
 
 def render_response(completion: Completion, *, id: str, model: str) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
+    if completion.reasoning is not None:
+        thought = completion.reasoning
+        content.append({"type": "thinking", "thinking": thought, "signature": signature(thought)})
     if completion.text is not None:
         content.append({"type": "text", "text": completion.text})
     content += [
@@ -184,21 +211,37 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     )
     usage = body["usage"]
     text = "".join(texts) if texts or not calls else None
-    return [
-        Completion(
-            text, calls, FINISH[body["stop_reason"]], usage["input_tokens"], usage["output_tokens"]
-        )
-    ]
+    done = Completion(
+        text, calls, FINISH[body["stop_reason"]], usage["input_tokens"], usage["output_tokens"]
+    )
+    thoughts = [b["thinking"] for b in body["content"] if b["type"] == "thinking"]
+    if thoughts:
+        done.reasoning = "".join(thoughts)
+        done.reasoning_tokens = _thinking_tokens(done.reasoning)
+    return [done]
 
 
 def render_events(stream: Iterable[Delta], *, id: str, model: str) -> Iterator[dict[str, Any]]:
-    """message_start, content blocks (start, deltas, stop), message_delta, message_stop."""
+    """message_start, content blocks (start, deltas, stop), message_delta, message_stop.
+    Reasoning is a first `thinking` block: its deltas, then its signature."""
     start = {"id": id, "type": "message", "role": "assistant", "model": model, "content": []}
     yield {"type": "message_start", "message": start}
     block = -1
     open_block = False
+    thoughts: list[str] | None = None  # the open thinking block's text
     for delta in stream:
-        if isinstance(delta, TextDelta):
+        if thoughts is not None and not isinstance(delta, ReasoningDelta):
+            yield from _close_thinking(block, thoughts)
+            thoughts, open_block = None, False
+        if isinstance(delta, ReasoningDelta):
+            if thoughts is None:
+                block, open_block, thoughts = block + 1, True, []
+                thinking = {"type": "thinking", "thinking": "", "signature": ""}
+                yield {"type": "content_block_start", "index": block, "content_block": thinking}
+            thoughts.append(delta.text)
+            piece = {"type": "thinking_delta", "thinking": delta.text}
+            yield {"type": "content_block_delta", "index": block, "delta": piece}
+        elif isinstance(delta, TextDelta):
             if not open_block:
                 block, open_block = block + 1, True
                 yield {
@@ -232,8 +275,15 @@ def render_events(stream: Iterable[Delta], *, id: str, model: str) -> Iterator[d
             yield {"type": "message_stop"}
 
 
+def _close_thinking(block: int, thoughts: list[str]) -> Iterator[dict[str, Any]]:
+    piece = {"type": "signature_delta", "signature": signature("".join(thoughts))}
+    yield {"type": "content_block_delta", "index": block, "delta": piece}
+    yield {"type": "content_block_stop", "index": block}
+
+
 def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
     tools: dict[int, int] = {}  # block index -> tool call index
+    thoughts: list[str] = []
     for event in events:
         kind = event["type"]
         if kind == "content_block_start" and event["content_block"]["type"] == "tool_use":
@@ -244,10 +294,13 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             delta = event["delta"]
             if delta["type"] == "text_delta":
                 yield TextDelta(delta["text"])
-            else:
+            elif delta["type"] == "thinking_delta":
+                thoughts.append(delta["thinking"])
+                yield ReasoningDelta(delta["thinking"])
+            elif delta["type"] == "input_json_delta":
                 yield ToolArgumentsDelta(tools[event["index"]], delta["partial_json"])
         elif kind == "message_delta":
             usage = event["usage"]
-            yield Finish(
-                FINISH[event["delta"]["stop_reason"]], usage["input_tokens"], usage["output_tokens"]
-            )
+            reason = FINISH[event["delta"]["stop_reason"]]
+            reasoning = _thinking_tokens("".join(thoughts))
+            yield Finish(reason, usage["input_tokens"], usage["output_tokens"], 0, reasoning)

@@ -8,16 +8,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.gateway.canonical import (
+    EFFORT_TOKENS,
     Completion,
     Delta,
     Finish,
     Message,
+    Reasoning,
+    ReasoningDelta,
     Request,
     TextDelta,
     Tool,
     ToolArgumentsDelta,
     ToolCall,
     ToolCallStart,
+    effort_tokens,
     role_of,
 )
 from emulator.gateway.wire.chat import content_text
@@ -50,7 +54,29 @@ def parse_request(body: dict[str, Any]) -> Request:
         seed=(body.get("metadata") or {}).get("seed"),
         temperature=body.get("temperature"),
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
+        reasoning=_reasoning(body["reasoning"]) if "reasoning" in body else None,
     )
+
+
+# A budget that is no effort's travels as this emulator's `reasoning.max_tokens`.
+_EFFORTS = {tokens: effort for effort, tokens in EFFORT_TOKENS.items()}
+
+
+def _reasoning(asked: dict[str, Any]) -> Reasoning | None:
+    """OpenAI's `reasoning` object asks for reasoning with an `effort` (not `none`) or a
+    `summary` (`auto`, `concise`, `detailed`)."""
+    effort, summary = asked.get("effort"), asked.get("summary")
+    if effort == "none" or not (effort or summary or asked.get("max_tokens")):
+        return None
+    tokens = asked.get("max_tokens") or effort_tokens(effort)
+    return Reasoning(tokens, summary=summary)
+
+
+def _render_reasoning(reasoning: Reasoning) -> dict[str, Any]:
+    """The gateway always asks for a summary: it is the reasoning's text on the way back."""
+    effort = _EFFORTS.get(reasoning.tokens)
+    budget = {"effort": effort} if effort else {"max_tokens": reasoning.tokens}
+    return {**budget, "summary": reasoning.summary or "auto"}
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
@@ -137,12 +163,16 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["metadata"] = {"seed": request.seed}
     if not request.parallel_tool_calls:
         body["parallel_tool_calls"] = False
+    if request.reasoning is not None:
+        body["reasoning"] = _render_reasoning(request.reasoning)
     return body
 
 
 def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
     """The output items; at `max_tokens` the last is `incomplete`, those before it done."""
     items: list[dict[str, Any]] = []
+    if completion.reasoning is not None:
+        items.append(_reasoning_item(id, completion.reasoning))
     if completion.text is not None:
         items.append(
             {
@@ -157,6 +187,16 @@ def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
     if items and completion.finish_reason == "length":
         items[-1]["status"] = "incomplete"
     return items
+
+
+def _reasoning_item(id: str, summary: str) -> dict[str, Any]:
+    """The reasoning's item: its summary is the text, or empty (none asked for)."""
+    parts = [_summary_part(summary)] if summary else []
+    return {"type": "reasoning", "id": f"rs_{id}", "summary": parts}
+
+
+def _summary_part(text: str) -> dict[str, Any]:
+    return {"type": "summary_text", "text": text}
 
 
 def _call_item(call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
@@ -198,12 +238,12 @@ def _tool_echo(tool: dict[str, Any]) -> dict[str, Any]:
     return {**defaults, **tool}
 
 
-def usage(input_tokens: int, output_tokens: int) -> dict[str, Any]:
+def usage(input_tokens: int, output_tokens: int, reasoning: int = 0) -> dict[str, Any]:
     return {
         "input_tokens": input_tokens,
         "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
         "output_tokens": output_tokens,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": reasoning},
         "total_tokens": input_tokens + output_tokens,
     }
 
@@ -228,21 +268,31 @@ def render_response(
         "output_text": completion.text or "",
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "error": None,
-        "usage": usage(completion.input_tokens, completion.output_tokens),
+        "usage": usage(
+            completion.input_tokens, completion.output_tokens, completion.reasoning_tokens
+        ),
     }
 
 
 def parse_response(body: dict[str, Any]) -> list[Completion]:
-    texts, calls = [], []
+    texts, calls, thoughts = [], [], []
+    reasoned = False
     for item in body["output"]:
-        if item["type"] == "message":
+        if item["type"] == "reasoning":
+            reasoned = True
+            thoughts += [part["text"] for part in item["summary"]]
+        elif item["type"] == "message":
             texts += [p["text"] for p in item["content"] if p["type"] == "output_text"]
         elif item["type"] == "function_call":
             calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
     reason = "length" if body["status"] == "incomplete" else ("tool_calls" if calls else "stop")
     usage_ = body["usage"]
     text = "".join(texts) if texts or not calls else None
-    return [Completion(text, tuple(calls), reason, usage_["input_tokens"], usage_["output_tokens"])]  # type: ignore[arg-type]
+    done = Completion(text, tuple(calls), reason, usage_["input_tokens"], usage_["output_tokens"])  # type: ignore[arg-type]
+    if reasoned:
+        done.reasoning = "".join(thoughts)
+        done.reasoning_tokens = usage_["output_tokens_details"]["reasoning_tokens"]
+    return [done]
 
 
 def render_events(
@@ -252,8 +302,10 @@ def render_events(
     model: str,
     created: int,
     extra: dict[str, Any] | None = None,
+    summary: bool = True,
 ) -> Iterator[dict[str, Any]]:
-    """The typed event sequence, each event with a `sequence_number` from 0."""
+    """The typed event sequence, each event with a `sequence_number` from 0. Reasoning
+    is the first item; without `summary` its text is not sent (`summary: []`)."""
     numbers = iter(range(1_000_000))
     shell = {
         "id": id,
@@ -274,8 +326,26 @@ def render_events(
     calls: list[Announced] = []
     message_open = False
     output_index = -1
+    thoughts: list[str] | None = None  # the reasoning, once it has begun
+    thinking = False
     for delta in stream:
-        if isinstance(delta, TextDelta):
+        if thinking and not isinstance(delta, ReasoningDelta):
+            thinking = False
+            yield from _close_reasoning(event, id, output_index, thoughts or [], summary)
+        if isinstance(delta, ReasoningDelta):
+            if thoughts is None:
+                thoughts, thinking, output_index = [], True, output_index + 1
+                yield from _open_reasoning(event, id, output_index, summary)
+            thoughts.append(delta.text)
+            if summary:
+                yield event(
+                    "response.reasoning_summary_text.delta",
+                    item_id=f"rs_{id}",
+                    output_index=output_index,
+                    summary_index=0,
+                    delta=delta.text,
+                )
+        elif isinstance(delta, TextDelta):
             if not message_open:
                 message_open, output_index = True, output_index + 1
                 yield from _open_message(event, id, output_index)
@@ -321,6 +391,9 @@ def render_events(
                 delta.input_tokens,
                 delta.output_tokens,
             )
+            if thoughts is not None:
+                completion.reasoning = "".join(thoughts) if summary else ""
+                completion.reasoning_tokens = delta.reasoning_tokens
             final = render_response(completion, id=id, model=model, created=created, extra=extra)
             kind = (
                 "response.incomplete" if final["status"] == "incomplete" else "response.completed"
@@ -348,6 +421,31 @@ def _close_call(event: Any, call: Announced, status: str) -> Iterator[dict[str, 
     )
     item = _call_item(call.id, call.name, call.arguments, status)
     yield event("response.output_item.done", output_index=call.output_index, item=item)
+
+
+def _open_reasoning(event: Any, id: str, index: int, summary: bool) -> Iterator[dict[str, Any]]:
+    item = _reasoning_item(id, "")
+    yield event("response.output_item.added", output_index=index, item=item)
+    if summary:
+        yield event(
+            "response.reasoning_summary_part.added",
+            item_id=f"rs_{id}",
+            output_index=index,
+            summary_index=0,
+            part=_summary_part(""),
+        )
+
+
+def _close_reasoning(
+    event: Any, id: str, index: int, thoughts: list[str], summary: bool
+) -> Iterator[dict[str, Any]]:
+    text = "".join(thoughts) if summary else ""
+    if summary:
+        where = {"item_id": f"rs_{id}", "output_index": index, "summary_index": 0}
+        yield event("response.reasoning_summary_text.done", **where, text=text)
+        yield event("response.reasoning_summary_part.done", **where, part=_summary_part(text))
+    item = _reasoning_item(id, text)
+    yield event("response.output_item.done", output_index=index, item=item)
 
 
 def _text_part(text: str) -> dict[str, Any]:
@@ -410,6 +508,8 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
         kind = event["type"]
         if kind == "response.output_text.delta":
             yield TextDelta(event["delta"])
+        elif kind == "response.reasoning_summary_text.delta":
+            yield ReasoningDelta(event["delta"])
         elif kind == "response.output_item.added" and event["item"]["type"] == "function_call":
             item = event["item"]
             calls[item["id"]] = len(calls)
@@ -418,4 +518,6 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             yield ToolArgumentsDelta(calls[event["item_id"]], event["delta"])
         elif kind in ("response.completed", "response.incomplete"):
             done = parse_response(event["response"])[0]
-            yield Finish(done.finish_reason, done.input_tokens, done.output_tokens)
+            yield Finish(
+                done.finish_reason, done.input_tokens, done.output_tokens, 0, done.reasoning_tokens
+            )

@@ -1,0 +1,64 @@
+"""Reasoning, for models with the `reasoning` capability when a request asks for it.
+
+What a model "thinks" before it answers: sentences about the words of the last
+user message, drawn from a generator of its own (keyed by the request like the
+answer's, under another label), so asking for reasoning leaves the answer as it
+was. Its length is the request's budget (`canonical.EFFORT_TOKENS`, or
+`reasoning.max_tokens`): whole sentences while one fits, at least one
+(cut to the budget if it alone is longer).
+"""
+
+from __future__ import annotations
+
+import random
+
+from emulator.gateway.tokens import count_text, truncate
+
+_OPENERS = (
+    "The user is asking about {a}.",
+    "Let me think about what {a} means here.",
+    "First, I need to understand the question about {a}.",
+    "Okay, so this is a question about {a} and {b}.",
+)
+_STEPS = (
+    "How does {a} relate to {b}?",
+    "I should check whether {a} really depends on {b}.",
+    "Maybe the simplest way is to start from {a}.",
+    "Wait, {b} could change the picture, so keep it in mind.",
+    "An example with {a} would make this clearer.",
+    "I should not confuse {a} with {b}.",
+    "What would someone expect from {a} in practice?",
+    "Let me list the main points about {a} before answering.",
+    "Hmm, {b} matters too, but {a} comes first.",
+    "That seems consistent so far.",
+)
+_SHORT = ("Hmm, let me see.", "Right.", "Okay.")  # when nothing longer fits
+_CLOSERS = (
+    "So the answer should explain {a} briefly and mention {b}.",
+    "I think I have enough to answer clearly.",
+    "Let me write a short, clear answer about {a}.",
+)
+
+
+def think(topics: tuple[str, str], rng: random.Random, budget: int, family: str) -> str:
+    """Reasoning of about `budget` tokens (never more) about the two topics."""
+    a, b = topics
+    text = rng.choice(_OPENERS).format(a=a, b=b)
+    spent = count_text(text, family)
+    if spent > budget:
+        return truncate(text, family, budget)[0]
+    while True:
+        closing = spent * 4 >= budget * 3
+        pool = _CLOSERS if closing else _STEPS
+        # The drawn sentence, else the first that still fits, else a short one.
+        sentence = ""
+        for sentence in [*rng.sample(pool, len(pool)), *_SHORT]:
+            said = sentence.format(a=a, b=b)
+            more = count_text(said, family)
+            if spent + more <= budget and said not in text:  # no thought twice
+                text, spent = text + " " + said, spent + more
+                break
+        else:
+            return text
+        if closing and sentence in _CLOSERS:
+            return text

@@ -1,0 +1,320 @@
+"""Opt-in reasoning through the openai SDK: every provider format, both client formats,
+whole and streamed; its tokens in usage and billing; `max_tokens`, `exclude`, summaries,
+capability routing, and streams cut in the middle of it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+from openai.types.responses import ResponseReasoningItem, ResponseStreamEvent
+from pydantic import TypeAdapter
+
+from emulator.gateway.tokens import count_text
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+# A reasoning model served in each provider wire format.
+ROUTES = {
+    "chat": ("deepseek/deepseek-r1", "deepseek"),
+    "responses": ("openai/o4-mini", "openai"),
+    "messages": ("anthropic/claude-sonnet-4", "anthropic"),
+}
+# deepseek-r1 has no tool use: another chat-format reasoning model for tool calls.
+TOOL_ROUTES = {**ROUTES, "chat": ("x-ai/grok-3-mini", "xai")}
+QUESTION = "Explain how database indexes speed up queries"
+
+
+@pytest.fixture
+def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
+    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
+
+
+class Seen:
+    """What a client got: the answer's text, the reasoning's, the usage, the finish."""
+
+    def __init__(self, text: str, reasoning: str | None, usage: Any, finish: str) -> None:
+        self.text, self.reasoning, self.usage, self.finish = text, reasoning, usage, finish
+
+    def tokens(self) -> tuple[int, int]:
+        """(output tokens, reasoning tokens), in either client format."""
+        u = self.usage
+        if hasattr(u, "completion_tokens"):
+            return u.completion_tokens, u.completion_tokens_details.reasoning_tokens
+        return u.output_tokens, u.output_tokens_details.reasoning_tokens
+
+
+def chat(
+    client: openai.OpenAI, fmt: str, stream: bool, routes: dict = ROUTES, **extra: Any
+) -> Seen:
+    model, provider = routes[fmt]
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": "user", "content": QUESTION}],
+        "extra_body": {"provider": {"only": [provider]}, "reasoning": {"effort": "low"}},
+    }
+    kwargs["extra_body"] |= extra.pop("extra_body", {})
+    kwargs |= extra
+    if not stream:
+        answer = client.chat.completions.create(**kwargs)
+        message = answer.choices[0].message
+        reasoning = (message.model_extra or {}).get("reasoning")
+        return Seen(message.content or "", reasoning, answer.usage, answer.choices[0].finish_reason)
+    text, thoughts, usage, finish = "", None, None, ""
+    chunks = list(client.chat.completions.create(stream=True, **kwargs))
+    for chunk in chunks:
+        usage = chunk.usage or usage
+        for choice in chunk.choices:
+            piece = (choice.delta.model_extra or {}).get("reasoning")
+            if piece is not None:
+                assert not text, "reasoning comes before the content"
+                thoughts = (thoughts or "") + piece
+            text += choice.delta.content or ""
+            finish = choice.finish_reason or finish
+    return Seen(text, thoughts, usage, finish)
+
+
+def responses(client: openai.OpenAI, fmt: str, stream: bool, **extra: Any) -> Seen:
+    model, provider = ROUTES[fmt]
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "input": QUESTION,
+        "reasoning": {"effort": "low", "summary": "auto"},
+        "extra_body": {"provider": {"only": [provider]}},
+        **extra,
+    }
+    if not stream:
+        response = client.responses.create(**kwargs)
+    else:
+        with client.responses.stream(**kwargs) as stream_:
+            events = list(stream_)
+        for event in events:
+            TypeAdapter(ResponseStreamEvent).validate_python(event.model_dump(warnings=False))
+        # The last event's response: `get_final_response()` knows only response.completed.
+        response = events[-1].response  # type: ignore[union-attr]
+    item = response.output[0]
+    assert isinstance(item, ResponseReasoningItem) and item.id.startswith("rs_")
+    reasoning = "".join(part.text for part in item.summary)
+    finish = "length" if response.status == "incomplete" else "stop"
+    return Seen(response.output_text, reasoning, response.usage, finish)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("fmt", list(ROUTES))
+@pytest.mark.parametrize("client_format", ["chat", "responses"])
+def test_reasoning_from_every_provider_format(
+    client: openai.OpenAI, client_format: str, fmt: str, stream: bool
+) -> None:
+    ask = chat if client_format == "chat" else responses
+    seen = ask(client, fmt, stream)
+    whole = ask(client, fmt, False) if stream else seen
+    assert seen.reasoning and seen.text and seen.finish == "stop"
+    words = {"database", "indexes", "speed", "queries"}
+    assert any(word in seen.reasoning for word in words), seen.reasoning  # about the prompt
+    output, reasoning = seen.tokens()
+    # Low effort: about 20 tokens (the tokenizer of the provider's family), never more.
+    assert 10 <= reasoning <= 20 and reasoning == count_text(seen.reasoning, fmt)
+    assert output == reasoning + count_text(seen.text, fmt)
+    assert (seen.text, seen.reasoning, seen.tokens()) == (
+        whole.text,
+        whole.reasoning,
+        whole.tokens(),
+    )
+
+
+def test_the_answer_is_the_same_with_or_without_reasoning(client: openai.OpenAI) -> None:
+    body = {"model": "deepseek/deepseek-r1", "messages": [{"role": "user", "content": QUESTION}]}
+    plain = client.chat.completions.create(**body)  # type: ignore[call-overload]
+    reasoned = chat(client, "chat", False)
+    assert "reasoning" not in (plain.choices[0].message.model_extra or {})
+    assert plain.usage.completion_tokens_details.reasoning_tokens == 0  # type: ignore[union-attr]
+    assert reasoned.text == plain.choices[0].message.content
+    assert reasoned.tokens()[0] == plain.usage.completion_tokens + reasoned.tokens()[1]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("asked", "low", "high"),
+    [
+        ({"effort": "low"}, 10, 20),
+        ({"effort": "medium"}, 45, 60),
+        ({"effort": "high"}, 120, 150),
+        ({}, 45, 60),  # enabled, the default effort
+        ({"max_tokens": 33}, 25, 33),
+    ],
+)
+def test_the_effort_or_budget_sets_the_length(
+    client: openai.OpenAI, asked: dict, low: int, high: int
+) -> None:
+    seen = chat(client, "chat", False, extra_body={"reasoning": asked})
+    assert low <= seen.tokens()[1] <= high
+
+
+def test_include_reasoning_and_disabled_reasoning(client: openai.OpenAI) -> None:
+    assert chat(client, "chat", False, extra_body={"include_reasoning": True}).reasoning
+    off = chat(client, "chat", False, extra_body={"reasoning": {"enabled": False}})
+    assert off.reasoning is None and off.tokens()[1] == 0
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("fmt", list(ROUTES))
+def test_excluded_reasoning_is_billed_not_returned(
+    client: openai.OpenAI, fmt: str, stream: bool
+) -> None:
+    shown = chat(client, fmt, stream)
+    hidden = chat(client, fmt, stream, extra_body={"reasoning": {"effort": "low", "exclude": True}})
+    assert hidden.reasoning is None and hidden.text == shown.text
+    assert hidden.tokens() == shown.tokens() and hidden.tokens()[1] > 0
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("fmt", list(ROUTES))
+def test_max_tokens_reached_while_reasoning_ends_with_length_and_no_content(
+    client: openai.OpenAI, fmt: str, stream: bool
+) -> None:
+    cut = chat(client, fmt, stream, max_tokens=5)
+    assert cut.finish == "length" and cut.text == "" and cut.tokens() == (5, 5)
+    assert cut.reasoning and count_text(cut.reasoning, fmt) == 5
+    cut = responses(client, fmt, stream, max_output_tokens=5)
+    assert cut.finish == "length" and cut.text == "" and cut.tokens() == (5, 5)
+
+
+def test_the_answer_gets_what_the_reasoning_leaves_of_max_tokens(client: openai.OpenAI) -> None:
+    seen = chat(client, "chat", False, max_tokens=25)
+    output, reasoning = seen.tokens()
+    assert seen.finish == "length" and seen.text and output == 25 and 0 < reasoning < 25
+
+
+def test_a_responses_reasoning_item_has_no_summary_unless_asked(client: openai.OpenAI) -> None:
+    for stream in (False, True):
+        seen = responses(client, "responses", stream, reasoning={"effort": "low"})
+        assert seen.reasoning == "" and seen.tokens()[1] > 0
+
+
+def test_a_responses_stream_s_reasoning_events(tenant: Tenant) -> None:
+    body = {
+        "model": "openai/o4-mini",
+        "input": QUESTION,
+        "reasoning": {"effort": "low", "summary": "auto"},
+        "stream": True,
+    }
+    with tenant.client() as http:
+        text = http.post("/responses", json=body).text
+    events = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
+    first = [e["type"].removeprefix("response.") for e in events if e.get("output_index") == 0]
+    deltas = first.count("reasoning_summary_text.delta")
+    assert deltas > 1 and first == [
+        "output_item.added",
+        "reasoning_summary_part.added",
+        *["reasoning_summary_text.delta"] * deltas,
+        "reasoning_summary_text.done",
+        "reasoning_summary_part.done",
+        "output_item.done",
+    ]
+    message = [e for e in events if e.get("output_index") == 1]
+    assert message[0]["item"]["type"] == "message"
+    done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+    assert done == events[-1]["response"]["output"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_the_usage_event_counts_and_charges_the_reasoning(tenant: Tenant, stream: bool) -> None:
+    body = {
+        "model": "deepseek/deepseek-r1",
+        "messages": [{"role": "user", "content": QUESTION}],
+        "reasoning": {"effort": "high"},
+        "stream": stream,
+    }
+    with tenant.client() as http:
+        answer = http.post("/chat/completions", json=body)
+        if stream:
+            chunks = [json.loads(x[6:]) for x in answer.text.split("\n\n") if x[6:7] == "{"]
+            usage = chunks[-1]["usage"]
+        else:
+            usage = answer.json()["usage"]
+        event = http.get(f"/ai-gateway/usage/{answer.headers['x-generation-id']}").json()
+        held = http.get("/ai-gateway/reservations", params={"limit": 1}).json()["data"][0]
+    assert usage["completion_tokens_details"]["reasoning_tokens"] > 100
+    assert event["completion_tokens"] == usage["completion_tokens"]
+    assert event["charge_micros"] == usage["charge_micros"] > 0
+    assert held["charge_micros"] == event["charge_micros"] <= held["amount_micros"]
+
+
+def test_a_stream_cut_inside_the_reasoning_bills_what_of_it_was_sent(tenant: Tenant) -> None:
+    body = {
+        "model": "deepseek/deepseek-r1",
+        "messages": [{"role": "user", "content": QUESTION}],
+        "reasoning": {"effort": "medium"},
+        "stream": True,
+    }
+    with tenant.client(headers={"X-Emulator-Fault": "cut=4"}) as http:
+        text = http.post("/chat/completions", json=body).text
+    chunks = [json.loads(x[6:]) for x in text.split("\n\n") if x[6:7] == "{"]
+    sent = "".join(c["choices"][0]["delta"].get("reasoning", "") for c in chunks[:-1])
+    assert chunks[-1]["choices"][0]["finish_reason"] == "error" and sent
+    with tenant.client() as http:
+        event = http.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
+    assert event["completion_tokens"] == count_text(sent, "chat") > 0
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "reasoning": {}}),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
+                               "include_reasoning": True}),
+        ("/responses", {"input": "hi", "reasoning": {"effort": "low"}}),
+    ],
+)  # fmt: skip
+def test_reasoning_needs_a_model_with_the_capability(tenant: Tenant, path: str, body: dict) -> None:
+    with tenant.client() as http:
+        refused = http.post(path, json={"model": "openai/gpt-4o", **body})
+        error = assert_error(refused, 503, "no_route_available")
+        assert error["param"] == "reasoning" and '"reasoning"' in error["message"]
+        served = http.post(
+            path, json={"model": "openai/gpt-4o", "models": ["openai/o4-mini"], **body}
+        )
+        assert served.status_code == 200 and served.json()["model"] == "openai/o4-mini"
+        plain = {k: v for k, v in body.items() if k not in ("reasoning", "include_reasoning")}
+        assert http.post(path, json={"model": "openai/gpt-4o", **plain}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
+                               "reasoning": {"effort": "max"}}, "reasoning.effort"),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
+                               "reasoning": {"max_tokens": 0}}, "reasoning.max_tokens"),
+        ("/responses", {"input": "hi", "reasoning": {"summary": "long"}}, "reasoning.summary"),
+    ],
+)  # fmt: skip
+def test_malformed_reasoning_is_422(tenant: Tenant, path: str, body: dict, param: str) -> None:
+    with tenant.client() as http:
+        refused = http.post(path, json={"model": "openai/o4-mini", **body})
+    assert assert_error(refused, 422, "invalid_request")["param"] == param
+
+
+@pytest.mark.parametrize("fmt", list(ROUTES))
+def test_reasoning_then_a_tool_call_whole_and_streamed(client: openai.OpenAI, fmt: str) -> None:
+    tool = {"type": "function", "function": {"name": "search", "parameters": {"type": "object"}}}
+    seen = [
+        chat(client, fmt, stream, TOOL_ROUTES, tools=[tool], tool_choice="required")
+        for stream in (False, True)
+    ]
+    for one in seen:
+        assert one.reasoning and one.finish == "tool_calls" and one.tokens()[1] > 0
+    assert seen[0].reasoning == seen[1].reasoning and seen[0].tokens() == seen[1].tokens()
+
+
+def test_a_stop_sequence_cut_by_the_gateway_keeps_the_reasoning(client: openai.OpenAI) -> None:
+    """A responses-format provider takes no `stop`: the gateway cuts the answer, not the
+    reasoning before it, and bills both."""
+    seen = [chat(client, "responses", stream, stop=["."]) for stream in (False, True)]
+    for one in seen:
+        output, reasoning = one.tokens()
+        assert one.finish == "stop" and "." not in one.text and one.reasoning
+        assert output == reasoning + count_text(one.text, "responses")
+    assert seen[0].tokens() == seen[1].tokens()
