@@ -35,6 +35,7 @@ class InputItem(_Open):
     name: str | None = None
     arguments: str | None = None
     output: Any = None
+    summary: list[Any] | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> InputItem:
@@ -55,6 +56,7 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "message": ("role", "content"),
     "function_call": ("call_id", "name", "arguments"),
     "function_call_output": ("call_id", "output"),
+    "reasoning": ("summary",),  # an earlier answer's, sent back: accepted, not read
 }
 
 

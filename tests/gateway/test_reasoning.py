@@ -318,3 +318,22 @@ def test_a_stop_sequence_cut_by_the_gateway_keeps_the_reasoning(client: openai.O
         assert one.finish == "stop" and "." not in one.text and one.reasoning
         assert output == reasoning + count_text(one.text, "responses")
     assert seen[0].tokens() == seen[1].tokens()
+
+
+def test_a_reasoning_item_sent_back_as_input_is_accepted(client: openai.OpenAI) -> None:
+    """The usual loop sends the whole output back with the tool's result."""
+    tool = {"type": "function", "name": "search", "parameters": {"type": "object"}}
+    kwargs: dict[str, Any] = {
+        "model": "openai/o4-mini",
+        "tools": [tool],
+        "reasoning": {"effort": "low", "summary": "auto"},
+    }
+    first = client.responses.create(input=QUESTION, **kwargs)
+    call = first.output[1]
+    assert first.output[0].type == "reasoning" and call.type == "function_call"
+    sent_back = [item.model_dump(exclude_none=True) for item in first.output]
+    result = {"type": "function_call_output", "call_id": call.call_id, "output": "[]"}
+    second = client.responses.create(
+        input=[{"role": "user", "content": QUESTION}, *sent_back, result], **kwargs
+    )
+    assert second.status == "completed" and "search" in second.output_text

@@ -36,7 +36,8 @@ def parse_request(body: dict[str, Any]) -> Request:
         messages.append(Message("user", items))
     else:
         for item in items:
-            messages.append(_item(item))
+            if item.get("type") != "reasoning":  # an earlier answer's, sent back: not read
+                messages.append(_item(item))
     choice = body.get("tool_choice", "auto") or "auto"
     if isinstance(choice, dict):
         choice = choice.get("name", "auto")
