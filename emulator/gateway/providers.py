@@ -17,10 +17,13 @@ from emulator.gateway import content
 from emulator.gateway.canonical import Completion
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.tokens import token_spans
-from emulator.gateway.wire import chat, messages, responses
+from emulator.gateway.wire import chat, messages, responses, responses_events
 from emulator.ids import LazyRng
 
 WIRE: dict[str, ModuleType] = {"chat": chat, "responses": responses, "messages": messages}
+# Each format's stream events (`render_events`, `parse_events`): the responses format
+# keeps them in a module of their own.
+EVENTS: dict[str, ModuleType] = {**WIRE, "responses": responses_events}
 # A provider's own answer ids: the gateway never shows them (it answers with its
 # generation id), so they are numbered, not drawn from the answer's generator.
 _ANSWER_NUMBERS = itertools.count(1)
@@ -75,7 +78,7 @@ class FakeProvider:
             )  # fmt: skip
         if self.wire_format == "messages":
             return messages.render_events(deltas, id=ident, model=request["model"])
-        return responses.render_events(deltas, id=ident, model=request["model"], created=0)
+        return responses_events.render_events(deltas, id=ident, model=request["model"], created=0)
 
     def _generate(self, request: dict[str, Any], rng: LazyRng) -> list[Completion]:
         canonical = WIRE[self.wire_format].parse_request(request)

@@ -20,7 +20,7 @@ from emulator.gateway.content import prompt_tokens
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
-from emulator.gateway.wire import responses
+from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply, RuntimeDep
 
@@ -96,7 +96,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
-            events = responses.render_events(
+            events = responses_events.render_events(
                 deltas, id=ident, model=model, created=created, extra=extra, summary=summary
             )
             return typed_sse_lines(_priced(rt, served, events))

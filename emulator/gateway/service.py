@@ -27,7 +27,7 @@ from emulator.gateway import chat_schemas, responses_schemas
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
-from emulator.gateway.providers import WIRE, FakeProvider, ProviderFailed
+from emulator.gateway.providers import EVENTS, WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.schema_values import SchemaProblem, check_schema
@@ -136,7 +136,8 @@ def _ask(
         deltas: list[Delta] = []
         for i in range(call.request.n):  # one stream per answer, each told its choice
             events = provider.stream(native, _rng(rt, route, call, i))
-            deltas += (replace(d, choice=i) for d in wire.parse_events(events))
+            parsed = EVENTS[route.wire_format].parse_events(events)
+            deltas += (replace(d, choice=i) for d in parsed)
         return [], deltas
     if route.wire_format == "chat":  # the chat format carries `n` itself
         return wire.parse_response(provider.complete(native, _rng(rt, route, call, 0))), []

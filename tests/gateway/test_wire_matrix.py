@@ -21,7 +21,7 @@ from emulator.gateway.canonical import (
     ToolCall,
     ToolCallStart,
 )
-from emulator.gateway.providers import WIRE
+from emulator.gateway.providers import EVENTS, WIRE
 from emulator.gateway.tokens import count_text
 from emulator.gateway.wire import chat
 from tests.helpers import RESPONSES_STREAM_EVENTS
@@ -174,7 +174,7 @@ def stream_round_trip(fmt: str, completion: Completion) -> tuple[list[dict], Com
     thought = completion.reasoning or ""
     thoughts = [p for p in (thought[:9], thought[9:]) if p]
     deltas = list(chat.deltas(completion, pieces, 0, thoughts))
-    wire = WIRE[fmt]
+    wire = EVENTS[fmt]
     if fmt == "chat":
         events = list(chat.render_chunks(iter(deltas), id="x", model="m", created=0, extra={}))
         parsed = list(chat.parse_chunks(events))
@@ -182,7 +182,7 @@ def stream_round_trip(fmt: str, completion: Completion) -> tuple[list[dict], Com
         events = list(wire.render_events(iter(deltas), id="x", model="m"))
         parsed = list(wire.parse_events(events))
     else:  # with what the SDK's Response type requires of the request's echo
-        extra = wire.request_echo({})
+        extra = WIRE[fmt].request_echo({})
         events = list(wire.render_events(iter(deltas), id="x", model="m", created=0, extra=extra))
         parsed = list(wire.parse_events(events))
     collected = Collected()
@@ -237,7 +237,7 @@ def test_several_calls_stream_in_each_format_s_own_shape(completion: Completion)
 
 
 def test_responses_events_are_numbered_and_bracketed() -> None:
-    from emulator.gateway.wire import responses
+    from emulator.gateway.wire import responses_events as responses
 
     deltas = chat.deltas(TEXT, ["Cold ", "and clear in Oslo."])
     events = list(responses.render_events(deltas, id="r", model="m", created=0))
@@ -329,7 +329,7 @@ def test_reasoning_streams_first_in_each_format_s_own_shape() -> None:
 
 
 def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item() -> None:
-    from emulator.gateway.wire import responses
+    from emulator.gateway.wire import responses_events as responses
 
     deltas = chat.deltas(REASONED, ["Cold."], 0, [THOUGHT])
     events = list(responses.render_events(deltas, id="r", model="m", created=0, summary=False))

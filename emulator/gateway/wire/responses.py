@@ -1,26 +1,18 @@
-"""The responses wire format: input items, output items, typed `response.*` stream events."""
+"""The responses wire format: input items, output items (stream events: `responses_events`)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from emulator.gateway.canonical import (
     EFFORT_TOKENS,
     Completion,
-    Delta,
-    Finish,
     Message,
     Reasoning,
-    ReasoningDelta,
     Request,
-    TextDelta,
     Tool,
-    ToolArgumentsDelta,
     ToolCall,
-    ToolCallStart,
     effort_tokens,
     role_of,
 )
@@ -173,7 +165,7 @@ def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
     """The output items; at `max_tokens` the last is `incomplete`, those before it done."""
     items: list[dict[str, Any]] = []
     if completion.reasoning is not None:
-        items.append(_reasoning_item(id, completion.reasoning))
+        items.append(reasoning_item(id, completion.reasoning))
     if completion.text is not None:
         items.append(
             {
@@ -181,26 +173,26 @@ def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
                 "id": f"msg_{id}",
                 "status": "completed",
                 "role": "assistant",
-                "content": [_text_part(completion.text)],
+                "content": [text_part(completion.text)],
             }
         )
-    items += [_call_item(c.id, c.name, c.arguments, "completed") for c in completion.tool_calls]
+    items += [call_item(c.id, c.name, c.arguments, "completed") for c in completion.tool_calls]
     if items and completion.finish_reason == "length":
         items[-1]["status"] = "incomplete"
     return items
 
 
-def _reasoning_item(id: str, summary: str) -> dict[str, Any]:
+def reasoning_item(id: str, summary: str) -> dict[str, Any]:
     """The reasoning's item: its summary is the text, or empty (none asked for)."""
-    parts = [_summary_part(summary)] if summary else []
+    parts = [summary_part(summary)] if summary else []
     return {"type": "reasoning", "id": f"rs_{id}", "summary": parts}
 
 
-def _summary_part(text: str) -> dict[str, Any]:
+def summary_part(text: str) -> dict[str, Any]:
     return {"type": "summary_text", "text": text}
 
 
-def _call_item(call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
+def call_item(call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
     return {
         "type": "function_call",
         "id": f"fc_{call_id}",
@@ -296,229 +288,5 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     return [done]
 
 
-def render_events(
-    stream: Iterable[Delta],
-    *,
-    id: str,
-    model: str,
-    created: int,
-    extra: dict[str, Any] | None = None,
-    summary: bool = True,
-) -> Iterator[dict[str, Any]]:
-    """The typed event sequence, each event with a `sequence_number` from 0. Reasoning
-    is the first item; without `summary` its text is not sent (`summary: []`)."""
-    numbers = iter(range(1_000_000))
-    shell = {
-        "id": id,
-        "object": "response",
-        "created_at": created,
-        "model": model,
-        **(extra or {}),
-        "output": [],
-        "usage": None,
-    }
-
-    def event(kind: str, **fields: Any) -> dict[str, Any]:
-        return {"type": kind, "sequence_number": next(numbers), **fields}
-
-    yield event("response.created", response={**shell, "status": "in_progress"})
-    yield event("response.in_progress", response={**shell, "status": "in_progress"})
-    collected_text: list[str] = []
-    calls: list[Announced] = []
-    message_open = False
-    output_index = -1
-    thoughts: list[str] | None = None  # the reasoning, once it has begun
-    thinking = False
-    for delta in stream:
-        if thinking and not isinstance(delta, ReasoningDelta):
-            thinking = False
-            yield from _close_reasoning(event, id, output_index, thoughts or [], summary)
-        if isinstance(delta, ReasoningDelta):
-            if thoughts is None:
-                thoughts, thinking, output_index = [], True, output_index + 1
-                yield from _open_reasoning(event, id, output_index, summary)
-            thoughts.append(delta.text)
-            if summary:
-                yield event(
-                    "response.reasoning_summary_text.delta",
-                    item_id=f"rs_{id}",
-                    output_index=output_index,
-                    summary_index=0,
-                    delta=delta.text,
-                )
-        elif isinstance(delta, TextDelta):
-            if not message_open:
-                message_open, output_index = True, output_index + 1
-                yield from _open_message(event, id, output_index)
-            collected_text.append(delta.text)
-            yield event(
-                "response.output_text.delta",
-                item_id=f"msg_{id}",
-                output_index=output_index,
-                content_index=0,
-                delta=delta.text,
-                logprobs=[],
-            )
-        elif isinstance(delta, ToolCallStart):
-            yield from _close_message(event, id, output_index, message_open, collected_text)
-            message_open = False
-            if calls:  # each call is done before the next is added, as the API streams them
-                yield from _close_call(event, calls[-1], "completed")
-            output_index += 1
-            calls.append(Announced(delta.id, delta.name, output_index))
-            item = _call_item(delta.id, delta.name, "", "in_progress")
-            yield event("response.output_item.added", output_index=output_index, item=item)
-        elif isinstance(delta, ToolArgumentsDelta):
-            call = calls[delta.index]
-            call.arguments += delta.fragment
-            yield event(
-                "response.function_call_arguments.delta",
-                item_id=f"fc_{call.id}",
-                output_index=call.output_index,
-                delta=delta.fragment,
-            )
-        else:
-            status = "incomplete" if delta.reason == "length" else "completed"
-            if not calls and not message_open:  # an empty answer is an empty message
-                message_open, output_index = True, output_index + 1
-                yield from _open_message(event, id, output_index)
-            yield from _close_message(event, id, output_index, message_open, collected_text, status)
-            if calls:
-                yield from _close_call(event, calls[-1], status)
-            completion = Completion(
-                "".join(collected_text) if collected_text or not calls else None,
-                tuple(ToolCall(c.id, c.name, c.arguments) for c in calls),
-                delta.reason,
-                delta.input_tokens,
-                delta.output_tokens,
-            )
-            if thoughts is not None:
-                completion.reasoning = "".join(thoughts) if summary else ""
-                completion.reasoning_tokens = delta.reasoning_tokens
-            final = render_response(completion, id=id, model=model, created=created, extra=extra)
-            kind = (
-                "response.incomplete" if final["status"] == "incomplete" else "response.completed"
-            )
-            yield event(kind, response=final)
-
-
-@dataclass
-class Announced:
-    """A function call a stream has added: its arguments so far and where it is."""
-
-    id: str
-    name: str
-    output_index: int
-    arguments: str = ""
-
-
-def _close_call(event: Any, call: Announced, status: str) -> Iterator[dict[str, Any]]:
-    yield event(
-        "response.function_call_arguments.done",
-        item_id=f"fc_{call.id}",
-        output_index=call.output_index,
-        name=call.name,
-        arguments=call.arguments,
-    )
-    item = _call_item(call.id, call.name, call.arguments, status)
-    yield event("response.output_item.done", output_index=call.output_index, item=item)
-
-
-def _open_reasoning(event: Any, id: str, index: int, summary: bool) -> Iterator[dict[str, Any]]:
-    item = _reasoning_item(id, "")
-    yield event("response.output_item.added", output_index=index, item=item)
-    if summary:
-        yield event(
-            "response.reasoning_summary_part.added",
-            item_id=f"rs_{id}",
-            output_index=index,
-            summary_index=0,
-            part=_summary_part(""),
-        )
-
-
-def _close_reasoning(
-    event: Any, id: str, index: int, thoughts: list[str], summary: bool
-) -> Iterator[dict[str, Any]]:
-    text = "".join(thoughts) if summary else ""
-    if summary:
-        where = {"item_id": f"rs_{id}", "output_index": index, "summary_index": 0}
-        yield event("response.reasoning_summary_text.done", **where, text=text)
-        yield event("response.reasoning_summary_part.done", **where, part=_summary_part(text))
-    item = _reasoning_item(id, text)
-    yield event("response.output_item.done", output_index=index, item=item)
-
-
-def _text_part(text: str) -> dict[str, Any]:
+def text_part(text: str) -> dict[str, Any]:
     return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
-
-
-def _open_message(event: Any, id: str, index: int) -> Iterator[dict[str, Any]]:
-    item = {
-        "type": "message",
-        "id": f"msg_{id}",
-        "status": "in_progress",
-        "role": "assistant",
-        "content": [],
-    }
-    yield event("response.output_item.added", output_index=index, item=item)
-    yield event(
-        "response.content_part.added",
-        item_id=f"msg_{id}",
-        output_index=index,
-        content_index=0,
-        part=_text_part(""),
-    )
-
-
-def _close_message(
-    event: Any, id: str, index: int, is_open: bool, text: list[str], status: str = "completed"
-) -> Iterator[dict[str, Any]]:
-    if not is_open:
-        return
-    full = "".join(text)
-    yield event(
-        "response.output_text.done",
-        item_id=f"msg_{id}",
-        output_index=index,
-        content_index=0,
-        text=full,
-        logprobs=[],
-    )
-    part = _text_part(full)
-    yield event(
-        "response.content_part.done",
-        item_id=f"msg_{id}",
-        output_index=index,
-        content_index=0,
-        part=part,
-    )
-    item = {
-        "type": "message",
-        "id": f"msg_{id}",
-        "status": status,
-        "role": "assistant",
-        "content": [part],
-    }
-    yield event("response.output_item.done", output_index=index, item=item)
-
-
-def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
-    calls: dict[str, int] = {}
-    for event in events:
-        kind = event["type"]
-        if kind == "response.output_text.delta":
-            yield TextDelta(event["delta"])
-        elif kind == "response.reasoning_summary_text.delta":
-            yield ReasoningDelta(event["delta"])
-        elif kind == "response.output_item.added" and event["item"]["type"] == "function_call":
-            item = event["item"]
-            calls[item["id"]] = len(calls)
-            yield ToolCallStart(calls[item["id"]], item["call_id"], item["name"])
-        elif kind == "response.function_call_arguments.delta":
-            yield ToolArgumentsDelta(calls[event["item_id"]], event["delta"])
-        elif kind in ("response.completed", "response.incomplete"):
-            done = parse_response(event["response"])[0]
-            yield Finish(
-                done.finish_reason, done.input_tokens, done.output_tokens, 0, done.reasoning_tokens
-            )

@@ -1,0 +1,250 @@
+"""The responses wire format's stream: typed `response.*` events, each numbered."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from emulator.gateway.canonical import (
+    Completion,
+    Delta,
+    Finish,
+    ReasoningDelta,
+    TextDelta,
+    ToolArgumentsDelta,
+    ToolCall,
+    ToolCallStart,
+)
+from emulator.gateway.wire.responses import (
+    call_item,
+    parse_response,
+    reasoning_item,
+    render_response,
+    summary_part,
+    text_part,
+)
+
+
+def render_events(
+    stream: Iterable[Delta],
+    *,
+    id: str,
+    model: str,
+    created: int,
+    extra: dict[str, Any] | None = None,
+    summary: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """The typed event sequence, each event with a `sequence_number` from 0. Reasoning
+    is the first item; without `summary` its text is not sent (`summary: []`)."""
+    numbers = iter(range(1_000_000))
+    shell = {
+        "id": id,
+        "object": "response",
+        "created_at": created,
+        "model": model,
+        **(extra or {}),
+        "output": [],
+        "usage": None,
+    }
+
+    def event(kind: str, **fields: Any) -> dict[str, Any]:
+        return {"type": kind, "sequence_number": next(numbers), **fields}
+
+    yield event("response.created", response={**shell, "status": "in_progress"})
+    yield event("response.in_progress", response={**shell, "status": "in_progress"})
+    collected_text: list[str] = []
+    calls: list[Announced] = []
+    message_open = False
+    output_index = -1
+    thoughts: list[str] | None = None  # the reasoning, once it has begun
+    thinking = False
+    for delta in stream:
+        if thinking and not isinstance(delta, ReasoningDelta):
+            thinking = False
+            yield from _close_reasoning(event, id, output_index, thoughts or [], summary)
+        if isinstance(delta, ReasoningDelta):
+            if thoughts is None:
+                thoughts, thinking, output_index = [], True, output_index + 1
+                yield from _open_reasoning(event, id, output_index, summary)
+            thoughts.append(delta.text)
+            if summary:
+                yield event(
+                    "response.reasoning_summary_text.delta",
+                    item_id=f"rs_{id}",
+                    output_index=output_index,
+                    summary_index=0,
+                    delta=delta.text,
+                )
+        elif isinstance(delta, TextDelta):
+            if not message_open:
+                message_open, output_index = True, output_index + 1
+                yield from _open_message(event, id, output_index)
+            collected_text.append(delta.text)
+            yield event(
+                "response.output_text.delta",
+                item_id=f"msg_{id}",
+                output_index=output_index,
+                content_index=0,
+                delta=delta.text,
+                logprobs=[],
+            )
+        elif isinstance(delta, ToolCallStart):
+            yield from _close_message(event, id, output_index, message_open, collected_text)
+            message_open = False
+            if calls:  # each call is done before the next is added, as the API streams them
+                yield from _close_call(event, calls[-1], "completed")
+            output_index += 1
+            calls.append(Announced(delta.id, delta.name, output_index))
+            item = call_item(delta.id, delta.name, "", "in_progress")
+            yield event("response.output_item.added", output_index=output_index, item=item)
+        elif isinstance(delta, ToolArgumentsDelta):
+            call = calls[delta.index]
+            call.arguments += delta.fragment
+            yield event(
+                "response.function_call_arguments.delta",
+                item_id=f"fc_{call.id}",
+                output_index=call.output_index,
+                delta=delta.fragment,
+            )
+        else:
+            status = "incomplete" if delta.reason == "length" else "completed"
+            if not calls and not message_open:  # an empty answer is an empty message
+                message_open, output_index = True, output_index + 1
+                yield from _open_message(event, id, output_index)
+            yield from _close_message(event, id, output_index, message_open, collected_text, status)
+            if calls:
+                yield from _close_call(event, calls[-1], status)
+            completion = Completion(
+                "".join(collected_text) if collected_text or not calls else None,
+                tuple(ToolCall(c.id, c.name, c.arguments) for c in calls),
+                delta.reason,
+                delta.input_tokens,
+                delta.output_tokens,
+            )
+            if thoughts is not None:
+                completion.reasoning = "".join(thoughts) if summary else ""
+                completion.reasoning_tokens = delta.reasoning_tokens
+            final = render_response(completion, id=id, model=model, created=created, extra=extra)
+            kind = (
+                "response.incomplete" if final["status"] == "incomplete" else "response.completed"
+            )
+            yield event(kind, response=final)
+
+
+@dataclass
+class Announced:
+    """A function call a stream has added: its arguments so far and where it is."""
+
+    id: str
+    name: str
+    output_index: int
+    arguments: str = ""
+
+
+def _close_call(event: Any, call: Announced, status: str) -> Iterator[dict[str, Any]]:
+    yield event(
+        "response.function_call_arguments.done",
+        item_id=f"fc_{call.id}",
+        output_index=call.output_index,
+        name=call.name,
+        arguments=call.arguments,
+    )
+    item = call_item(call.id, call.name, call.arguments, status)
+    yield event("response.output_item.done", output_index=call.output_index, item=item)
+
+
+def _open_reasoning(event: Any, id: str, index: int, summary: bool) -> Iterator[dict[str, Any]]:
+    item = reasoning_item(id, "")
+    yield event("response.output_item.added", output_index=index, item=item)
+    if summary:
+        yield event(
+            "response.reasoning_summary_part.added",
+            item_id=f"rs_{id}",
+            output_index=index,
+            summary_index=0,
+            part=summary_part(""),
+        )
+
+
+def _close_reasoning(
+    event: Any, id: str, index: int, thoughts: list[str], summary: bool
+) -> Iterator[dict[str, Any]]:
+    text = "".join(thoughts) if summary else ""
+    if summary:
+        where = {"item_id": f"rs_{id}", "output_index": index, "summary_index": 0}
+        yield event("response.reasoning_summary_text.done", **where, text=text)
+        yield event("response.reasoning_summary_part.done", **where, part=summary_part(text))
+    item = reasoning_item(id, text)
+    yield event("response.output_item.done", output_index=index, item=item)
+
+
+def _open_message(event: Any, id: str, index: int) -> Iterator[dict[str, Any]]:
+    item = {
+        "type": "message",
+        "id": f"msg_{id}",
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
+    yield event("response.output_item.added", output_index=index, item=item)
+    yield event(
+        "response.content_part.added",
+        item_id=f"msg_{id}",
+        output_index=index,
+        content_index=0,
+        part=text_part(""),
+    )
+
+
+def _close_message(
+    event: Any, id: str, index: int, is_open: bool, text: list[str], status: str = "completed"
+) -> Iterator[dict[str, Any]]:
+    if not is_open:
+        return
+    full = "".join(text)
+    yield event(
+        "response.output_text.done",
+        item_id=f"msg_{id}",
+        output_index=index,
+        content_index=0,
+        text=full,
+        logprobs=[],
+    )
+    part = text_part(full)
+    yield event(
+        "response.content_part.done",
+        item_id=f"msg_{id}",
+        output_index=index,
+        content_index=0,
+        part=part,
+    )
+    item = {
+        "type": "message",
+        "id": f"msg_{id}",
+        "status": status,
+        "role": "assistant",
+        "content": [part],
+    }
+    yield event("response.output_item.done", output_index=index, item=item)
+
+
+def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
+    calls: dict[str, int] = {}
+    for event in events:
+        kind = event["type"]
+        if kind == "response.output_text.delta":
+            yield TextDelta(event["delta"])
+        elif kind == "response.reasoning_summary_text.delta":
+            yield ReasoningDelta(event["delta"])
+        elif kind == "response.output_item.added" and event["item"]["type"] == "function_call":
+            item = event["item"]
+            calls[item["id"]] = len(calls)
+            yield ToolCallStart(calls[item["id"]], item["call_id"], item["name"])
+        elif kind == "response.function_call_arguments.delta":
+            yield ToolArgumentsDelta(calls[event["item_id"]], event["delta"])
+        elif kind in ("response.completed", "response.incomplete"):
+            done = parse_response(event["response"])[0]
+            yield Finish(
+                done.finish_reason, done.input_tokens, done.output_tokens, 0, done.reasoning_tokens
+            )
