@@ -27,9 +27,15 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
         return completion
     text = (completion.text or "")[:end]
     output = completion.reasoning_tokens + count_text(text, family)  # reasoning stays
-    cut = Completion(text, (), "stop", completion.input_tokens, output)
-    cut.reasoning, cut.reasoning_tokens = completion.reasoning, completion.reasoning_tokens
-    return cut
+    return Completion(
+        text,
+        (),
+        "stop",
+        completion.input_tokens,
+        output,
+        completion.reasoning,
+        completion.reasoning_tokens,
+    )
 
 
 def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:

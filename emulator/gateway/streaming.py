@@ -142,8 +142,9 @@ async def paced_stream(
 
 def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> int:
     """Output tokens of what was sent, counted as a whole answer counts them: each
-    choice's reasoning and text on their own (joined, the last word of one and the first of the next
-    would count as one), and each tool call's name with its arguments."""
+    choice's reasoning and text on their own (joined, the last word of one and the
+    first of the next would count as one), and each tool call's name with its
+    arguments."""
     pieces: dict[tuple[int, int], list[str]] = {}
     for owner, text in sent:
         pieces.setdefault(owner, []).append(text)

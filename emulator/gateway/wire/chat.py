@@ -240,8 +240,6 @@ def _split(total: int, parts: int, index: int) -> int:
 def parse_response(body: dict[str, Any]) -> list[Completion]:
     prompt = body["usage"]["prompt_tokens"]
     choices = body["choices"]
-    # The usage is a total over the choices: the first carries the remainder.
-    per, extra = divmod(body["usage"]["completion_tokens"], len(choices))
     completions = []
     for index, choice in enumerate(choices):
         message = choice["message"]
@@ -249,7 +247,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"])
             for c in message.get("tool_calls") or ()
         )
-        output = per + (extra if index == 0 else 0)
+        output = _split(body["usage"]["completion_tokens"], len(choices), index)
         reason = choice["finish_reason"]
         completion = Completion(message.get("content"), calls, reason, prompt, output)
         if "reasoning" in message:
