@@ -6,10 +6,13 @@ as a stack trace. Parsed fixtures are cached, so a reset costs no parsing.
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
+import regex  # the engine scripted-reply patterns run on (`gateway.scripted`)
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -139,8 +142,6 @@ class ScriptedCallFixture(_Strict):
     @field_validator("name")
     @classmethod
     def _a_tool_name(cls, value: str) -> str:
-        import re
-
         if not re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", value):
             raise ValueError(
                 f"a tool call needs the name of a tool (1-64 letters, digits, _ or -), "
@@ -151,8 +152,6 @@ class ScriptedCallFixture(_Strict):
     @field_validator("arguments", mode="before")
     @classmethod
     def _json_object(cls, value: Any) -> Any:
-        import json
-
         if not isinstance(value, dict):
             raise ValueError(
                 "arguments must be a mapping of argument names to values "
@@ -176,8 +175,6 @@ class ReplyFixture(_Strict):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        import regex  # the engine the patterns run on (`gateway.scripted`)
-
         try:
             regex.compile(value, regex.IGNORECASE)
         except regex.error as exc:
