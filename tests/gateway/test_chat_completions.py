@@ -33,11 +33,6 @@ WEATHER_TOOL = {
 }
 
 
-@pytest.fixture
-def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
-    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
-
-
 def test_a_completion_has_the_wire_fields(client: openai.OpenAI) -> None:
     raw = client.chat.completions.with_raw_response.create(
         model="openai/gpt-4o-mini", messages=HELLO

@@ -29,11 +29,6 @@ SCRIPTED = [
 ]
 
 
-@pytest.fixture
-def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
-    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
-
-
 Calls = list[tuple[str, str]]  # (name, arguments) of each tool call, in order
 
 

@@ -9,7 +9,7 @@ import openai
 import pytest
 from pydantic import BaseModel
 
-from emulator.testing import EmulatorHandle, Tenant
+from emulator.testing import Tenant
 from tests.helpers import RESPONSES_STREAM_EVENTS, assert_error
 
 TOOL = {
@@ -23,11 +23,6 @@ TOOL = {
         "additionalProperties": False,
     },
 }
-
-
-@pytest.fixture
-def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
-    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
 
 
 @pytest.mark.parametrize("provider", ["emulator-responses", "emulator", "emulator-messages"])

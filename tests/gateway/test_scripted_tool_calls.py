@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from emulator.gateway.tokens import count_text
-from emulator.testing import EmulatorHandle, Tenant
+from emulator.testing import Tenant
 from tests.helpers import assert_error
 
 ASK = "What is the weather in Paris and London?"
@@ -34,11 +34,6 @@ CHAT_TOOLS = [
 RESPONSES_TOOLS = [{"type": "function", "name": "get_weather", "parameters": PARAMS}]
 # Each provider format, and its tokenizer family (the provider's name says it).
 PROVIDERS = {"emulator": "chat", "emulator-responses": "responses", "emulator-messages": "messages"}
-
-
-@pytest.fixture
-def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
-    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
 
 
 def chat_kwargs(provider: str, **more: Any) -> dict[str, Any]:
