@@ -18,9 +18,16 @@ from pydantic import BaseModel
 
 from emulator import __version__
 from emulator.bodies import RequestBody
+from emulator.gateway import chat_schemas, responses_schemas
 from emulator.web import ErrorEnvelope
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+# Request fields validated apart from their body's model (only requests that send them
+# pay for it), documented as fields of that body.
+_FIELDS_CHECKED_APART: dict[str, type[BaseModel]] = {
+    "ChatCompletionRequest": chat_schemas.ReasoningFields,
+    "ResponsesRequest": responses_schemas.ReasoningFields,
+}
 _DESCRIPTIONS = {
     "400": "Bad request: malformed JSON or a body that is not an object",
     "401": "No credential, an unknown one, or the wrong kind for this route",
@@ -36,6 +43,9 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     models: list[type[BaseModel]] = [ErrorEnvelope, *_subclasses(RequestBody)]
     for model in models:
         _add_pydantic_schema(schemas, model)
+    for name, fields in _FIELDS_CHECKED_APART.items():
+        if name in schemas:
+            schemas[name].setdefault("properties", {}).update(_inlined_properties(fields))
     for item in doc.get("paths", {}).values():
         for method, operation in item.items():
             if isinstance(operation, dict) and method != "parameters":
@@ -56,6 +66,25 @@ def _add_pydantic_schema(schemas: dict[str, Any], model: type[BaseModel]) -> Non
     schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas.update(schema.pop("$defs", {}))
     schemas[model.__name__] = schema
+
+
+def _inlined_properties(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's properties with its nested models written in place (two modules may
+    name a nested model alike: no shared component for them)."""
+    schema = model.model_json_schema(ref_template="{model}")
+    defs = schema.get("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(defs[node["$ref"]])
+            return {k: inline(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [inline(v) for v in node]
+        return node
+
+    properties: dict[str, Any] = inline(schema.get("properties", {}))
+    return properties
 
 
 def _finish_operation(operation: dict[str, Any]) -> None:

@@ -90,3 +90,17 @@ def test_the_docs_page_is_served(http: httpx.Client) -> None:
     response = http.get("/schema")
     assert response.status_code == 200 and "text/html" in response.headers["content-type"]
     assert "openapi" in response.text.lower()
+
+
+def test_the_reasoning_fields_are_documented_on_their_bodies(document: dict) -> None:
+    """They are validated apart from the body's model (off the hot path), and documented
+    as its fields, with their values."""
+    schemas = document["components"]["schemas"]
+    chat = schemas["ChatCompletionRequest"]["properties"]
+    assert {"reasoning", "include_reasoning", "reasoning_effort"} <= chat.keys()
+    efforts = chat["reasoning_effort"]["anyOf"][0]["enum"]
+    assert efforts == ["none", "minimal", "low", "medium", "high", "xhigh", "max"]
+    assert "exclude" in chat["reasoning"]["anyOf"][0]["properties"]
+    responses = schemas["ResponsesRequest"]["properties"]
+    assert "summary" in responses["reasoning"]["anyOf"][0]["properties"]
+    assert "include" in responses
