@@ -38,7 +38,7 @@ class Message:
 
 
 # Tokens of reasoning per effort, as chat (OpenRouter) and responses (OpenAI) name them.
-EFFORT_TOKENS = {"minimal": 10, "low": 20, "medium": 60, "high": 150}
+EFFORT_TOKENS = {"minimal": 10, "low": 20, "medium": 60, "high": 150, "xhigh": 300, "max": 600}
 DEFAULT_EFFORT = "medium"
 
 

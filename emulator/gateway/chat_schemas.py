@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import WireModel
 
@@ -103,7 +103,7 @@ class ProviderPreferences(_Open):
     sort: Literal["price", "latency", "throughput"] | None = None
 
 
-Effort = Literal["none", "minimal", "low", "medium", "high"]
+Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
 class ReasoningConfig(_Open):
@@ -121,6 +121,15 @@ class ReasoningFields(_Open):
 
     reasoning: ReasoningConfig | None = None
     include_reasoning: bool | None = None
+    reasoning_effort: Effort | None = None  # OpenAI's shorthand for `reasoning.effort`
+
+    @field_validator("reasoning_effort")
+    @classmethod
+    def _one_effort(cls, effort: str | None, info: ValidationInfo) -> str | None:
+        asked = info.data.get("reasoning")
+        if effort and asked and asked.effort and asked.effort != effort:
+            raise ValueError(f"it differs from reasoning.effort {asked.effort!r}: send one")
+        return effort
 
 
 class StreamOptions(_Open):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -12,10 +11,11 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.errors import NoRouteAvailable, ValidationFailed
+from emulator.errors import InvalidRequest, NoRouteAvailable, ValidationFailed
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
+from emulator.gateway.canonical import Request as CanonicalRequest
 from emulator.gateway.content import prompt_tokens
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, route_candidates
@@ -26,6 +26,8 @@ from emulator.web import API_PREFIX, BEARER, Reply, RuntimeDep
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
 EXACT_FAMILY = "responses"
+# The `include` value that asks for the reasoning's `encrypted_content`.
+SEALED = "reasoning.encrypted_content"
 
 
 def create_response(request: DirectRequest) -> Reply:
@@ -62,6 +64,7 @@ class ResponsesController(Controller):
     async def input_tokens(self, rt: RuntimeDep, data: JSONBody[InputTokensRequest]) -> InputTokens:
         body = data.model_dump(by_alias=True, exclude_none=True)
         service.check_reasoning(body, "responses")
+        check_sent_back_reasoning(body)
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
         routes = route_candidates(
@@ -86,33 +89,55 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             "text.format json_schema needs `schema`.", param="text.format.schema"
         )
     service.check_reasoning(body, "responses")
+    check_sent_back_reasoning(body)
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = served.id, served.route.model, served.created
-    # The reasoning's text is its summary: only when the client asked for one.
-    summary = call.request.reasoning is not None and call.request.reasoning.summary is not None
+    shown = _shown(body, call.request)
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             events = responses_events.render_events(
-                deltas, id=ident, model=model, created=created, extra=extra, summary=summary
+                deltas, id=ident, model=model, created=created, extra=extra, shown=shown
             )
             return typed_sse_lines(_priced(rt, served, events))
 
         return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
     completion = served.completions[0]
-    if completion.reasoning is not None and not summary:
-        completion = replace(completion, reasoning="")
     whole = responses.render_response(
-        completion, id=ident, model=model, created=created, extra=extra
+        completion, id=ident, model=model, created=created, extra=extra, shown=shown
     )
     charge = service.record_usage(
         rt, caller, call, served, completion.input_tokens, completion.output_tokens
     )
     whole["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=whole)
+
+
+def check_sent_back_reasoning(body: dict[str, Any]) -> None:
+    """A reasoning item sent back may carry the `encrypted_content` it came with, which
+    must be as this emulator gave it out: the real API refuses a blob it cannot read."""
+    items = body["input"]
+    if isinstance(items, str):
+        return
+    for index, item in enumerate(items):
+        blob = item.get("encrypted_content") if item.get("type") == "reasoning" else None
+        if blob is not None and not (isinstance(blob, str) and responses.is_sealed(blob)):
+            raise InvalidRequest(
+                f"The encrypted_content of the reasoning item input[{index}] cannot be "
+                "read: send it back exactly as it came in the response's output.",
+                param=f"input[{index}].encrypted_content",
+                code="invalid_encrypted_content",
+            )
+
+
+def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
+    """The reasoning's text is its summary only when the client asked for one, and its
+    `encrypted_content` only when `include` asks for it."""
+    summary = request.reasoning is not None and request.reasoning.summary is not None
+    return responses.Shown(summary, SEALED in (body.get("include") or ()))
 
 
 def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Iterator[Any]:

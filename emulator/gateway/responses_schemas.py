@@ -112,6 +112,8 @@ class ResponsesRequest(_Open):
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
+    # What else to return; `reasoning.encrypted_content` is acted on, others ignored.
+    include: list[str] | None = None
     # `reasoning`: see ReasoningFields
 
 

@@ -32,6 +32,7 @@ from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.schema_values import SchemaProblem, check_schema
 from emulator.gateway.stops import cut_completion, cut_deltas
+from emulator.gateway.wire.chat import REASONING_FIELDS as CHAT_REASONING_FIELDS
 from emulator.ids import LazyRng
 from emulator.store.usage import UsageEvent
 
@@ -298,7 +299,7 @@ def check_reasoning(body: dict[str, Any], endpoint: str) -> None:
     if endpoint == "responses":
         if "reasoning" in body:
             validate(body, responses_schemas.ReasoningFields)
-    elif "reasoning" in body or "include_reasoning" in body:
+    elif not CHAT_REASONING_FIELDS.isdisjoint(body):
         validate(body, chat_schemas.ReasoningFields)
 
 

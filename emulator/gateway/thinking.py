@@ -33,6 +33,7 @@ _STEPS = (
     "That seems consistent so far.",
 )
 _SHORT = ("Hmm, let me see.", "Right.", "Okay.")  # when nothing longer fits
+_ROUND_ROOM = 40  # tokens left that are worth another round of thoughts
 _CLOSERS = (
     "So the answer should explain {a} briefly and mention {b}.",
     "I think I have enough to answer clearly.",
@@ -47,6 +48,7 @@ def think(topics: tuple[str, str], rng: random.Random, budget: int, family: str)
     spent = count_text(text, family)
     if spent > budget:
         return truncate(text, family, budget)[0]
+    said_from = 0  # where this round of thoughts began: none is said twice in a round
     while True:
         closing = spent * 4 >= budget * 3
         pool = _CLOSERS if closing else _STEPS
@@ -55,10 +57,15 @@ def think(topics: tuple[str, str], rng: random.Random, budget: int, family: str)
         for sentence in [*rng.sample(pool, len(pool)), *_SHORT]:
             said = sentence.format(a=a, b=b)
             more = count_text(said, family)
-            if spent + more <= budget and said not in text:  # no thought twice
+            if spent + more <= budget and said not in text[said_from:]:
                 text, spent = text + " " + said, spent + more
                 break
         else:
-            return text
+            if budget - spent < _ROUND_ROOM:
+                return text
+            # Every thought said and room for many more (a high effort): go over the
+            # topics again the other way round.
+            a, b, said_from = b, a, len(text)
+            continue
         if closing and sentence in _CLOSERS:
             return text

@@ -7,6 +7,7 @@ from langchain_core.messages import HumanMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from openrouter import OpenRouter
+from openrouter.components import ReasoningDetailText
 from pydantic import BaseModel
 
 from emulator.testing import EmulatorHandle, Tenant
@@ -88,3 +89,52 @@ def test_langchain_with_structured_output(llm: ChatOpenAI) -> None:
     assert isinstance(by_tool, Answer) and by_tool.points
     loose = llm.with_structured_output(None, method="json_mode").invoke("Return JSON about TCP")
     assert isinstance(loose, dict)
+
+
+def test_openrouter_sdk_reasoning_details_round_trip(router: OpenRouter) -> None:
+    """The SDK parses `reasoning_details`; sent back on the assistant message (as the
+    AI SDK and OpenRouter's docs do in a tool loop) they are accepted."""
+    question = {"role": "user", "content": "Explain database indexes"}
+    first = router.chat.send(
+        model="deepseek/deepseek-r1", messages=[question], reasoning={"effort": "low"}
+    )
+    message = first.choices[0].message
+    (detail,) = message.reasoning_details or []
+    assert isinstance(detail, ReasoningDetailText) and detail.format_ == "unknown"
+    assert detail.text == message.reasoning and message.reasoning
+    assert first.usage.completion_tokens_details.reasoning_tokens > 0
+    thoughts = "".join(
+        d.text or ""
+        for chunk in router.chat.send(
+            model="deepseek/deepseek-r1",
+            messages=[question],
+            reasoning={"effort": "low"},
+            stream=True,
+        )
+        for choice in chunk.choices
+        for d in choice.delta.reasoning_details or []
+    )
+    assert thoughts == message.reasoning
+    sent_back = {
+        "role": "assistant",
+        "content": message.content,
+        "reasoning": message.reasoning,
+        "reasoning_details": [detail.model_dump(by_alias=True)],
+    }
+    second = router.chat.send(
+        model="deepseek/deepseek-r1",
+        messages=[question, sent_back, {"role": "user", "content": "And B-trees?"}],
+    )
+    assert second.choices[0].message.content
+
+
+def test_langchain_reasoning_effort(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    llm = ChatOpenAI(
+        model="deepseek/deepseek-r1",
+        base_url=emulator.base_url,
+        api_key=tenant.api_key,
+        reasoning_effort="low",
+        max_retries=0,
+    )
+    answer = llm.invoke("Explain database indexes")
+    assert answer.content and answer.usage_metadata["output_token_details"]["reasoning"] > 0

@@ -13,7 +13,7 @@ from openai.types.responses import ResponseReasoningItem, ResponseStreamEvent
 from pydantic import TypeAdapter
 
 from emulator.gateway.tokens import count_text
-from emulator.testing import EmulatorHandle, Tenant
+from emulator.testing import Tenant
 from tests.helpers import assert_error
 
 # A reasoning model served in each provider wire format.
@@ -25,11 +25,6 @@ ROUTES = {
 # deepseek-r1 has no tool use: another chat-format reasoning model for tool calls.
 TOOL_ROUTES = {**ROUTES, "chat": ("x-ai/grok-3-mini", "xai")}
 QUESTION = "Explain how database indexes speed up queries"
-
-
-@pytest.fixture
-def client(emulator: EmulatorHandle, tenant: Tenant) -> openai.OpenAI:
-    return openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
 
 
 class Seen:
@@ -61,6 +56,9 @@ def chat(
         answer = client.chat.completions.create(**kwargs)
         message = answer.choices[0].message
         reasoning = (message.model_extra or {}).get("reasoning")
+        # OpenRouter's structured reasoning says the same, where there is reasoning.
+        details = (message.model_extra or {}).get("reasoning_details")
+        assert details == (None if reasoning is None else [detail(reasoning, signature=None)])
         return Seen(message.content or "", reasoning, answer.usage, answer.choices[0].finish_reason)
     text, thoughts, usage, finish = "", None, None, ""
     chunks = list(client.chat.completions.create(stream=True, **kwargs))
@@ -68,12 +66,19 @@ def chat(
         usage = chunk.usage or usage
         for choice in chunk.choices:
             piece = (choice.delta.model_extra or {}).get("reasoning")
+            details = (choice.delta.model_extra or {}).get("reasoning_details")
+            assert details == (None if piece is None else [detail(piece)])
             if piece is not None:
                 assert not text, "reasoning comes before the content"
                 thoughts = (thoughts or "") + piece
             text += choice.delta.content or ""
             finish = choice.finish_reason or finish
     return Seen(text, thoughts, usage, finish)
+
+
+def detail(text: str, **signature: None) -> dict[str, Any]:
+    """One of OpenRouter's `reasoning_details` (a stream's pieces have no signature)."""
+    return {"type": "reasoning.text", "text": text, **signature, "format": "unknown", "index": 0}
 
 
 def responses(client: openai.OpenAI, fmt: str, stream: bool, **extra: Any) -> Seen:
@@ -149,6 +154,26 @@ def test_the_effort_or_budget_sets_the_length(
 ) -> None:
     seen = chat(client, "chat", False, extra_body={"reasoning": asked})
     assert low <= seen.tokens()[1] <= high
+
+
+def test_openai_s_reasoning_effort_is_reasoning_effort(client: openai.OpenAI) -> None:
+    """The SDK's typed `reasoning_effort` asks what `reasoning.effort` asks (OpenRouter
+    takes it as that); `none` asks for none; `xhigh` and `max` think longest."""
+    model, provider = ROUTES["chat"]
+    asked = {"model": model, "messages": [{"role": "user", "content": QUESTION}]}
+    only = {"provider": {"only": [provider]}}
+    typed = client.chat.completions.create(**asked, reasoning_effort="low", extra_body=only)
+    same = chat(client, "chat", False)  # reasoning.effort "low"
+    message = typed.choices[0].message
+    assert (message.model_extra or {})["reasoning"] == same.reasoning
+    assert (message.content, typed.usage.completion_tokens) == (same.text, same.tokens()[0])  # type: ignore[union-attr]
+    off = client.chat.completions.create(**asked, reasoning_effort="none", extra_body=only)
+    assert "reasoning" not in (off.choices[0].message.model_extra or {})
+    lengths = [
+        chat(client, "chat", False, extra_body={"reasoning": {"effort": effort}}).tokens()[1]
+        for effort in ("high", "xhigh", "max")
+    ]
+    assert 120 <= lengths[0] <= 150 < lengths[1] <= 300 < lengths[2] <= 600, lengths
 
 
 def test_include_reasoning_and_disabled_reasoning(client: openai.OpenAI) -> None:
@@ -285,7 +310,12 @@ def test_reasoning_needs_a_model_with_the_capability(tenant: Tenant, path: str, 
     ("path", "body", "param"),
     [
         ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
-                               "reasoning": {"effort": "max"}}, "reasoning.effort"),
+                               "reasoning": {"effort": "extreme"}}, "reasoning.effort"),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
+                               "reasoning_effort": "extreme"}, "reasoning_effort"),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
+                               "reasoning_effort": "low", "reasoning": {"effort": "high"}},
+         "reasoning_effort"),
         ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
                                "reasoning": {"max_tokens": 0}}, "reasoning.max_tokens"),
         ("/responses", {"input": "hi", "reasoning": {"summary": "long"}}, "reasoning.summary"),
@@ -337,3 +367,45 @@ def test_a_reasoning_item_sent_back_as_input_is_accepted(client: openai.OpenAI) 
         input=[{"role": "user", "content": QUESTION}, *sent_back, result], **kwargs
     )
     assert second.status == "completed" and "search" in second.output_text
+
+
+def test_encrypted_reasoning_round_trip(client: openai.OpenAI) -> None:
+    """`include: ["reasoning.encrypted_content"]` (what a client that keeps no state
+    asks for) adds an opaque blob to the reasoning item, whole and streamed, with or
+    without a summary; sent back as it came it is accepted, mangled it is a 400."""
+    tool = {"type": "function", "name": "search", "parameters": {"type": "object"}}
+    kwargs: dict[str, Any] = {
+        "model": "openai/o4-mini",
+        "tools": [tool],
+        "reasoning": {"effort": "low"},
+        "include": ["reasoning.encrypted_content"],
+    }
+    first = client.responses.create(input=QUESTION, **kwargs)
+    item = first.output[0]
+    assert isinstance(item, ResponseReasoningItem) and item.summary == []
+    assert item.encrypted_content and QUESTION not in item.encrypted_content
+    with client.responses.stream(input=QUESTION, **kwargs) as stream:
+        events = list(stream)
+    done = [e.item for e in events if e.type == "response.output_item.done"]
+    final = events[-1].response.output[0]  # type: ignore[union-attr]
+    assert done[0].encrypted_content == final.encrypted_content == item.encrypted_content  # type: ignore[union-attr]
+    summarised = client.responses.create(
+        input=QUESTION, **{**kwargs, "reasoning": {"effort": "low", "summary": "auto"}}
+    )
+    assert summarised.output[0].encrypted_content == item.encrypted_content  # type: ignore[union-attr]
+    plain = client.responses.create(input=QUESTION, **{**kwargs, "include": []})
+    assert plain.output[0].encrypted_content is None  # type: ignore[union-attr]
+
+    call = first.output[1]
+    assert call.type == "function_call"
+    result = {"type": "function_call_output", "call_id": call.call_id, "output": "[]"}
+    sent_back = [item.model_dump(exclude_none=True) for item in first.output]
+    question = {"role": "user", "content": QUESTION}
+    second = client.responses.create(input=[question, *sent_back, result], **kwargs)
+    assert second.status == "completed"
+    sent_back[0]["encrypted_content"] = "not-what-was-given"
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(input=[question, *sent_back, result], **kwargs)
+    error = refused.value.body
+    assert isinstance(error, dict) and error["code"] == "invalid_encrypted_content"
+    assert error["param"] == "input[1].encrypted_content"

@@ -328,12 +328,19 @@ def test_reasoning_streams_first_in_each_format_s_own_shape() -> None:
     assert {e["output_index"] for e in events if "output_index" in e} == {0, 1}
 
 
-def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item() -> None:
+@pytest.mark.parametrize("sealed", [False, True])
+def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item(sealed: bool) -> None:
     from emulator.gateway.wire import responses_events as responses
+    from emulator.gateway.wire.responses import Shown, is_sealed, seal
 
     deltas = chat.deltas(REASONED, ["Cold."], 0, [THOUGHT])
-    events = list(responses.render_events(deltas, id="r", model="m", created=0, summary=False))
+    shown = Shown(summary=False, sealed=sealed)
+    events = list(responses.render_events(deltas, id="r", model="m", created=0, shown=shown))
     kinds = [e["type"] for e in events if e.get("output_index") == 0]
     assert kinds == ["response.output_item.added", "response.output_item.done"]
-    assert events[-1]["response"]["output"][0]["summary"] == []
+    item = events[-1]["response"]["output"][0]
+    assert item["summary"] == []
+    # Sealed, the whole reasoning travels as opaque `encrypted_content`, only there.
+    assert item.get("encrypted_content") == (seal(THOUGHT) if sealed else None)
+    assert is_sealed(seal(THOUGHT)) and not is_sealed(THOUGHT) and not is_sealed("%%")
     assert events[-1]["response"]["usage"]["output_tokens_details"]["reasoning_tokens"] > 0

@@ -196,19 +196,37 @@ async function noCredits() {
   return errorOf(generateText({ ...common, model: broke }));
 }
 
-// OpenRouter's provider asks for reasoning (a model setting) and reads `message.reasoning`.
+// OpenRouter's provider asks for reasoning (a model setting), reads `reasoning_details`
+// (whole and streamed), and sends them back on the assistant message of the next turn.
 async function reasoning() {
   if (providerName !== "openrouter") return null;
-  const reasoner = createOpenRouter({ baseURL, apiKey }).chat("deepseek/deepseek-r1", {
-    reasoning: { effort: "low" },
+  const sent = [];
+  const watched = (url, init) => {
+    sent.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
+  const reasoner = createOpenRouter({ baseURL, apiKey, fetch: watched }).chat(
+    "deepseek/deepseek-r1",
+    { reasoning: { effort: "low" } },
+  );
+  const question = { role: "user", content: PROMPT };
+  const result = await generateText({ model: reasoner, messages: [question], maxRetries: 0 });
+  const streamed = streamText({ model: reasoner, messages: [question], maxRetries: 0 });
+  const streamedReasoning = await streamed.reasoningText;
+  const next = await generateText({
+    model: reasoner,
+    messages: [question, ...result.response.messages, { role: "user", content: "And B-trees?" }],
+    maxRetries: 0,
   });
-  const result = await generateText({ model: reasoner, prompt: PROMPT, maxRetries: 0 });
   return {
     text: result.text,
     reasoningText: result.reasoningText,
+    streamedReasoningText: streamedReasoning,
     reasoningTokens: result.usage.outputTokenDetails?.reasoningTokens,
     outputTokens: result.usage.outputTokens,
     id: result.response.id,
+    nextText: next.text,
+    sentBack: sent.at(-1).messages[1],
   };
 }
 

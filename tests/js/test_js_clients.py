@@ -244,5 +244,10 @@ def test_ai_sdk_openrouter_reads_the_reasoning(ai_sdk: AiRun) -> None:
         assert got is None
         return
     assert got["text"] and got["reasoningText"] and got["reasoningTokens"] > 0
+    assert got["streamedReasoningText"] == got["reasoningText"]
     event = usage_event(ai_sdk.tenant, got["id"])
     assert event["completion_tokens"] == got["outputTokens"] > got["reasoningTokens"]
+    # The next turn sends the reasoning back as it came, and is answered.
+    back = got["sentBack"]
+    assert back["role"] == "assistant" and got["nextText"]
+    assert back["reasoning_details"][0]["text"] == got["reasoningText"]

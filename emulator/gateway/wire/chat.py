@@ -49,17 +49,24 @@ def parse_request(body: dict[str, Any]) -> Request:
         n=body.get("n") or 1,
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
     )
-    if "reasoning" in body or "include_reasoning" in body:  # what the hot path pays for it
+    if not REASONING_FIELDS.isdisjoint(body):  # what the hot path pays for it
         request.reasoning = _reasoning(body)
     return request
 
 
+# The chat fields that ask for reasoning.
+REASONING_FIELDS = frozenset({"reasoning", "include_reasoning", "reasoning_effort"})
+
+
 def _reasoning(body: dict[str, Any]) -> Reasoning | None:
     """OpenRouter's `reasoning` object (`effort` or `max_tokens`, `enabled`, `exclude`),
-    or the older `include_reasoning: true` (the default effort)."""
-    asked = body.get("reasoning")
+    OpenAI's `reasoning_effort` (the same as `reasoning.effort`), or the older
+    `include_reasoning: true` (the default effort)."""
+    asked, effort = body.get("reasoning"), body.get("reasoning_effort")
+    if effort is not None:
+        asked = {**(asked or {}), "effort": effort}
     if asked is None:
-        return Reasoning(effort_tokens(None)) if body["include_reasoning"] else None
+        return Reasoning(effort_tokens(None)) if body.get("include_reasoning") else None
     if asked.get("enabled") is False or asked.get("effort") == "none":
         return None
     tokens = asked.get("max_tokens") or effort_tokens(asked.get("effort"))
@@ -210,15 +217,33 @@ def render_response(
 
 
 def _add_reasoning(body: dict[str, Any], completions: list[Completion]) -> None:
-    """OpenRouter's `message.reasoning` after `refusal` (not when excluded), and the
-    reasoning's tokens in usage (excluded or not: they were written)."""
+    """OpenRouter's `message.reasoning` and `reasoning_details` after `refusal` (not
+    when excluded), and the reasoning's tokens in usage (excluded or not: they were
+    written)."""
     for choice, c in zip(body["choices"], completions, strict=True):
         if c.reasoning is not None:
             message = choice["message"]
             head = {k: message[k] for k in ("role", "content", "refusal")}
-            choice["message"] = {**head, "reasoning": c.reasoning, **message}
+            details = [reasoning_detail(c.reasoning, signature=True)]
+            choice["message"] = {
+                **head,
+                "reasoning": c.reasoning,
+                "reasoning_details": details,
+                **message,
+            }
     details = body["usage"]["completion_tokens_details"]
     details["reasoning_tokens"] = sum(c.reasoning_tokens for c in completions)
+
+
+def reasoning_detail(text: str, *, signature: bool = False) -> dict[str, Any]:
+    """OpenRouter's structured reasoning: one `reasoning.text` entry (`format` unknown:
+    the emulator's providers are not a real vendor's). Clients such as the AI SDK keep
+    it and send it back on the assistant message, where it is accepted and ignored.
+    A stream's pieces carry no `signature`, the whole answer a null one."""
+    detail: dict[str, Any] = {"type": "reasoning.text", "text": text}
+    if signature:
+        detail["signature"] = None
+    return {**detail, "format": "unknown", "index": 0}
 
 
 def usage(prompt: int, completion: int, reasoning: int = 0) -> dict[str, Any]:
@@ -322,8 +347,10 @@ def render_chunks(
             yield chunk(_role(isinstance(delta, ToolCallStart)), delta.choice)
         if isinstance(delta, TextDelta):
             yield chunk({"content": delta.text}, delta.choice)
-        elif isinstance(delta, ReasoningDelta):  # OpenRouter's field
-            yield chunk({"content": "", "reasoning": delta.text}, delta.choice)
+        elif isinstance(delta, ReasoningDelta):  # OpenRouter's fields
+            details = [reasoning_detail(delta.text)]
+            piece = {"content": "", "reasoning": delta.text, "reasoning_details": details}
+            yield chunk(piece, delta.choice)
         elif isinstance(delta, ToolCallStart):
             call = {
                 "index": delta.index,

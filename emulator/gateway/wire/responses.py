@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from emulator.gateway.canonical import (
@@ -17,6 +19,20 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.wire.chat import content_text
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a client sees of the reasoning: its text as the `summary` (when it asked for
+    one), and the text sealed as `encrypted_content` (`include` has
+    `reasoning.encrypted_content`, what a client that keeps no state sends back)."""
+
+    summary: bool = True
+    sealed: bool = False
+
+
+SHOWN = Shown()  # a provider's answer to the gateway, which always asks for the summary
+_SEAL_PREFIX = "emu-reasoning-v1:"
 
 
 def parse_request(body: dict[str, Any]) -> Request:
@@ -161,11 +177,11 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     return body
 
 
-def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
+def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[dict[str, Any]]:
     """The output items; at `max_tokens` the last is `incomplete`, those before it done."""
     items: list[dict[str, Any]] = []
     if completion.reasoning is not None:
-        items.append(reasoning_item(id, completion.reasoning))
+        items.append(reasoning_item(id, completion.reasoning, shown))
     if completion.text is not None:
         items.append(
             {
@@ -182,10 +198,27 @@ def output_items(completion: Completion, id: str) -> list[dict[str, Any]]:
     return items
 
 
-def reasoning_item(id: str, summary: str) -> dict[str, Any]:
+def reasoning_item(id: str, text: str, shown: Shown = SHOWN) -> dict[str, Any]:
     """The reasoning's item: its summary is the text, or empty (none asked for)."""
-    parts = [summary_part(summary)] if summary else []
-    return {"type": "reasoning", "id": f"rs_{id}", "summary": parts}
+    parts = [summary_part(text)] if shown.summary and text else []
+    item: dict[str, Any] = {"type": "reasoning", "id": f"rs_{id}", "summary": parts}
+    if shown.sealed:
+        item["encrypted_content"] = seal(text)
+    return item
+
+
+def seal(reasoning: str) -> str:
+    """The reasoning as opaque `encrypted_content`: the emulator's own, not encryption
+    (base64 of a tagged text), so that it can tell its own blobs from mangled ones."""
+    return base64.b64encode((_SEAL_PREFIX + reasoning).encode()).decode()
+
+
+def is_sealed(blob: str) -> bool:
+    """Whether `blob` is `encrypted_content` this emulator gave out."""
+    try:
+        return base64.b64decode(blob, validate=True).decode().startswith(_SEAL_PREFIX)
+    except (ValueError, UnicodeDecodeError):
+        return False
 
 
 def summary_part(text: str) -> dict[str, Any]:
@@ -248,6 +281,7 @@ def render_response(
     model: str,
     created: int,
     extra: dict[str, Any] | None = None,
+    shown: Shown = SHOWN,
 ) -> dict[str, Any]:
     incomplete = completion.finish_reason == "length"
     return {
@@ -257,7 +291,7 @@ def render_response(
         "status": "incomplete" if incomplete else "completed",
         "model": model,
         **(extra or {}),
-        "output": output_items(completion, id),
+        "output": output_items(completion, id, shown),
         "output_text": completion.text or "",
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "error": None,

@@ -17,6 +17,8 @@ from emulator.gateway.canonical import (
     ToolCallStart,
 )
 from emulator.gateway.wire.responses import (
+    SHOWN,
+    Shown,
     call_item,
     parse_response,
     reasoning_item,
@@ -33,10 +35,11 @@ def render_events(
     model: str,
     created: int,
     extra: dict[str, Any] | None = None,
-    summary: bool = True,
+    shown: Shown = SHOWN,
 ) -> Iterator[dict[str, Any]]:
     """The typed event sequence, each event with a `sequence_number` from 0. Reasoning
-    is the first item; without `summary` its text is not sent (`summary: []`)."""
+    is the first item; without `shown.summary` its text is not sent (`summary: []`)."""
+    summary = shown.summary
     numbers = iter(range(1_000_000))
     shell = {
         "id": id,
@@ -62,7 +65,7 @@ def render_events(
     for delta in stream:
         if thinking and not isinstance(delta, ReasoningDelta):
             thinking = False
-            yield from _close_reasoning(event, id, output_index, thoughts or [], summary)
+            yield from _close_reasoning(event, id, output_index, thoughts or [], shown)
         if isinstance(delta, ReasoningDelta):
             if thoughts is None:
                 thoughts, thinking, output_index = [], True, output_index + 1
@@ -123,9 +126,11 @@ def render_events(
                 delta.output_tokens,
             )
             if thoughts is not None:
-                completion.reasoning = "".join(thoughts) if summary else ""
+                completion.reasoning = "".join(thoughts)
                 completion.reasoning_tokens = delta.reasoning_tokens
-            final = render_response(completion, id=id, model=model, created=created, extra=extra)
+            final = render_response(
+                completion, id=id, model=model, created=created, extra=extra, shown=shown
+            )
             kind = (
                 "response.incomplete" if final["status"] == "incomplete" else "response.completed"
             )
@@ -168,14 +173,14 @@ def _open_reasoning(event: Any, id: str, index: int, summary: bool) -> Iterator[
 
 
 def _close_reasoning(
-    event: Any, id: str, index: int, thoughts: list[str], summary: bool
+    event: Any, id: str, index: int, thoughts: list[str], shown: Shown
 ) -> Iterator[dict[str, Any]]:
-    text = "".join(thoughts) if summary else ""
-    if summary:
+    text = "".join(thoughts)
+    if shown.summary:
         where = {"item_id": f"rs_{id}", "output_index": index, "summary_index": 0}
         yield event("response.reasoning_summary_text.done", **where, text=text)
         yield event("response.reasoning_summary_part.done", **where, part=summary_part(text))
-    item = reasoning_item(id, text)
+    item = reasoning_item(id, text, shown)
     yield event("response.output_item.done", output_index=index, item=item)
 
 
