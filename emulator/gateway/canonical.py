@@ -56,6 +56,8 @@ class Reasoning:
     tokens: int
     exclude: bool = False
     summary: str | None = None
+    # The request's field that asked for it (an error about it names that field).
+    asked_by: str = field(default="reasoning", compare=False)
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def able_routes(
     if request.reasoning is not None:
         needs.add("reasoning")
     if needs:
-        routes = _capable(view, routes, needs, prompt_param)
+        routes = _capable(view, routes, request, needs, prompt_param)
     if all(most <= r.context_length for r in routes):
         return routes  # surely fits: no need to count
     fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= r.context_length]
@@ -70,13 +70,15 @@ def able_routes(
 
 
 def _capable(
-    view: CatalogView, routes: list[Route], needs: set[str], prompt_param: str
+    view: CatalogView, routes: list[Route], request: Request, needs: set[str], prompt_param: str
 ) -> list[Route]:
     able = [r for r in routes if needs <= _capabilities(view, r.model)]
     if not able:
         missing = sorted(needs - _capabilities(view, routes[0].model))[0]
         param, what = _NEEDS[missing]
         param = prompt_param if param == "messages" else param
+        if missing == "reasoning" and request.reasoning is not None:
+            param = request.reasoning.asked_by  # the field the client sent
         raise NoRouteAvailable(
             f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
             f'whose `capabilities` in GET /api/v1/models has "{missing}": true, or send '

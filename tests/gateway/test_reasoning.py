@@ -285,24 +285,30 @@ def test_a_stream_cut_inside_the_reasoning_bills_what_of_it_was_sent(tenant: Ten
 
 
 @pytest.mark.parametrize(
-    ("path", "body"),
+    ("path", "body", "param"),
     [
-        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "reasoning": {}}),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}], "reasoning": {}},
+         "reasoning"),
         ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
-                               "include_reasoning": True}),
-        ("/responses", {"input": "hi", "reasoning": {"effort": "low"}}),
+                               "include_reasoning": True}, "include_reasoning"),
+        ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
+                               "reasoning_effort": "low"}, "reasoning_effort"),
+        ("/responses", {"input": "hi", "reasoning": {"effort": "low"}}, "reasoning"),
     ],
 )  # fmt: skip
-def test_reasoning_needs_a_model_with_the_capability(tenant: Tenant, path: str, body: dict) -> None:
+def test_reasoning_needs_a_model_with_the_capability(
+    tenant: Tenant, path: str, body: dict, param: str
+) -> None:
     with tenant.client() as http:
         refused = http.post(path, json={"model": "openai/gpt-4o", **body})
         error = assert_error(refused, 503, "no_route_available")
-        assert error["param"] == "reasoning" and '"reasoning"' in error["message"]
+        # It names the field the client sent, and the capability to look for.
+        assert error["param"] == param and '"reasoning"' in error["message"]
         served = http.post(
             path, json={"model": "openai/gpt-4o", "models": ["openai/o4-mini"], **body}
         )
         assert served.status_code == 200 and served.json()["model"] == "openai/o4-mini"
-        plain = {k: v for k, v in body.items() if k not in ("reasoning", "include_reasoning")}
+        plain = {k: v for k, v in body.items() if k != param}
         assert http.post(path, json={"model": "openai/gpt-4o", **plain}).status_code == 200
 
 

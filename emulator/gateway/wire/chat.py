@@ -63,14 +63,16 @@ def _reasoning(body: dict[str, Any]) -> Reasoning | None:
     OpenAI's `reasoning_effort` (the same as `reasoning.effort`), or the older
     `include_reasoning: true` (the default effort)."""
     asked, effort = body.get("reasoning"), body.get("reasoning_effort")
+    by = "reasoning" if asked is not None else "reasoning_effort"
     if effort is not None:
         asked = {**(asked or {}), "effort": effort}
     if asked is None:
-        return Reasoning(effort_tokens(None)) if body.get("include_reasoning") else None
+        asked_by = "include_reasoning"
+        return Reasoning(effort_tokens(None), asked_by=asked_by) if body[asked_by] else None
     if asked.get("enabled") is False or asked.get("effort") == "none":
         return None
     tokens = asked.get("max_tokens") or effort_tokens(asked.get("effort"))
-    return Reasoning(tokens, exclude=bool(asked.get("exclude")))
+    return Reasoning(tokens, exclude=bool(asked.get("exclude")), asked_by=by)
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
