@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from openrouter import OpenRouter
@@ -138,3 +138,33 @@ def test_langchain_reasoning_effort(emulator: EmulatorHandle, tenant: Tenant) ->
     )
     answer = llm.invoke("Explain database indexes")
     assert answer.content and answer.usage_metadata["output_token_details"]["reasoning"] > 0
+
+
+def test_langchain_over_the_responses_api(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    """`use_responses_api=True`: reasoning summaries as content blocks, streamed the
+    same, a tool loop that sends the reasoning back, structured output."""
+    llm = ChatOpenAI(
+        model="openai/o4-mini",
+        base_url=emulator.base_url,
+        api_key=tenant.api_key,
+        use_responses_api=True,
+        reasoning={"effort": "low", "summary": "auto"},
+        max_retries=0,
+    )
+    answer = llm.invoke("Explain vector clocks")
+    kinds = [block["type"] for block in answer.content]  # type: ignore[index]
+    assert kinds == ["reasoning", "text"] and answer.text
+    assert answer.usage_metadata["output_token_details"]["reasoning"] > 0
+    streamed = list(llm.stream("Explain vector clocks"))
+    whole = streamed[0]
+    for chunk in streamed[1:]:
+        whole += chunk
+    assert whole.text == answer.text and whole.usage_metadata == answer.usage_metadata
+    tools = llm.bind_tools([multiply])
+    asked = [HumanMessage("What is 6 times 7?")]
+    call = tools.invoke(asked)
+    assert call.tool_calls[0]["name"] == "multiply"
+    result = ToolMessage(content="42", tool_call_id=call.tool_calls[0]["id"])
+    assert tools.invoke([*asked, call, result]).text
+    summary = llm.with_structured_output(Answer).invoke("Summarise TCP congestion control")
+    assert isinstance(summary, Answer) and summary.points
