@@ -344,3 +344,11 @@ def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item(sealed
     assert item.get("encrypted_content") == (seal(THOUGHT) if sealed else None)
     assert is_sealed(seal(THOUGHT)) and not is_sealed(THOUGHT) and not is_sealed("%%")
     assert events[-1]["response"]["usage"]["output_tokens_details"]["reasoning_tokens"] > 0
+
+
+@pytest.mark.parametrize("field", ["reasoning", "reasoning_effort", "include_reasoning"])
+def test_a_null_reasoning_field_asks_for_none(field: str) -> None:
+    """The chat parser also reads what other clients than the gateway send: a field
+    present but null asks for nothing."""
+    body = {"messages": [{"role": "user", "content": "hi"}], field: None}
+    assert chat.parse_request(body).reasoning is None

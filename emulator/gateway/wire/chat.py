@@ -68,7 +68,7 @@ def _reasoning(body: dict[str, Any]) -> Reasoning | None:
         asked = {**(asked or {}), "effort": effort}
     if asked is None:
         asked_by = "include_reasoning"
-        return Reasoning(effort_tokens(None), asked_by=asked_by) if body[asked_by] else None
+        return Reasoning(effort_tokens(None), asked_by=asked_by) if body.get(asked_by) else None
     if asked.get("enabled") is False or asked.get("effort") == "none":
         return None
     tokens = asked.get("max_tokens") or effort_tokens(asked.get("effort"))
