@@ -11,7 +11,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.errors import InvalidRequest, NoRouteAvailable, ValidationFailed
+from emulator.errors import NoRouteAvailable, ValidationFailed
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
@@ -64,7 +64,6 @@ class ResponsesController(Controller):
     async def input_tokens(self, rt: RuntimeDep, data: JSONBody[InputTokensRequest]) -> InputTokens:
         body = data.model_dump(by_alias=True, exclude_none=True)
         service.check_reasoning(body, "responses")
-        check_sent_back_reasoning(body)
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
         routes = route_candidates(
@@ -89,7 +88,6 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             "text.format json_schema needs `schema`.", param="text.format.schema"
         )
     service.check_reasoning(body, "responses")
-    check_sent_back_reasoning(body)
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}
@@ -114,23 +112,6 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     )
     whole["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=whole)
-
-
-def check_sent_back_reasoning(body: dict[str, Any]) -> None:
-    """A reasoning item sent back may carry the `encrypted_content` it came with, which
-    must be as this emulator gave it out: the real API refuses a blob it cannot read."""
-    items = body["input"]
-    if isinstance(items, str):
-        return
-    for index, item in enumerate(items):
-        blob = item.get("encrypted_content") if item.get("type") == "reasoning" else None
-        if blob is not None and not (isinstance(blob, str) and responses.is_sealed(blob)):
-            raise InvalidRequest(
-                f"The encrypted_content of the reasoning item input[{index}] cannot be "
-                "read: send it back exactly as it came in the response's output.",
-                param=f"input[{index}].encrypted_content",
-                code="invalid_encrypted_content",
-            )
 
 
 def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:

@@ -17,6 +17,7 @@ from emulator.billing import holds
 from emulator.billing.pricing import Charge, Fees, charge_for
 from emulator.bodies import validate
 from emulator.errors import (
+    InvalidRequest,
     NoRouteAvailable,
     PremiumApprovalRequired,
     UpstreamError,
@@ -33,6 +34,7 @@ from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.schema_values import SchemaProblem, check_schema
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.wire.chat import REASONING_FIELDS as CHAT_REASONING_FIELDS
+from emulator.gateway.wire.responses import is_sealed
 from emulator.ids import LazyRng
 from emulator.store.usage import UsageEvent
 
@@ -295,12 +297,28 @@ def new_call(
 
 def check_reasoning(body: dict[str, Any], endpoint: str) -> None:
     """The reasoning fields, when a body has them: checked apart from the request's model,
-    so that the requests without them (nearly all) pay one look-up for them."""
+    so that the requests without them (nearly all) pay one look-up for them. A responses
+    input's reasoning items sent back must carry their `encrypted_content` as given."""
     if endpoint == "responses":
         if "reasoning" in body:
             validate(body, responses_schemas.ReasoningFields)
+        if not isinstance(body["input"], str):
+            _check_sent_back_reasoning(body["input"])
     elif not CHAT_REASONING_FIELDS.isdisjoint(body):
         validate(body, chat_schemas.ReasoningFields)
+
+
+def _check_sent_back_reasoning(items: list[dict[str, Any]]) -> None:
+    """The real API refuses an `encrypted_content` it cannot read."""
+    for index, item in enumerate(items):
+        blob = item.get("encrypted_content") if item.get("type") == "reasoning" else None
+        if blob is not None and not (isinstance(blob, str) and is_sealed(blob)):
+            raise InvalidRequest(
+                f"The encrypted_content of the reasoning item input[{index}] cannot be "
+                "read: send it back exactly as it came in the response's output.",
+                param=f"input[{index}].encrypted_content",
+                code="invalid_encrypted_content",
+            )
 
 
 def check_tools(request: Request, endpoint: str) -> None:

@@ -325,6 +325,7 @@ def test_reasoning_needs_a_model_with_the_capability(
         ("/chat/completions", {"messages": [{"role": "user", "content": "hi"}],
                                "reasoning": {"max_tokens": 0}}, "reasoning.max_tokens"),
         ("/responses", {"input": "hi", "reasoning": {"summary": "long"}}, "reasoning.summary"),
+        ("/responses", {"input": "hi", "include": "reasoning.encrypted_content"}, "include"),
     ],
 )  # fmt: skip
 def test_malformed_reasoning_is_422(tenant: Tenant, path: str, body: dict, param: str) -> None:

@@ -63,12 +63,13 @@ def _reasoning(body: dict[str, Any]) -> Reasoning | None:
     OpenAI's `reasoning_effort` (the same as `reasoning.effort`), or the older
     `include_reasoning: true` (the default effort)."""
     asked, effort = body.get("reasoning"), body.get("reasoning_effort")
+    if asked is None and effort is None:
+        on = body.get("include_reasoning")
+        return Reasoning(effort_tokens(None), asked_by="include_reasoning") if on else None
     by = "reasoning" if asked is not None else "reasoning_effort"
+    asked = asked or {}
     if effort is not None:
-        asked = {**(asked or {}), "effort": effort}
-    if asked is None:
-        asked_by = "include_reasoning"
-        return Reasoning(effort_tokens(None), asked_by=asked_by) if body.get(asked_by) else None
+        asked = {**asked, "effort": effort}
     if asked.get("enabled") is False or asked.get("effort") == "none":
         return None
     tokens = asked.get("max_tokens") or effort_tokens(asked.get("effort"))
