@@ -60,6 +60,16 @@ class Reasoning:
     asked_by: str = field(default="reasoning", compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class TokenLogprob:
+    """One token of an answer's text with its log probability, and the `top` most likely
+    tokens at its place (the token itself first), as (token, logprob) pairs."""
+
+    token: str
+    logprob: float
+    top: tuple[tuple[str, float], ...] = ()
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -84,6 +94,9 @@ class Request:
     # Out of the repr too: the answer says the same with or without reasoning (the
     # reasoning's own generator is keyed apart), and answers without it are unchanged.
     reasoning: Reasoning | None = field(default=None, repr=False)
+    # Log probabilities asked for: how many of the most likely tokens each token lists
+    # (0 to 20); None: not asked. Out of the repr: asking does not change the answer.
+    logprobs: int | None = field(default=None, repr=False)
 
     def with_max_tokens(self, max_tokens: int | None) -> Request:
         """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
@@ -99,6 +112,7 @@ class Request:
             self.n,
             self.parallel_tool_calls,
             self.reasoning,
+            self.logprobs,
         )
 
 
@@ -111,6 +125,9 @@ class Completion:
     output_tokens: int  # the reasoning's tokens included
     reasoning: str | None = None  # None: no reasoning was asked for
     reasoning_tokens: int = 0
+    # The text's tokens, when log probabilities were asked for and the provider's
+    # format carries them (their tokens join to `text`); None otherwise.
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 # Stream pieces, in the order a provider sends them. `choice` is the index of the
@@ -127,6 +144,7 @@ class ReasoningDelta:
 class TextDelta:
     text: str
     choice: int = 0
+    logprobs: tuple[TokenLogprob, ...] | None = None  # the piece's tokens, when asked for
 
 
 @dataclass(frozen=True)

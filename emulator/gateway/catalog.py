@@ -18,6 +18,7 @@ from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
 from emulator.clock import Clock
 from emulator.errors import ModelNotFound
+from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
 from emulator.gateway.scripted import ScriptedReply
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
 from emulator.store import Store
@@ -125,6 +126,8 @@ def model_wire(
     for capability, names in _CAPABILITY_PARAMETERS.items():
         if capability in capabilities:
             parameters += names
+    if any(route["wire_format"] in LOGPROB_FORMATS for route in routes):
+        parameters += ["logprobs", "top_logprobs"]
     top = routes[0] if routes else None
     inputs, outputs = body["input_modalities"], body["output_modalities"]
     return {

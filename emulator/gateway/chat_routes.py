@@ -102,6 +102,11 @@ def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
                 "A message with role `tool` needs the `tool_call_id` it answers.",
                 param=f"messages[{index}].tool_call_id",
             )
+    if "top_logprobs" in body and not body.get("logprobs"):
+        raise ValidationFailed(
+            "top_logprobs needs `logprobs: true`: set it, or leave top_logprobs out.",
+            param="top_logprobs",
+        )
     fmt = body.get("response_format") or {}
     if fmt.get("type") == "json_schema" and not (fmt.get("json_schema") or {}).get("schema"):
         raise ValidationFailed(

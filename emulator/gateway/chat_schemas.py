@@ -1,7 +1,7 @@
 """The chat-completions request as clients send it: validated, unknown fields allowed.
 
 Official SDKs send fields this emulator does not act on (`user`, `store`,
-`logprobs`, ...); they are accepted and ignored, as the real service does.
+`metadata`, ...); they are accepted and ignored, as the real service does.
 """
 
 from __future__ import annotations
@@ -150,6 +150,8 @@ class ChatCompletionRequest(_Open):
     tool_choice: Literal["auto", "none", "required"] | NamedToolChoice | None = None
     parallel_tool_calls: bool | None = None
     response_format: ResponseFormat | None = None
+    logprobs: bool | None = None
+    top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None  # needs `logprobs`
     stream: bool | None = None
     stream_options: StreamOptions | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None

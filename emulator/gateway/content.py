@@ -17,6 +17,8 @@
 - Otherwise a few sentences about the words of the last user message.
 - Reasoning, when asked for (`thinking.py`), comes before any of these and
   counts within `max_tokens`; the answer after it is the same as without it.
+- Log probabilities, when asked for (`logprobs.py`), are drawn for the text
+  once it is cut; the text is the same as without them.
 `max_tokens` cuts the answer (finish `length`); a `stop` string ends it.
 """
 
@@ -27,6 +29,7 @@ import random
 import re
 from dataclasses import replace
 
+from emulator.gateway import logprobs
 from emulator.gateway.canonical import Completion, FinishReason, Message, Request, ToolCall
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import ScriptedReply
@@ -137,7 +140,19 @@ def generate(
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
     if request.reasoning is not None:
-        return _reasoned(model, request, family, lazy, replies)
+        completion = _reasoned(model, request, family, lazy, replies)
+    else:
+        completion = _answer(model, request, family, lazy, replies)
+    if request.logprobs is not None:  # drawn apart: asking leaves the answer as it was
+        text = completion.text or ""
+        rng = lazy.fork(f"logprobs:{text}")  # keyed by the text too: each of `n` its own
+        completion.logprobs = logprobs.draw(text, family, rng, request.logprobs)
+    return completion
+
+
+def _answer(
+    model: str, request: Request, family: str, lazy: LazyRng, replies: tuple[ScriptedReply, ...]
+) -> Completion:
     input_tokens = prompt_tokens(request, family)
     rule = _scripted(model, request, replies)
     if rule is not None and rule.tool_calls:
@@ -173,7 +188,7 @@ def _reasoned(
         reasoning, spent, _ = truncate(reasoning, family, limit)
         return Completion("", (), "length", prompt_tokens(request, family), spent, reasoning, spent)
     rest = replace(request, reasoning=None, max_tokens=None if limit is None else limit - spent)
-    answer = generate(model, rest, family, lazy, replies)
+    answer = _answer(model, rest, family, lazy, replies)
     answer.output_tokens += spent
     answer.reasoning, answer.reasoning_tokens = reasoning, spent
     return answer

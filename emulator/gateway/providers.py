@@ -107,6 +107,9 @@ def _pieces(text: str, family: str) -> list[str]:
         end = spans[index][1]
         pieces.append(text[start:end])
         start = end
-    if start < len(text):
-        pieces.append(text[start:])
+    rest = text[start:]
+    if rest and pieces and rest.isspace():  # spaces at the end go with the last token
+        pieces[-1] += rest
+    elif rest:
+        pieces.append(rest)
     return pieces

@@ -112,8 +112,10 @@ class ResponsesRequest(_Open):
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
-    # What else to return; `reasoning.encrypted_content` is acted on, others ignored.
+    # What else to return: `reasoning.encrypted_content` and
+    # `message.output_text.logprobs` are acted on, others ignored.
     include: list[str] | None = None
+    top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None
     # `reasoning`: see ReasoningFields
 
 

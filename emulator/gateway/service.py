@@ -24,7 +24,7 @@ from emulator.errors import (
     ValidationFailed,
 )
 from emulator.faults import apply as fault_apply
-from emulator.gateway import chat_schemas, responses_schemas
+from emulator.gateway import chat_schemas, logprobs, responses_schemas
 from emulator.gateway.canonical import Completion, Delta, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
@@ -120,6 +120,10 @@ def _try(
     rt: Runtime, provider: FakeProvider, route: Route, call: Call
 ) -> tuple[list[Completion], list[Delta]]:
     completions, deltas = _ask(rt, provider, route, call)
+    if call.request.logprobs is not None and route.wire_format in logprobs.FORMATS:
+        for completion in completions:  # an answer without text has no tokens to list
+            if completion.logprobs is None:
+                completion.logprobs = ()
     stops = call.request.stop
     if stops and route.wire_format not in STOP_FORMATS:  # the gateway cuts it itself
         family = route.wire_format

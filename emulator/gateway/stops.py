@@ -4,13 +4,15 @@ The responses format carries no stop sequences, so a `stop` sent to a model
 served by a responses-format provider would be lost on the way. As a real
 gateway does, this one then cuts the provider's answer where the first stop
 sequence starts (finish `stop`, the output tokens of what is kept), whole or
-streamed. Providers that take `stop` themselves (chat, messages) are left alone.
+streamed, log probabilities cut with the text. Providers that take `stop`
+themselves (chat, messages) are left alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from emulator.gateway import logprobs
 from emulator.gateway.canonical import Completion, Delta, Finish, ReasoningDelta, TextDelta
 from emulator.gateway.tokens import count_text
 
@@ -27,6 +29,7 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
         return completion
     text = (completion.text or "")[:end]
     output = completion.reasoning_tokens + count_text(text, family)  # reasoning stays
+    entries = completion.logprobs
     return Completion(
         text,
         (),
@@ -35,6 +38,7 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
         output,
         completion.reasoning,
         completion.reasoning_tokens,
+        None if entries is None else logprobs.cut(entries, end),
     )
 
 
@@ -64,7 +68,10 @@ def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> lis
         if isinstance(delta, TextDelta):
             piece = delta.text[: end - start]
             start += len(delta.text)
-            kept.append(TextDelta(piece, delta.choice))
+            entries = delta.logprobs
+            if entries is not None:
+                entries = logprobs.cut(entries, len(piece))
+            kept.append(TextDelta(piece, delta.choice, entries))
         elif not isinstance(delta, Finish):
             kept.append(delta)
     output = finish.reasoning_tokens + count_text(text[:end], family)

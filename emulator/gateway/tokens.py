@@ -27,6 +27,11 @@ def _pattern(text: str, family: str) -> re.Pattern[str]:
     return (_ASCII_PATTERNS if text.isascii() else _PATTERNS)[family]
 
 
+def piece_length(family: str) -> int:
+    """The most letters or digits one token of the family holds."""
+    return _PIECE[family]
+
+
 def token_spans(text: str, family: str) -> list[tuple[int, int]]:
     return [m.span() for m in _pattern(text, family).finditer(text)]
 

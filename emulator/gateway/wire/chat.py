@@ -14,6 +14,7 @@ from emulator.gateway.canonical import (
     ReasoningDelta,
     Request,
     TextDelta,
+    TokenLogprob,
     Tool,
     ToolArgumentsDelta,
     ToolCall,
@@ -21,6 +22,7 @@ from emulator.gateway.canonical import (
     effort_tokens,
     role_of,
 )
+from emulator.gateway.logprobs import entries_of, entry_json, split
 
 
 def parse_request(body: dict[str, Any]) -> Request:
@@ -48,6 +50,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         temperature=body.get("temperature"),
         n=body.get("n") or 1,
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
+        logprobs=(body.get("top_logprobs") or 0) if body.get("logprobs") else None,
     )
     if not REASONING_FIELDS.isdisjoint(body):  # what the hot path pays for it
         request.reasoning = _reasoning(body)
@@ -159,6 +162,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["parallel_tool_calls"] = False
     if request.reasoning is not None:  # the gateway wants it back: never `exclude`
         body["reasoning"] = {"max_tokens": request.reasoning.tokens}
+    if request.logprobs is not None:
+        body["logprobs"], body["top_logprobs"] = True, request.logprobs
     for key in ("seed", "temperature"):
         if getattr(request, key) is not None:
             body[key] = getattr(request, key)
@@ -208,7 +213,7 @@ def render_response(
                     ),
                 },
                 "finish_reason": c.finish_reason,
-                "logprobs": None,
+                "logprobs": None if c.logprobs is None else _logprobs(c.logprobs),
             }
             for i, c in enumerate(completions)
         ],
@@ -217,6 +222,11 @@ def render_response(
     if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
         _add_reasoning(body, completions)
     return body
+
+
+def _logprobs(entries: Iterable[TokenLogprob]) -> dict[str, Any]:
+    """A choice's (or a chunk's) `logprobs`: its content's tokens; tool calls have none."""
+    return {"content": [entry_json(e) for e in entries], "refusal": None}
 
 
 def _add_reasoning(body: dict[str, Any], completions: list[Completion]) -> None:
@@ -278,6 +288,8 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
         output = _split(body["usage"]["completion_tokens"], len(choices), index)
         reason = choice["finish_reason"]
         completion = Completion(message.get("content"), calls, reason, prompt, output)
+        if choice.get("logprobs") is not None:
+            completion.logprobs = entries_of(choice["logprobs"].get("content") or ())
         if "reasoning" in message:
             completion.reasoning = message["reasoning"]
             reasoning = _reasoning_tokens(body["usage"])
@@ -297,8 +309,13 @@ def deltas(
     each tool call."""
     for thought in thoughts:
         yield ReasoningDelta(thought, choice)
-    for piece in pieces:
-        yield TextDelta(piece, choice)
+    if completion.logprobs is None:
+        for piece in pieces:
+            yield TextDelta(piece, choice)
+    else:
+        pieces = list(pieces)
+        for piece, entries in zip(pieces, split(completion.logprobs, pieces), strict=True):
+            yield TextDelta(piece, choice, entries)
     for index, call in enumerate(completion.tool_calls):
         yield ToolCallStart(index, call.id, call.name, choice)
         for start in range(0, len(call.arguments), 24):
@@ -333,11 +350,16 @@ def render_chunks(
         **extra,
     }
 
-    def chunk(delta: dict[str, Any], choice: int, finish: str | None = None) -> dict[str, Any]:
+    def chunk(
+        delta: dict[str, Any],
+        choice: int,
+        finish: str | None = None,
+        logprobs: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         return {
             **head,
             "choices": [
-                {"index": choice, "delta": delta, "finish_reason": finish, "logprobs": None}
+                {"index": choice, "delta": delta, "finish_reason": finish, "logprobs": logprobs}
             ],
         }
 
@@ -349,7 +371,9 @@ def render_chunks(
             opened.add(delta.choice)
             yield chunk(_role(isinstance(delta, ToolCallStart)), delta.choice)
         if isinstance(delta, TextDelta):
-            yield chunk({"content": delta.text}, delta.choice)
+            entries = delta.logprobs
+            logprobs = None if entries is None else _logprobs(entries)
+            yield chunk({"content": delta.text}, delta.choice, None, logprobs)
         elif isinstance(delta, ReasoningDelta):  # OpenRouter's fields
             details = [reasoning_detail(delta.text)]
             piece = {"content": "", "reasoning": delta.text, "reasoning_details": details}
@@ -404,7 +428,9 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             if delta.get("reasoning"):
                 yield ReasoningDelta(delta["reasoning"], c)
             if delta.get("content"):
-                yield TextDelta(delta["content"], c)
+                logprobs = choice.get("logprobs")
+                entries = None if logprobs is None else entries_of(logprobs.get("content") or ())
+                yield TextDelta(delta["content"], c, entries)
             for call in delta.get("tool_calls") or ():
                 index = call["index"]
                 if (c, index) not in started:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,11 +14,13 @@ from emulator.gateway.canonical import (
     Message,
     Reasoning,
     Request,
+    TokenLogprob,
     Tool,
     ToolCall,
     effort_tokens,
     role_of,
 )
+from emulator.gateway.logprobs import entries_of, entry_json
 from emulator.gateway.wire.chat import content_text
 
 
@@ -64,7 +67,17 @@ def parse_request(body: dict[str, Any]) -> Request:
         temperature=body.get("temperature"),
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
         reasoning=_reasoning(body["reasoning"]) if "reasoning" in body else None,
+        logprobs=_logprobs(body),
     )
+
+
+def _logprobs(body: dict[str, Any]) -> int | None:
+    """`include` asks for log probabilities, `top_logprobs` how many alternatives."""
+    return (body.get("top_logprobs") or 0) if LOGPROBS in (body.get("include") or ()) else None
+
+
+# The `include` value that asks for the log probabilities of the answer's tokens.
+LOGPROBS = "message.output_text.logprobs"
 
 
 # A budget that is no effort's travels as this emulator's `reasoning.max_tokens`.
@@ -174,6 +187,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["parallel_tool_calls"] = False
     if request.reasoning is not None:
         body["reasoning"] = _render_reasoning(request.reasoning)
+    if request.logprobs is not None:
+        body["include"], body["top_logprobs"] = [LOGPROBS], request.logprobs
     return body
 
 
@@ -189,7 +204,7 @@ def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[
                 "id": f"msg_{id}",
                 "status": "completed",
                 "role": "assistant",
-                "content": [text_part(completion.text)],
+                "content": [text_part(completion.text, completion.logprobs)],
             }
         )
     items += [call_item(c.id, c.name, c.arguments, "completed") for c in completion.tool_calls]
@@ -254,6 +269,7 @@ def request_echo(body: dict[str, Any]) -> dict[str, Any]:
         "tool_choice": body.get("tool_choice", "auto"),
         "tools": [_tool_echo(tool) for tool in body.get("tools") or ()],
         "top_p": body.get("top_p", 1.0),
+        **({"top_logprobs": body["top_logprobs"]} if "top_logprobs" in body else {}),
         "truncation": body.get("truncation", "disabled"),
         "user": body.get("user"),
     }
@@ -302,14 +318,16 @@ def render_response(
 
 
 def parse_response(body: dict[str, Any]) -> list[Completion]:
-    texts, calls, thoughts = [], [], []
+    texts, calls, thoughts, entries = [], [], [], []
     reasoned = False
     for item in body["output"]:
         if item["type"] == "reasoning":
             reasoned = True
             thoughts += [part["text"] for part in item["summary"]]
         elif item["type"] == "message":
-            texts += [p["text"] for p in item["content"] if p["type"] == "output_text"]
+            parts = [p for p in item["content"] if p["type"] == "output_text"]
+            texts += [p["text"] for p in parts]
+            entries += [logprob for p in parts for logprob in p.get("logprobs") or ()]
         elif item["type"] == "function_call":
             calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
     reason = "length" if body["status"] == "incomplete" else ("tool_calls" if calls else "stop")
@@ -319,8 +337,11 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     if reasoned:
         done.reasoning = "".join(thoughts)
         done.reasoning_tokens = usage_["output_tokens_details"]["reasoning_tokens"]
+    if entries:  # an answer without any says nothing of whether they were asked for
+        done.logprobs = entries_of(entries)
     return [done]
 
 
-def text_part(text: str) -> dict[str, Any]:
-    return {"type": "output_text", "text": text, "annotations": [], "logprobs": []}
+def text_part(text: str, logprobs: Iterable[TokenLogprob] | None = None) -> dict[str, Any]:
+    entries = [entry_json(e) for e in logprobs] if logprobs else []
+    return {"type": "output_text", "text": text, "annotations": [], "logprobs": entries}

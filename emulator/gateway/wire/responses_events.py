@@ -12,10 +12,12 @@ from emulator.gateway.canonical import (
     Finish,
     ReasoningDelta,
     TextDelta,
+    TokenLogprob,
     ToolArgumentsDelta,
     ToolCall,
     ToolCallStart,
 )
+from emulator.gateway.logprobs import entries_of, entry_json
 from emulator.gateway.wire.responses import (
     SHOWN,
     Shown,
@@ -57,6 +59,7 @@ def render_events(
     yield event("response.created", response={**shell, "status": "in_progress"})
     yield event("response.in_progress", response={**shell, "status": "in_progress"})
     collected_text: list[str] = []
+    collected_logprobs: list[TokenLogprob] | None = None  # None: the deltas carry none
     calls: list[Announced] = []
     message_open = False
     output_index = -1
@@ -84,16 +87,21 @@ def render_events(
                 message_open, output_index = True, output_index + 1
                 yield from _open_message(event, id, output_index)
             collected_text.append(delta.text)
+            if delta.logprobs is not None:
+                collected_logprobs = collected_logprobs or []
+                collected_logprobs.extend(delta.logprobs)
             yield event(
                 "response.output_text.delta",
                 item_id=f"msg_{id}",
                 output_index=output_index,
                 content_index=0,
                 delta=delta.text,
-                logprobs=[],
+                logprobs=[entry_json(e, with_bytes=False) for e in delta.logprobs or ()],
             )
         elif isinstance(delta, ToolCallStart):
-            yield from _close_message(event, id, output_index, message_open, collected_text)
+            yield from _close_message(
+                event, id, output_index, message_open, collected_text, collected_logprobs
+            )
             message_open = False
             if calls:  # each call is done before the next is added, as the API streams them
                 yield from _close_call(event, calls[-1], "completed")
@@ -115,7 +123,9 @@ def render_events(
             if not calls and not message_open:  # an empty answer is an empty message
                 message_open, output_index = True, output_index + 1
                 yield from _open_message(event, id, output_index)
-            yield from _close_message(event, id, output_index, message_open, collected_text, status)
+            yield from _close_message(
+                event, id, output_index, message_open, collected_text, collected_logprobs, status
+            )
             if calls:
                 yield from _close_call(event, calls[-1], status)
             completion = Completion(
@@ -128,6 +138,8 @@ def render_events(
             if thoughts is not None:
                 completion.reasoning = "".join(thoughts)
                 completion.reasoning_tokens = delta.reasoning_tokens
+            if collected_logprobs is not None:
+                completion.logprobs = tuple(collected_logprobs)
             final = render_response(
                 completion, id=id, model=model, created=created, extra=extra, shown=shown
             )
@@ -203,7 +215,13 @@ def _open_message(event: Any, id: str, index: int) -> Iterator[dict[str, Any]]:
 
 
 def _close_message(
-    event: Any, id: str, index: int, is_open: bool, text: list[str], status: str = "completed"
+    event: Any,
+    id: str,
+    index: int,
+    is_open: bool,
+    text: list[str],
+    logprobs: list[TokenLogprob] | None,
+    status: str = "completed",
 ) -> Iterator[dict[str, Any]]:
     if not is_open:
         return
@@ -214,9 +232,9 @@ def _close_message(
         output_index=index,
         content_index=0,
         text=full,
-        logprobs=[],
+        logprobs=[entry_json(e, with_bytes=False) for e in logprobs or ()],
     )
-    part = text_part(full)
+    part = text_part(full, logprobs)
     yield event(
         "response.content_part.done",
         item_id=f"msg_{id}",
@@ -239,7 +257,7 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
     for event in events:
         kind = event["type"]
         if kind == "response.output_text.delta":
-            yield TextDelta(event["delta"])
+            yield TextDelta(event["delta"], 0, entries_of(event.get("logprobs")) or None)
         elif kind == "response.reasoning_summary_text.delta":
             yield ReasoningDelta(event["delta"])
         elif kind == "response.output_item.added" and event["item"]["type"] == "function_call":
