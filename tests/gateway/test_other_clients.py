@@ -168,3 +168,23 @@ def test_langchain_over_the_responses_api(emulator: EmulatorHandle, tenant: Tena
     assert tools.invoke([*asked, call, result]).text
     summary = llm.with_structured_output(Answer).invoke("Summarise TCP congestion control")
     assert isinstance(summary, Answer) and summary.points
+
+
+def test_langchain_logprobs_whole_and_streamed(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    llm = ChatOpenAI(
+        model="openai/gpt-4o",
+        base_url=emulator.base_url,
+        api_key=tenant.api_key,
+        logprobs=True,
+        top_logprobs=2,
+        max_retries=0,
+    )
+    answer = llm.invoke("Explain vector clocks")
+    entries = answer.response_metadata["logprobs"]["content"]
+    assert "".join(entry["token"] for entry in entries) == answer.content
+    assert all(len(entry["top_logprobs"]) == 2 for entry in entries)
+    chunks = list(llm.stream("Explain vector clocks"))
+    whole = chunks[0]
+    for chunk in chunks[1:]:
+        whole += chunk
+    assert whole.response_metadata["logprobs"]["content"] == entries

@@ -256,6 +256,17 @@ async function noCredits() {
   return errorOf(broke.chat.completions.create({ model: CHAT_MODEL, messages: QUESTION }));
 }
 
+async function chatLogprobs() {
+  const asked = { model: CHAT_MODEL, messages: QUESTION, logprobs: true, top_logprobs: 2 };
+  const whole = await client.chat.completions.create(asked);
+  const streamed = [];
+  for await (const chunk of await client.chat.completions.create({ ...asked, stream: true })) {
+    for (const choice of chunk.choices) streamed.push(...(choice.logprobs?.content ?? []));
+  }
+  const [choice] = whole.choices;
+  return { text: choice.message.content, logprobs: choice.logprobs, streamed };
+}
+
 async function streamCut() {
   // The emulator's fault header cuts the stream after 3 chunks with an error chunk.
   const stream = await client.chat.completions.create(
@@ -286,4 +297,5 @@ await runChecks({
   unknown_model: unknownModel,
   no_credits: noCredits,
   stream_cut: streamCut,
+  chat_logprobs: chatLogprobs,
 });

@@ -182,6 +182,18 @@ def test_node_errors_have_the_sdk_class_status_and_code(node_openai: dict[str, A
     assert cut["is_api_error"] and cut["code"] == "stream_cut" and cut["chunks"] == 3
 
 
+def test_node_chat_logprobs_whole_and_streamed(
+    node_openai: dict[str, Any], openai_tenant: Tenant
+) -> None:
+    asked = node_openai["chat_logprobs"]
+    entries = asked["logprobs"]["content"]
+    assert "".join(entry["token"] for entry in entries) == asked["text"]
+    assert all(len(entry["top_logprobs"]) == 2 for entry in entries)
+    assert asked["streamed"] == entries
+    expected = chat_over_http(openai_tenant, messages=QUESTION, logprobs=True, top_logprobs=2)
+    assert expected["choices"][0]["logprobs"] == asked["logprobs"]
+
+
 # --- the Vercel AI SDK, with each provider ---
 
 
