@@ -12,7 +12,6 @@ from emulator.auth.credentials import Caller
 from emulator.billing.holds import spend_standing
 from emulator.billing.pricing import charge_for
 from emulator.bodies import validate
-from emulator.errors import NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import prompt_tokens
@@ -47,17 +46,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
-    routes = route_candidates(
-        view,
-        body["model"],
-        list(body.get("models") or ()),
-        ProviderPrefs.from_body(body.get("provider")),
-    )
-    if not routes:
-        raise NoRouteAvailable(
-            f"No provider can serve {body['model']!r} with these preferences.", param="provider"
-        )
-    routes = able_routes(view, routes, request, "messages" if chat_body else "input")
+    prefs = ProviderPrefs.from_body(body.get("provider"))
+    routes = route_candidates(view, body["model"], list(body.get("models") or ()), prefs)
+    routes = able_routes(view, routes, request, "messages" if chat_body else "input", prefs)
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)

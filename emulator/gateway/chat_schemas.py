@@ -95,12 +95,29 @@ class ResponseFormat(_Open):
     json_schema: JsonSchemaSpec | None = None
 
 
+# A price in USD: a number, or a decimal string (the `openrouter` SDK types them so).
+Usd = Annotated[float, Field(ge=0)] | Annotated[str, Field(pattern=r"^\d{1,9}(\.\d{1,12})?$")]
+
+
+class MaxPrice(_Open):
+    """OpenRouter's price ceiling, in USD per million tokens."""
+
+    prompt: Usd | None = None
+    completion: Usd | None = None
+
+
 class ProviderPreferences(_Open):
     order: list[str] | None = None
     only: list[str] | None = None
     ignore: list[str] | None = None
     allow_fallbacks: bool | None = None
     sort: Literal["price", "latency", "throughput"] | None = None
+    # OpenRouter's: which routes may see the prompt, the most they may cost, and
+    # whether a route must take every parameter the request sets.
+    data_collection: Literal["allow", "deny"] | None = None
+    zdr: bool | None = None
+    max_price: MaxPrice | None = None
+    require_parameters: bool | None = None
 
 
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]

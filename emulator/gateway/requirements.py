@@ -4,11 +4,14 @@ As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
 `tool_choice` is `none`; `vision` for image parts; `reasoning` when reasoning
 is asked for; catalog `capabilities`)
-and its provider's context can hold the prompt (`context_length`). If that
-leaves no route, the answer names the need: 503 `no_route_available` for a
-capability (`param` `tools`, or the prompt's field), 400 `context_length_exceeded`
-for a prompt too long for every route. A request that is clearly short is not
-tokenized: one pass over its messages bounds its tokens (about 1 us a request).
+and its provider's context can hold the prompt (`context_length`). With
+`provider.require_parameters`, its provider's format must also carry every
+parameter the request sets (log probabilities: not the messages format).
+If that leaves no route, the answer names the need: 503 `no_route_available`
+for a capability or parameter (`param` `tools`, `logprobs`, or the prompt's
+field), 400 `context_length_exceeded` for a prompt too long for every route.
+A request that is clearly short is not tokenized: one pass over its messages
+bounds its tokens (about 1 us a request).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from emulator.errors import InvalidRequest, NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens, tools_text
-from emulator.gateway.routing import Route
+from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
+from emulator.gateway.routing import ProviderPrefs, Route
 from emulator.gateway.tokens import IMAGE_TOKENS
 
 _MOST_FRAMING = 5  # tokens a message adds in any family (tokens.py)
@@ -31,10 +35,16 @@ _NEEDS = {
 
 
 def able_routes(
-    view: CatalogView, routes: list[Route], request: Request, prompt_param: str = "messages"
+    view: CatalogView,
+    routes: list[Route],
+    request: Request,
+    prompt_param: str = "messages",
+    prefs: ProviderPrefs | None = None,
 ) -> list[Route]:
     """The routes that can serve `request`; raises when none of `routes` can.
     `prompt_param` is the field that holds the prompt (`input` in the responses format)."""
+    if prefs is not None and prefs.require_parameters and request.logprobs is not None:
+        routes = _taking_logprobs(routes, "include" if prompt_param == "input" else "logprobs")
     # One pass over the messages (this runs on every request): what they need, and an
     # upper bound of their tokens in any family (a token is at least one character).
     needs: set[str] = set()
@@ -67,6 +77,19 @@ def able_routes(
             code="context_length_exceeded",
         )
     return fitting
+
+
+def _taking_logprobs(routes: list[Route], param: str) -> list[Route]:
+    able = [r for r in routes if r.wire_format in LOGPROB_FORMATS]
+    if not able:
+        raise NoRouteAvailable(
+            f"No route for {routes[0].model!r} gives log probabilities (`{param}`), and "
+            "provider.require_parameters asks for routes that take every parameter sent. "
+            "Choose a model with `logprobs` in its `supported_parameters` (GET "
+            "/api/v1/models), or drop require_parameters to be answered without them.",
+            param=param,
+        )
+    return able
 
 
 def _capable(

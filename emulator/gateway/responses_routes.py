@@ -11,7 +11,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.errors import NoRouteAvailable, ValidationFailed
+from emulator.errors import ValidationFailed
 from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
@@ -69,10 +69,6 @@ class ResponsesController(Controller):
         routes = route_candidates(
             rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
         )
-        if not routes:
-            raise NoRouteAvailable(
-                f"No provider can serve {body['model']!r} with these preferences.", param="provider"
-            )
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
         count = prompt_tokens(request, EXACT_FAMILY)

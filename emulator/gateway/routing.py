@@ -2,18 +2,23 @@
 
 Candidates are `model`, then each of `models` (only `model` when
 `provider.allow_fallbacks` is false), each expanded to the providers that
-serve it, filtered by `provider.only` / `provider.ignore`, ordered by
-`provider.order`, then by `provider.sort` (`price`, `latency`,
-`throughput`), else by the catalog's order. The answer is kept on the catalog
-view, which a catalog change replaces: clients ask the same few questions.
+serve it, filtered by `provider.only` / `provider.ignore`, then by
+OpenRouter's other preferences (`data_collection: "deny"`: models whose data
+policy says no training on prompts; `zdr: true`: zero data retention;
+`max_price`: USD per million tokens), ordered by `provider.order`, then by
+`provider.sort` (`price`, `latency`, `throughput`), else by the catalog's
+order. None left: 503 `no_route_available` naming the preference that took
+the last ones. The answer is kept on the catalog view, which a catalog change
+replaces: clients ask the same few questions.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
-from emulator.errors import ValidationFailed
+from emulator.errors import NoRouteAvailable, ValidationFailed
 from emulator.gateway.catalog import CatalogView, find_model
 
 
@@ -38,10 +43,15 @@ class ProviderPrefs:
     ignore: tuple[str, ...] = ()
     allow_fallbacks: bool = True
     sort: str | None = None
+    deny_data_collection: bool = False
+    zdr: bool = False
+    max_price: tuple[int | None, int | None] | None = None  # micros per Mtok: prompt, output
+    require_parameters: bool = False  # applied with the request (`requirements.py`)
 
     @classmethod
     def from_body(cls, raw: dict[str, Any] | None) -> ProviderPrefs:
-        raw = raw or {}
+        if not raw:
+            return cls()
         only = raw.get("only")
         return cls(
             order=tuple(raw.get("order") or ()),
@@ -49,7 +59,35 @@ class ProviderPrefs:
             ignore=tuple(raw.get("ignore") or ()),
             allow_fallbacks=raw.get("allow_fallbacks", True) is not False,
             sort=raw.get("sort"),
+            deny_data_collection=raw.get("data_collection") == "deny",
+            zdr=bool(raw.get("zdr")),
+            max_price=_max_price(raw.get("max_price")),
+            require_parameters=bool(raw.get("require_parameters")),
         )
+
+
+def _max_price(raw: dict[str, Any] | None) -> tuple[int | None, int | None] | None:
+    """OpenRouter's `max_price` (USD per million tokens, numbers or decimal strings) in
+    micros per million tokens."""
+    if not raw:
+        return None
+    return _micros(raw.get("prompt")), _micros(raw.get("completion"))
+
+
+def _micros(usd: float | str | None) -> int | None:
+    return None if usd is None else round(Decimal(str(usd)) * 1_000_000)
+
+
+# What takes a route out, in the order the filters apply; the error of a request left
+# with none names the filter that took the last ones.
+_FILTERS = ("provider", "provider.data_collection", "provider.zdr", "provider.max_price")
+_WHY = {
+    "provider": "provider.only / provider.ignore exclude them all",
+    "provider.data_collection": 'with data_collection "deny", none is left whose model '
+    "keeps prompts out of training",
+    "provider.zdr": "with zdr, none is left with zero data retention",
+    "provider.max_price": "none is left within max_price",
+}
 
 
 _PLANS_KEPT = 1024  # distinct questions per catalog view; past it, start again
@@ -58,23 +96,36 @@ _PLANS_KEPT = 1024  # distinct questions per catalog view; past it, start again
 def route_candidates(
     view: CatalogView, model: str, fallbacks: list[str], prefs: ProviderPrefs
 ) -> list[Route]:
+    """The routes in the order they are tried; raises 503 `no_route_available` when the
+    preferences leave none."""
     key: tuple[object, ...] = (model, *fallbacks, None, prefs.order, prefs.only, prefs.ignore)
-    key += (prefs.allow_fallbacks, prefs.sort)
+    key += (prefs.allow_fallbacks, prefs.sort, prefs.deny_data_collection, prefs.zdr)
+    key += (prefs.max_price,)
     plans = view.route_plans
-    routes = plans.get(key)
-    if routes is None:  # an unknown model raises here, and nothing is kept
-        routes = tuple(_candidates(view, model, fallbacks, prefs))
+    plan = plans.get(key)
+    if plan is None:  # an unknown model raises here, and nothing is kept
+        plan = _candidates(view, model, fallbacks, prefs)
         if len(plans) >= _PLANS_KEPT:
             plans.clear()
-        plans[key] = routes
+        plans[key] = plan
+    routes, excluded_by = plan
+    if not routes:
+        raise NoRouteAvailable(
+            f"No provider can serve {model!r} with these routing preferences "
+            f"({_WHY[excluded_by]}). Loosen them.",
+            param=excluded_by,
+        )
     return list(routes)
 
 
 def _candidates(
     view: CatalogView, model: str, fallbacks: list[str], prefs: ProviderPrefs
-) -> list[Route]:
+) -> tuple[tuple[Route, ...], str]:
+    """The routes, and the filter that took the last of the others (for the error of a
+    request left with none)."""
     models = [model] if not prefs.allow_fallbacks else [model, *fallbacks]
     routes: list[Route] = []
+    last = 0  # the index in _FILTERS of the last filter that took a route out
     for model_id in dict.fromkeys(models):  # each model once, in the order given
         field = "model" if model_id == model else f"models[{fallbacks.index(model_id)}]"
         entry = find_model(view, model_id, param=field)
@@ -86,13 +137,35 @@ def _candidates(
                 param="model",
                 code="unsupported_model",
             )
-        candidates = [
-            _route(model_id, p)
-            for p in entry["providers"]
-            if (prefs.only is None or p["name"] in prefs.only) and p["name"] not in prefs.ignore
-        ]
+        candidates = []
+        for provider in entry["providers"]:
+            excluded = _excluded(entry, provider, prefs)
+            if excluded is None:
+                candidates.append(_route(model_id, provider))
+            else:
+                last = max(last, excluded)
         routes += sorted(candidates, key=lambda r: _rank(r, prefs))
-    return routes
+    return tuple(routes), _FILTERS[last]
+
+
+def _excluded(model: dict[str, Any], provider: dict[str, Any], prefs: ProviderPrefs) -> int | None:
+    """The index in _FILTERS of the first filter that takes this route out, if one does."""
+    name = provider["name"]
+    if (prefs.only is not None and name not in prefs.only) or name in prefs.ignore:
+        return 0
+    policy = model["data_policy"]
+    if prefs.deny_data_collection and policy.get("training"):
+        return 1
+    if prefs.zdr and not policy.get("zero_data_retention"):
+        return 2
+    if prefs.max_price is not None:
+        pricing = provider["pricing"]
+        most_prompt, most_completion = prefs.max_price
+        if (most_prompt is not None and pricing["prompt_micros_per_mtok"] > most_prompt) or (
+            most_completion is not None and pricing["completion_micros_per_mtok"] > most_completion
+        ):
+            return 3
+    return None
 
 
 def _route(model: str, provider: dict[str, Any]) -> Route:

@@ -18,7 +18,6 @@ from emulator.billing.pricing import Charge, Fees, charge_for
 from emulator.bodies import validate
 from emulator.errors import (
     InvalidRequest,
-    NoRouteAvailable,
     PremiumApprovalRequired,
     UpstreamError,
     ValidationFailed,
@@ -73,14 +72,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     """Try the routes in turn; the first that answers serves the call."""
     view = rt.catalog.view()
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
-    if not routes:
-        raise NoRouteAvailable(
-            f"No provider can serve {call.model!r} with these routing preferences "
-            "(provider.only / provider.ignore exclude them all). Loosen them.",
-            param="provider",
-        )
     prompt_param = "input" if call.endpoint == "responses" else "messages"
-    routes = able_routes(view, routes, call.request, prompt_param)
+    routes = able_routes(view, routes, call.request, prompt_param, call.prefs)
     _check_premium(caller, view, routes)
     held = worst_hold(routes, call.request, fees_of(view))
     # A whole answer served inside a transaction (answers.respond) is settled in it:

@@ -74,3 +74,34 @@ def test_a_long_text_of_few_tokens_is_counted_and_served(tenant: Tenant) -> None
     served = chat(tenant, model="emulator/echo", messages=[{"role": "user", "content": text}])
     assert served.status_code == 200, served.text
     assert served.json()["usage"]["prompt_tokens"] > 10_000
+
+
+def test_require_parameters_keeps_to_routes_that_give_logprobs(tenant: Tenant) -> None:
+    asked = {"logprobs": True, "top_logprobs": 1}
+    # Without it, a messages-format provider serves and answers without them.
+    loose = chat(tenant, model="anthropic/claude-sonnet-4", **asked)
+    assert loose.json()["provider"] == "anthropic"
+    assert loose.json()["choices"][0]["logprobs"] is None
+    strict = {"require_parameters": True}
+    kept = chat(tenant, model="anthropic/claude-sonnet-4", provider=strict, **asked)
+    assert kept.json()["provider"] == "vertex"  # the one route in the chat format
+    assert kept.json()["choices"][0]["logprobs"]["content"]
+    # Nothing asked that a route could not take: the preference changes nothing.
+    assert (
+        chat(tenant, model="anthropic/claude-sonnet-4", provider=strict).json()["provider"]
+        == "anthropic"
+    )
+    refused = chat(tenant, model="anthropic/claude-3.5-haiku", provider=strict, **asked)
+    error = assert_error(refused, 503, "no_route_available")
+    assert error["param"] == "logprobs" and "require_parameters" in error["message"]
+    with tenant.client() as http:
+        response = http.post(
+            "/responses",
+            json={
+                "model": "anthropic/claude-3.5-haiku",
+                "input": "hello",
+                "include": ["message.output_text.logprobs"],
+                "provider": strict,
+            },
+        )
+    assert assert_error(response, 503, "no_route_available")["param"] == "include"
