@@ -188,3 +188,23 @@ def test_langchain_logprobs_whole_and_streamed(emulator: EmulatorHandle, tenant:
     for chunk in chunks[1:]:
         whole += chunk
     assert whole.response_metadata["logprobs"]["content"] == entries
+
+
+def test_openrouter_sdk_routing_preferences_and_logprobs(
+    router: OpenRouter, tenant: Tenant
+) -> None:
+    """The SDK's typed provider preferences (`max_price` as strings, as it types them)
+    and log probabilities."""
+    result = router.chat.send(
+        model="openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": "Explain vector clocks"}],
+        provider={"order": ["azure"], "zdr": False, "max_price": {"completion": "0.62"}},
+        logprobs=True,
+        top_logprobs=2,
+    )
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{result.id}").json()
+    assert event["provider"] == "openai"  # azure is above the price
+    entries = result.choices[0].logprobs.content
+    assert "".join(entry.token for entry in entries) == result.choices[0].message.content
+    assert all(len(entry.top_logprobs) == 2 for entry in entries)
