@@ -12,6 +12,7 @@ from emulator.auth.credentials import Caller
 from emulator.billing.holds import spend_standing
 from emulator.billing.pricing import charge_for
 from emulator.bodies import validate
+from emulator.gateway import stored_items
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import prompt_tokens
@@ -41,6 +42,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
     endpoint = "chat.completions" if chat_body else "responses"
+    body = stored_items.resolved(rt, caller.account_id, body)
     check_reasoning(body, endpoint)
     request = _request(body)
     check_tools(request, endpoint)

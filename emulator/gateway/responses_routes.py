@@ -12,7 +12,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import service
+from emulator.gateway import service, stored_items
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -61,17 +61,22 @@ class ResponsesController(Controller):
         status_code=200,
         summary="Count input tokens: exact for responses-format providers, else an estimate",
     )
-    async def input_tokens(self, rt: RuntimeDep, data: JSONBody[InputTokensRequest]) -> InputTokens:
-        body = data.model_dump(by_alias=True, exclude_none=True)
+    async def input_tokens(
+        self, rt: RuntimeDep, request: Request[Any, Any, Any], data: JSONBody[InputTokensRequest]
+    ) -> InputTokens:
+        caller: Caller = request.scope["state"]["caller"]
+        body = stored_items.resolved(
+            rt, caller.account_id, data.model_dump(by_alias=True, exclude_none=True)
+        )
         service.check_reasoning(body, "responses")
-        request = responses.parse_request(body)
-        service.check_tools(request, "responses")
+        asked = responses.parse_request(body)
+        service.check_tools(asked, "responses")
         routes = route_candidates(
             rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
         )
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
-        count = prompt_tokens(request, EXACT_FAMILY)
+        count = prompt_tokens(asked, EXACT_FAMILY)
         return InputTokens(
             input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
         )
@@ -83,6 +88,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         raise ValidationFailed(
             "text.format json_schema needs `schema`.", param="text.format.schema"
         )
+    body = stored_items.resolved(rt, caller.account_id, body)
     service.check_reasoning(body, "responses")
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
@@ -90,13 +96,14 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = served.id, served.route.model, served.created
     shown = _shown(body, call.request)
+    kept = caller.account_id if stored_items.stores(body) else None
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             events = responses_events.render_events(
                 deltas, id=ident, model=model, created=created, extra=extra, shown=shown
             )
-            return typed_sse_lines(_priced(rt, served, events))
+            return typed_sse_lines(_priced(rt, served, events, kept))
 
         return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
     completion = served.completions[0]
@@ -107,6 +114,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         rt, caller, call, served, completion.input_tokens, completion.output_tokens
     )
     whole["usage"] |= service.usage_money(charge)
+    if kept is not None:
+        stored_items.keep(rt, kept, whole)
     return Answer(answer_headers, body=whole)
 
 
@@ -117,11 +126,16 @@ def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
     return responses.Shown(summary, SEALED in (body.get("include") or ()))
 
 
-def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Iterator[Any]:
-    """The final response's usage carries the charge, as a whole answer's does."""
+def _priced(
+    rt: Runtime, served: service.Served, events: Iterator[Any], kept: str | None
+) -> Iterator[Any]:
+    """The final response's usage carries the charge, as a whole answer's does; a stored
+    response's items are kept once it is complete (`kept`: the account)."""
     for event in events:
         if event["type"] in ("response.completed", "response.incomplete"):
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
             usage |= service.usage_money(service.charge_of(rt, served, *tokens))
+            if kept is not None:
+                stored_items.keep(rt, kept, event["response"])
         yield event

@@ -36,6 +36,7 @@ class InputItem(_Open):
     arguments: str | None = None
     output: Any = None
     summary: list[Any] | None = None
+    id: str | None = None
 
     @model_validator(mode="after")
     def _complete(self) -> InputItem:
@@ -44,7 +45,7 @@ class InputItem(_Open):
         if needs is None:
             raise ValueError(
                 f"input items of type {self.type!r} are not supported; use message, "
-                "function_call or function_call_output"
+                "function_call, function_call_output, reasoning or item_reference"
             )
         missing = [name for name in needs if getattr(self, name) is None]
         if missing:
@@ -57,6 +58,7 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "function_call": ("call_id", "name", "arguments"),
     "function_call_output": ("call_id", "output"),
     "reasoning": ("summary",),  # an earlier answer's, sent back: accepted, not read
+    "item_reference": ("id",),  # an earlier answer's item, kept (`stored_items.py`)
 }
 
 

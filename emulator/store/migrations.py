@@ -263,6 +263,24 @@ def m0007_jobs(db: Any) -> None:
     )
 
 
+@migration
+def m0008_response_items(db: Any) -> None:
+    """The output items of stored responses (`store`, the default), which a later
+    request's input names by `item_reference`."""
+    db["response_items"].create(
+        {
+            "account_id": str,
+            "item_id": str,
+            "response_id": str,
+            "item": str,  # JSON: the item as the response gave it
+            "created_at": str,
+        },
+        pk=("account_id", "item_id"),
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"response_id", "item", "created_at"},
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

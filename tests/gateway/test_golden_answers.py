@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "19f575de35092628fa1e9defe0df82e45ba08c67d0abae17ac1ebe1ddf786b10"
+DIGEST = "8ff862ea10007de1ca7574fd991eb0a7ea943ebfeb98b9ac0ffac31d7bae31b5"
 
 
 def answers() -> bytes:

@@ -254,7 +254,7 @@ def call_item(call_id: str, name: str, arguments: str, status: str) -> dict[str,
 def request_echo(body: dict[str, Any]) -> dict[str, Any]:
     """What a Response object repeats of the request that made it (the SDK's `Response`
     requires `tools`, `tool_choice` and `parallel_tool_calls`), with the API's defaults
-    for what was not sent. `store` is false: the emulator keeps no response to fetch."""
+    for what was not sent. `store`: whether its output items were kept (`stored_items`)."""
     return {
         "instructions": body.get("instructions"),
         "max_output_tokens": body.get("max_output_tokens"),
@@ -263,7 +263,7 @@ def request_echo(body: dict[str, Any]) -> dict[str, Any]:
         "previous_response_id": body.get("previous_response_id"),
         "reasoning": body.get("reasoning") or {"effort": None, "summary": None},
         "service_tier": "default",
-        "store": False,
+        "store": body.get("store") is not False,
         "temperature": body.get("temperature", 1.0),
         "text": body.get("text") or {"format": {"type": "text"}},
         "tool_choice": body.get("tool_choice", "auto"),
