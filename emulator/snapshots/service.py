@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.errors import NotFound
 from emulator.store.meta import get_meta
+from emulator.store.migrations import migrate
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -84,6 +85,8 @@ def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
         source.backup(conn)
         saved = get_meta(conn, "clock") or {}
         rt.after_restore(saved.get("manual_now"), saved.get("offset", 0.0))
+    with rt.store.write() as conn:
+        migrate(conn)  # a snapshot file of an earlier version lacks the tables added since
 
 
 def save_file(rt: Runtime, path: Path) -> None:

@@ -95,3 +95,27 @@ def test_restores_while_requests_run_are_safe(emulator: EmulatorHandle, tenant: 
         balance = client.get("/ai-gateway/balance").json()
         assert balance["balance_micros"] == tenant.balance_micros
     emulator.snapshots.delete("t-busy")
+
+
+def test_a_snapshot_file_of_an_earlier_version_gets_the_tables_added_since(
+    tmp_path: Path,
+) -> None:
+    import sqlite3
+    from contextlib import closing
+
+    from emulator.runtime import open_runtime
+    from emulator.settings import Settings
+    from emulator.snapshots.service import restore_file, save_file
+
+    rt = open_runtime(Settings(db=":memory:"))
+    try:
+        earlier = tmp_path / "earlier.db"
+        save_file(rt, earlier)
+        with closing(sqlite3.connect(earlier)) as conn, conn:  # as a version before them
+            conn.execute("DROP TABLE response_items")
+            conn.execute("DELETE FROM _migrations WHERE name = 'm0008_response_items'")
+        restore_file(rt, earlier)
+        with rt.store.read() as conn:
+            assert conn.execute("SELECT count(*) FROM response_items").fetchone()[0] == 0
+    finally:
+        rt.store.close()
