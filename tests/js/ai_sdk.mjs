@@ -4,8 +4,10 @@
 //
 //   node ai_sdk.mjs BASE_URL API_KEY compatible   (@ai-sdk/openai-compatible)
 //   node ai_sdk.mjs BASE_URL API_KEY openrouter   (@openrouter/ai-sdk-provider)
+//   node ai_sdk.mjs BASE_URL API_KEY openai       (@ai-sdk/openai: the responses API)
 //   (EMULATOR_BROKE_KEY: a key of an account without credits, for the 402 check)
 
+import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createOpenRouter } from "@openrouter/ai-sdk-provider";
 import { APICallError, generateObject, generateText, stepCountIs, streamText, tool } from "ai";
@@ -35,7 +37,12 @@ function languageModel(modelId, key = apiKey) {
       modelId,
     );
   }
-  throw new Error(`the provider is "compatible" or "openrouter", got ${providerName}`);
+  if (providerName === "openai") {
+    // `provider(modelId)` is the responses API, the package's default since AI SDK 5.
+    const headers = { "X-Title": TITLE, "HTTP-Referer": REFERER };
+    return createOpenAI({ baseURL, apiKey: key, headers })(modelId);
+  }
+  throw new Error(`the provider is "compatible", "openrouter" or "openai", got ${providerName}`);
 }
 
 const model = languageModel("openai/gpt-4o-mini");
@@ -125,7 +132,7 @@ async function tools() {
   const [first, second] = result.steps;
   return {
     steps: result.steps.length,
-    executed: calls,
+    executed: [...calls],
     firstFinishReason: first.finishReason,
     toolCalls: first.toolCalls.map((call) => ({ name: call.toolName, input: call.input })),
     toolResults: first.toolResults.map((r) => r.output),
@@ -230,6 +237,47 @@ async function reasoning() {
   };
 }
 
+// The OpenAI provider (responses API) keeps answers by default (`store`): the next turn
+// names its earlier items by `item_reference` instead of sending them again, the
+// assistant's text and, from a reasoning model, its reasoning.
+async function storedItems() {
+  if (providerName !== "openai") return null;
+  const sent = [];
+  const watched = (url, init) => {
+    sent.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
+  const provider = createOpenAI({ baseURL, apiKey, fetch: watched });
+  const question = { role: "user", content: PROMPT };
+  const chatModel = provider("openai/gpt-4o-mini");
+  const first = await generateText({ model: chatModel, messages: [question], maxRetries: 0 });
+  const next = await generateText({
+    model: chatModel,
+    messages: [question, ...first.response.messages, { role: "user", content: "And B-trees?" }],
+    maxRetries: 0,
+  });
+  const conversationInput = sent.at(-1).input;
+  const loop = await generateText({
+    model: provider("openai/o4-mini"),
+    prompt: "What is the weather in Lisbon?",
+    tools: { get_weather: weather },
+    stopWhen: stepCountIs(3),
+    maxRetries: 0,
+    // The package knows reasoning models by OpenAI's own ids: "openai/o4-mini" is told.
+    providerOptions: {
+      openai: { reasoningEffort: "low", reasoningSummary: "auto", forceReasoning: true },
+    },
+  });
+  return {
+    nextText: next.text,
+    conversationInput,
+    loopSteps: loop.steps.length,
+    loopText: loop.text,
+    loopReasoning: loop.steps[0].reasoningText,
+    loopInput: sent.at(-1).input,
+  };
+}
+
 await runChecks({
   text,
   stream,
@@ -240,4 +288,5 @@ await runChecks({
   unknown_model: unknownModel,
   no_credits: noCredits,
   reasoning,
+  stored_items: storedItems,
 });

@@ -81,7 +81,7 @@ def node_openai(openai_tenant: Tenant, broke: Tenant) -> dict[str, Any]:
     return run_script("openai_sdk.mjs", openai_tenant, broke)
 
 
-@pytest.fixture(scope="module", params=["compatible", "openrouter"])
+@pytest.fixture(scope="module", params=["compatible", "openrouter", "openai"])
 def ai_sdk(request: pytest.FixtureRequest, emulator: EmulatorHandle, broke: Tenant) -> AiRun:
     tenant = emulator.create_tenant()
     return AiRun(request.param, tenant, run_script("ai_sdk.mjs", tenant, broke, request.param))
@@ -263,3 +263,16 @@ def test_ai_sdk_openrouter_reads_the_reasoning(ai_sdk: AiRun) -> None:
     back = got["sentBack"]
     assert back["role"] == "assistant" and got["nextText"]
     assert back["reasoning_details"][0]["text"] == got["reasoningText"]
+
+
+def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:
+    got = ai_sdk.results["stored_items"]
+    if ai_sdk.provider != "openai":  # only the OpenAI provider keeps answers (`store`)
+        assert got is None
+        return
+    kinds = [item.get("type", "message") for item in got["conversationInput"]]
+    assert kinds == ["message", "item_reference", "message"] and got["nextText"]
+    assert got["conversationInput"][1]["id"].startswith("msg_")
+    assert got["loopSteps"] == 2 and got["loopText"] and got["loopReasoning"]
+    references = [item for item in got["loopInput"] if item.get("type") == "item_reference"]
+    assert [ref["id"][:3] for ref in references] == ["rs_"]
