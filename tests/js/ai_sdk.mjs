@@ -203,15 +203,20 @@ async function noCredits() {
   return errorOf(generateText({ ...common, model: broke }));
 }
 
+// A fetch that keeps the JSON body of each request, to check what a provider sent.
+function recording(sent) {
+  return (url, init) => {
+    sent.push(JSON.parse(init.body));
+    return fetch(url, init);
+  };
+}
+
 // OpenRouter's provider asks for reasoning (a model setting), reads `reasoning_details`
 // (whole and streamed), and sends them back on the assistant message of the next turn.
 async function reasoning() {
   if (providerName !== "openrouter") return null;
   const sent = [];
-  const watched = (url, init) => {
-    sent.push(JSON.parse(init.body));
-    return fetch(url, init);
-  };
+  const watched = recording(sent);
   const reasoner = createOpenRouter({ baseURL, apiKey, fetch: watched }).chat(
     "deepseek/deepseek-r1",
     { reasoning: { effort: "low" } },
@@ -243,10 +248,7 @@ async function reasoning() {
 async function storedItems() {
   if (providerName !== "openai") return null;
   const sent = [];
-  const watched = (url, init) => {
-    sent.push(JSON.parse(init.body));
-    return fetch(url, init);
-  };
+  const watched = recording(sent);
   const provider = createOpenAI({ baseURL, apiKey, fetch: watched });
   const question = { role: "user", content: PROMPT };
   const chatModel = provider("openai/gpt-4o-mini");
