@@ -22,7 +22,7 @@ from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, Reply, RuntimeDep
+from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
 EXACT_FAMILY = "responses"
@@ -62,21 +62,20 @@ class ResponsesController(Controller):
         summary="Count input tokens: exact for responses-format providers, else an estimate",
     )
     async def input_tokens(
-        self, rt: RuntimeDep, request: Request[Any, Any, Any], data: JSONBody[InputTokensRequest]
+        self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[InputTokensRequest]
     ) -> InputTokens:
-        caller: Caller = request.scope["state"]["caller"]
         body = stored_items.resolved(
             rt, caller.account_id, data.model_dump(by_alias=True, exclude_none=True)
         )
         service.check_reasoning(body, "responses")
-        asked = responses.parse_request(body)
-        service.check_tools(asked, "responses")
+        request = responses.parse_request(body)
+        service.check_tools(request, "responses")
         routes = route_candidates(
             rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
         )
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
-        count = prompt_tokens(asked, EXACT_FAMILY)
+        count = prompt_tokens(request, EXACT_FAMILY)
         return InputTokens(
             input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
         )

@@ -36,6 +36,8 @@ class Shown:
 
 SHOWN = Shown()  # a provider's answer to the gateway, which always asks for the summary
 _SEAL_PREFIX = "emu-reasoning-v1:"
+# The `include` value that asks for the log probabilities of the answer's tokens.
+LOGPROBS = "message.output_text.logprobs"
 
 
 def parse_request(body: dict[str, Any]) -> Request:
@@ -74,10 +76,6 @@ def parse_request(body: dict[str, Any]) -> Request:
 def _logprobs(body: dict[str, Any]) -> int | None:
     """`include` asks for log probabilities, `top_logprobs` how many alternatives."""
     return (body.get("top_logprobs") or 0) if LOGPROBS in (body.get("include") or ()) else None
-
-
-# The `include` value that asks for the log probabilities of the answer's tokens.
-LOGPROBS = "message.output_text.logprobs"
 
 
 # A budget that is no effort's travels as this emulator's `reasoning.max_tokens`.
