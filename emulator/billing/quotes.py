@@ -29,6 +29,7 @@ from emulator.gateway.service import (
     worst_case,
     worst_hold,
 )
+from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire import chat, responses
 from emulator.store import reservations
 
@@ -44,6 +45,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     endpoint = "chat.completions" if chat_body else "responses"
     body = stored_items.resolved(rt, caller.account_id, body)
     check_reasoning(body, endpoint)
+    check_tool_turns(body, endpoint)
     request = _request(body)
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)

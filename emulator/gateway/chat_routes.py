@@ -18,6 +18,7 @@ from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
+from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire import chat
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply
@@ -95,13 +96,8 @@ def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Itera
 
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
     service.check_reasoning(body, "chat.completions")
+    check_tool_turns(body, "chat.completions")
     request = chat.parse_request(body)
-    for index, message in enumerate(request.messages):
-        if message.role == "tool" and not message.tool_call_id:
-            raise ValidationFailed(
-                "A message with role `tool` needs the `tool_call_id` it answers.",
-                param=f"messages[{index}].tool_call_id",
-            )
     if "top_logprobs" in body and not body.get("logprobs"):
         raise ValidationFailed(
             "top_logprobs needs `logprobs: true`: set it, or leave top_logprobs out.",
