@@ -24,9 +24,9 @@ from emulator.web import ErrorEnvelope
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 # Request fields validated apart from their body's model (only requests that send them
 # pay for it), documented as fields of that body.
-_FIELDS_CHECKED_APART: dict[str, type[BaseModel]] = {
-    "ChatCompletionRequest": chat_schemas.ReasoningFields,
-    "ResponsesRequest": responses_schemas.ReasoningFields,
+_FIELDS_CHECKED_APART: dict[str, tuple[type[BaseModel], ...]] = {
+    "ChatCompletionRequest": (chat_schemas.ReasoningFields, chat_schemas.SamplingFields),
+    "ResponsesRequest": (responses_schemas.ReasoningFields,),
 }
 _DESCRIPTIONS = {
     "400": "Bad request: malformed JSON or a body that is not an object",
@@ -43,8 +43,8 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     models: list[type[BaseModel]] = [ErrorEnvelope, *_subclasses(RequestBody)]
     for model in models:
         _add_pydantic_schema(schemas, model)
-    for name, fields in _FIELDS_CHECKED_APART.items():
-        if name in schemas:
+    for name, models_apart in _FIELDS_CHECKED_APART.items():
+        for fields in models_apart if name in schemas else ():
             schemas[name].setdefault("properties", {}).update(_inlined_properties(fields))
     for item in doc.get("paths", {}).values():
         for method, operation in item.items():

@@ -104,3 +104,11 @@ def test_the_reasoning_fields_are_documented_on_their_bodies(document: dict) -> 
     responses = schemas["ResponsesRequest"]["properties"]
     assert "summary" in responses["reasoning"]["anyOf"][0]["properties"]
     assert "include" in responses
+
+
+def test_the_sampling_fields_are_documented_with_their_bounds(document: dict) -> None:
+    chat = document["components"]["schemas"]["ChatCompletionRequest"]["properties"]
+    penalty = chat["frequency_penalty"]["anyOf"][0]
+    assert (penalty["minimum"], penalty["maximum"]) == (-2, 2)
+    assert {"presence_penalty", "repetition_penalty", "top_k", "min_p", "top_a"} <= chat.keys()
+    assert chat["logit_bias"]["anyOf"][0]["type"] == "object"

@@ -23,6 +23,7 @@ from emulator.gateway.service import (
     capped,
     check_output_schema,
     check_reasoning,
+    check_sampling,
     check_tools,
     fees_of,
     premium_unapproved,
@@ -45,6 +46,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     endpoint = "chat.completions" if chat_body else "responses"
     body = stored_items.resolved(rt, caller.account_id, body)
     check_reasoning(body, endpoint)
+    check_sampling(body, endpoint)
     check_tool_turns(body, endpoint)
     request = _request(body)
     check_tools(request, endpoint)

@@ -96,6 +96,7 @@ def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Itera
 
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
     service.check_reasoning(body, "chat.completions")
+    service.check_sampling(body, "chat.completions")
     check_tool_turns(body, "chat.completions")
     request = chat.parse_request(body)
     if "top_logprobs" in body and not body.get("logprobs"):

@@ -149,6 +149,29 @@ class ReasoningFields(_Open):
         return effort
 
 
+# A token id, as `logit_bias` keys name them: digits in a string.
+TokenId = Annotated[str, Field(pattern=r"^[0-9]{1,9}$")]
+
+
+class SamplingFields(_Open):
+    """Sampling settings of OpenAI's and OpenRouter's chat body. Nothing is sampled here
+    (the content is a seeded function of the request), so they change no answer; they
+    are checked as the real API checks them, apart from the request's model (only the
+    requests that send them pay for it)."""
+
+    frequency_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
+    presence_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
+    repetition_penalty: Annotated[float, Field(gt=0, le=2)] | None = None
+    top_k: Annotated[int, Field(ge=0)] | None = None
+    min_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    top_a: Annotated[float, Field(ge=0, le=1)] | None = None
+    logit_bias: dict[TokenId, Annotated[float, Field(ge=-100, le=100)]] | None = None
+    user: str | None = None
+
+
+SAMPLING_FIELDS = frozenset(SamplingFields.model_fields)
+
+
 class StreamOptions(_Open):
     include_usage: bool | None = None
 
@@ -173,4 +196,4 @@ class ChatCompletionRequest(_Open):
     stream_options: StreamOptions | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
-    # `reasoning`, `include_reasoning`: see ReasoningFields
+    # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields

@@ -305,6 +305,12 @@ def check_reasoning(body: dict[str, Any], endpoint: str) -> None:
         validate(body, chat_schemas.ReasoningFields)
 
 
+def check_sampling(body: dict[str, Any], endpoint: str) -> None:
+    """Chat's sampling settings, when a body has them: checked apart, as the reasoning's."""
+    if endpoint == "chat.completions" and not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
+        validate(body, chat_schemas.SamplingFields)
+
+
 def _check_sent_back_reasoning(items: list[dict[str, Any]]) -> None:
     """The real API refuses an `encrypted_content` it cannot read."""
     for index, item in enumerate(items):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import httpx
 import jsonschema
@@ -547,3 +548,57 @@ def test_a_messages_format_provider_takes_tool_arguments_that_are_not_json(
     assert choice["finish_reason"] == "length" and cut.json()["usage"]["completion_tokens"] == 3
     assert choice["message"]["tool_calls"][0]["function"]["arguments"] == "{}"
     assert after.status_code == 200, after.text
+
+
+SAMPLING = {
+    "frequency_penalty": 0.5,
+    "presence_penalty": -2,
+    "repetition_penalty": 1.1,
+    "top_k": 40,
+    "min_p": 0.05,
+    "top_a": 0,
+    "logit_bias": {"50256": -100, "13": 2.5},
+    "user": "user-42",
+}
+
+
+def test_sampling_settings_are_taken_and_change_nothing(client: openai.OpenAI) -> None:
+    plain = client.chat.completions.create(model="openai/gpt-4o", messages=HELLO)  # type: ignore[arg-type]
+    tuned = client.chat.completions.create(
+        model="openai/gpt-4o",
+        messages=HELLO,  # type: ignore[arg-type]
+        frequency_penalty=0.5,
+        presence_penalty=-2,
+        logit_bias={"50256": -100},
+        user="user-42",
+        extra_body={k: SAMPLING[k] for k in ("repetition_penalty", "top_k", "min_p", "top_a")},
+    )
+    assert tuned.choices[0].message.content == plain.choices[0].message.content
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("frequency_penalty", 2.5),
+        ("frequency_penalty", "high"),
+        ("presence_penalty", -3),
+        ("repetition_penalty", 0),
+        ("top_k", -1),
+        ("top_k", 1.5),
+        ("min_p", 1.5),
+        ("top_a", -0.1),
+        ("logit_bias", {"50256": 101}),
+        ("logit_bias", {"the": 1}),
+        ("logit_bias", [1, 2]),
+        ("user", 42),
+    ],
+)
+def test_sampling_settings_out_of_range_are_refused(
+    tenant: Tenant, field: str, value: object
+) -> None:
+    body = {"model": "openai/gpt-4o", "messages": HELLO, **SAMPLING, field: value}
+    with tenant.client() as http:
+        for path in ("/chat/completions", "/ai-gateway/quote"):
+            error = assert_error(http.post(path, json=body), 422, "invalid_request")
+            assert re.split(r"[.[]", error["param"])[0] == field, error
+        assert http.get("/ai-gateway/usage").json()["data"] == []
