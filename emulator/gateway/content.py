@@ -181,9 +181,9 @@ def _reasoned(
     assert request.reasoning is not None
     rng = lazy.fork("reasoning")
     topics = _topics(_last_user_text(request.messages), rng)
-    reasoning = think(topics, rng, request.reasoning.tokens, family)
-    spent = count_text(reasoning, family)
     limit = request.max_tokens
+    reasoning = think(topics, rng, request.reasoning.tokens, family, enough=limit)
+    spent = count_text(reasoning, family)
     if limit is not None and spent >= limit:
         reasoning, spent, _ = truncate(reasoning, family, limit)
         return Completion("", (), "length", prompt_tokens(request, family), spent, reasoning, spent)
@@ -310,7 +310,10 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
         return prompt
     wanted = _TOKENS_DIRECTIVE.search(prompt)
     if wanted:
-        return _exactly(int(wanted.group(1)), family, prompt, lazy())
+        tokens = int(wanted.group(1))
+        if request.max_tokens is not None:  # one more than the limit: enough to be cut
+            tokens = min(tokens, request.max_tokens + 1)
+        return _exactly(tokens, family, prompt, lazy())
     rng = lazy()
     return _sentences(prompt, rng, rng.randint(3, 6))
 
@@ -352,7 +355,11 @@ def _sentences(prompt: str, rng: random.Random, count: int) -> str:
 
 
 def _exactly(tokens: int, family: str, prompt: str, rng: random.Random) -> str:
-    text = ""
-    while count_text(text, family) < tokens:
-        text = (text + " " + _sentences(prompt, rng, 4)).strip()
-    return truncate(text, family, tokens)[0]
+    # Counted a paragraph at a time (a space ends every token), not the whole text
+    # again each time: that was quadratic in `tokens`.
+    paragraphs: list[str] = []
+    spent = 0
+    while spent < tokens:
+        paragraphs.append(_sentences(prompt, rng, 4))
+        spent += count_text(paragraphs[-1], family)
+    return truncate(" ".join(paragraphs), family, tokens)[0]

@@ -41,15 +41,21 @@ _CLOSERS = (
 )
 
 
-def think(topics: tuple[str, str], rng: random.Random, budget: int, family: str) -> str:
-    """Reasoning of about `budget` tokens (never more) about the two topics."""
+def think(
+    topics: tuple[str, str], rng: random.Random, budget: int, family: str, enough: int | None = None
+) -> str:
+    """Reasoning of about `budget` tokens (never more) about the two topics. With `enough`
+    (the answer's `max_tokens`, which cuts it), it stops once it has that many: what it
+    says up to there is the same, and a budget far above the limit costs no more."""
     a, b = topics
-    text = rng.choice(_OPENERS).format(a=a, b=b)
-    spent = count_text(text, family)
+    opener = rng.choice(_OPENERS).format(a=a, b=b)
+    spent = count_text(opener, family)
     if spent > budget:
-        return truncate(text, family, budget)[0]
-    said_from = 0  # where this round of thoughts began: none is said twice in a round
-    while True:
+        return truncate(opener, family, budget)[0]
+    # Joined once at the end (adding to one string is quadratic in a long budget);
+    # none is said twice in a round, so a round's text is what is searched.
+    said_all, this_round = [opener], opener
+    while enough is None or spent < enough:
         closing = spent * 4 >= budget * 3
         pool = _CLOSERS if closing else _STEPS
         # The drawn sentence, else the first that still fits, else a short one.
@@ -57,15 +63,17 @@ def think(topics: tuple[str, str], rng: random.Random, budget: int, family: str)
         for sentence in [*rng.sample(pool, len(pool)), *_SHORT]:
             said = sentence.format(a=a, b=b)
             more = count_text(said, family)
-            if spent + more <= budget and said not in text[said_from:]:
-                text, spent = text + " " + said, spent + more
+            if spent + more <= budget and said not in this_round:
+                said_all.append(said)
+                this_round, spent = this_round + " " + said, spent + more
                 break
         else:
             if budget - spent < _ROUND_ROOM:
-                return text
+                break
             # Every thought said and room for many more (a high effort): go over the
             # topics again the other way round.
-            a, b, said_from = b, a, len(text)
+            a, b, this_round = b, a, ""
             continue
         if closing and sentence in _CLOSERS:
-            return text
+            break
+    return " ".join(said_all)

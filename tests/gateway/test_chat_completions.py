@@ -602,3 +602,23 @@ def test_sampling_settings_out_of_range_are_refused(
             error = assert_error(http.post(path, json=body), 422, "invalid_request")
             assert re.split(r"[.[]", error["param"])[0] == field, error
         assert http.get("/ai-gateway/usage").json()["data"] == []
+
+
+def test_asking_for_a_million_tokens_gets_the_output_limit(tenant: Tenant) -> None:
+    """`[emulator:tokens=999999]` is cut at `max_tokens`, or at the route's output limit,
+    without writing the million first (it counted the whole text again for every
+    paragraph: minutes of a frozen server)."""
+    ask = [{"role": "user", "content": "[emulator:tokens=999999] tell me more"}]
+    with tenant.client(timeout=30) as http:
+        cut = http.post(
+            "/chat/completions",
+            json={"model": "openai/gpt-4o-mini", "messages": ask, "max_tokens": 40},
+        ).json()
+        whole = http.post(
+            "/chat/completions", json={"model": "openai/gpt-4o-mini", "messages": ask}
+        ).json()
+    assert (
+        cut["choices"][0]["finish_reason"] == "length" and cut["usage"]["completion_tokens"] == 40
+    )
+    assert whole["choices"][0]["finish_reason"] == "length"
+    assert whole["usage"]["completion_tokens"] == 16384  # gpt-4o-mini's output limit

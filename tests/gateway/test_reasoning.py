@@ -416,3 +416,23 @@ def test_encrypted_reasoning_round_trip(client: openai.OpenAI) -> None:
     error = refused.value.body
     assert isinstance(error, dict) and error["code"] == "invalid_encrypted_content"
     assert error["param"] == "input[1].encrypted_content"
+
+
+@pytest.mark.parametrize("fmt", ROUTES)
+def test_a_budget_far_above_the_output_limit_is_cut_by_it(tenant: Tenant, fmt: str) -> None:
+    """A budget of 10**12 tokens reasons up to the route's output limit (what caps
+    `max_tokens`) and stops: it froze the server, reasoning until the budget."""
+    model = ROUTES[fmt][0]
+    with openai.OpenAI(
+        base_url=f"{tenant.base_url}", api_key=tenant.api_key, max_retries=0, timeout=30
+    ) as client:
+        answer = client.chat.completions.create(
+            model=model,
+            messages=[{"role": "user", "content": QUESTION}],
+            max_tokens=500,
+            extra_body={"reasoning": {"max_tokens": 10**12}},
+        )
+    usage = answer.usage
+    assert usage is not None and usage.completion_tokens_details is not None
+    assert answer.choices[0].finish_reason == "length"
+    assert usage.completion_tokens == usage.completion_tokens_details.reasoning_tokens == 500
