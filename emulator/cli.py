@@ -70,7 +70,26 @@ seed_option = click.option(
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _known_errors() -> tuple[type[Exception], ...]:
+    from emulator.errors import EmulatorError
+    from emulator.snapshots.service import SnapshotError
+    from emulator.store.fixtures import FixtureError
+
+    return (FixtureError, SnapshotError, EmulatorError)
+
+
+class _Commands(click.Group):
+    """Every command reports what is wrong with its input (a broken fixtures folder, a
+    file that is not a snapshot, an answer the API would refuse) as one `Error:` line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _known_errors() as exc:
+            raise click.ClickException(str(exc)) from exc
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="emulator")
 def main() -> None:
     """The Gateway & Studio emulator: the whole API on your laptop, deterministic and fast.
@@ -177,12 +196,8 @@ def serve(**options: Any) -> None:
     # among them only slows the cold start. `run` freezes them and turns it back on.
     gc.disable()
     from emulator.server import run
-    from emulator.store.fixtures import FixtureError
 
-    try:
-        run(settings, banner=lambda rt: click.echo(banner(rt)))
-    except FixtureError as exc:
-        raise click.ClickException(str(exc)) from exc
+    run(settings, banner=lambda rt: click.echo(banner(rt)))
 
 
 def banner(rt: Runtime) -> str:
@@ -205,12 +220,19 @@ def banner(rt: Runtime) -> str:
 
 def _open(db: str, fixtures: Path | None, seed: int = 0, reset: bool = False) -> Runtime:
     from emulator.runtime import open_runtime
-    from emulator.store.fixtures import FixtureError
 
-    try:
-        return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset))
-    except FixtureError as exc:
-        raise click.ClickException(str(exc)) from exc
+    return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset))
+
+
+def _open_account(db: str, account: str) -> Runtime:
+    """The state, once ACCOUNT is known to be in it."""
+    from emulator.store.accounts import get_account
+
+    rt = _open(db, None)
+    with rt.store.read() as conn:
+        if get_account(conn, account) is None:
+            raise click.ClickException(f"no account {account!r} in {db}")
+    return rt
 
 
 @main.command()
@@ -276,7 +298,7 @@ def keys_list(account: str, db: str) -> None:
     """List ACCOUNT's API keys (never their secrets)."""
     from emulator.keys.service import list_keys
 
-    rt = _open(db, None)
+    rt = _open_account(db, account)
     page = list_keys(rt, account, limit=100, cursor=None)
     if not page["data"]:
         click.echo(f"{account} has no API keys.")
@@ -324,15 +346,10 @@ def keys_create(
     db: str,
 ) -> None:
     """Create an API key for ACCOUNT and print its secret (shown only now)."""
-    from emulator.errors import EmulatorError
     from emulator.keys.schemas import KeyCreate
     from emulator.keys.service import create_key
-    from emulator.store.accounts import get_account
 
-    rt = _open(db, None)
-    with rt.store.read() as conn:
-        if get_account(conn, account) is None:
-            raise click.ClickException(f"no account {account!r} in {db}")
+    rt = _open_account(db, account)
     body = KeyCreate.model_validate(
         {
             "name": name,
@@ -342,10 +359,7 @@ def keys_create(
             "spend_reset_interval": reset_interval,
         }
     )
-    try:
-        created = create_key(rt, account, body)
-    except EmulatorError as exc:
-        raise click.ClickException(exc.message) from exc
+    created = create_key(rt, account, body)
     click.echo(f"{created.id}  {created.key}")
     click.echo("Store the secret now: it is not shown again.", err=True)
 
@@ -358,7 +372,6 @@ def topup(account: str, usd: str, db: str) -> None:
     """Add USD (e.g. 10.00) to ACCOUNT's balance, as the dashboard does: a ledger entry."""
     from emulator.billing.ledger import top_up
     from emulator.billing.money import micros_to_usd, usd_to_micros
-    from emulator.errors import EmulatorError
     from emulator.store.accounts import get_account
 
     try:
@@ -366,10 +379,7 @@ def topup(account: str, usd: str, db: str) -> None:
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="USD") from exc
     rt = _open(db, None)
-    try:
-        entry = top_up(rt, account, micros, reference="cli")
-    except EmulatorError as exc:
-        raise click.ClickException(exc.message) from exc
+    entry = top_up(rt, account, micros, reference="cli")
     with rt.store.read() as conn:
         balance = get_account(conn, account)
     assert balance is not None

@@ -139,3 +139,40 @@ def test_openapi_prints_the_document(tmp_path: Path) -> None:
     target = tmp_path / "openapi.json"
     run("openapi", "-o", str(target))
     assert json.loads(target.read_text()) == doc
+
+
+@pytest.mark.parametrize(
+    ("filename", "text", "message"),
+    [
+        ("accounts.yaml", "accounts: [{id: 5}]\n", "accounts.yaml: 0.id: Input should be"),
+        ("models.yaml", "models: [1, 2\n", "models.yaml: not valid YAML"),
+    ],
+    ids=["invalid", "not-yaml"],
+)
+@pytest.mark.parametrize("command", ["reset", "seed"])
+def test_broken_fixtures_are_a_clear_error_on_a_state_already_seeded(
+    tmp_path: Path, db: str, command: str, filename: str, text: str, message: str
+) -> None:
+    run("reset", "--db", db)  # seeded: the fixtures load only in reset or seed itself
+    folder = tmp_path / "bad"
+    folder.mkdir()
+    (folder / filename).write_text(text)
+    result = CliRunner().invoke(main, [command, "--fixtures", str(folder), "--db", db])
+    assert result.exit_code == 1 and result.exception is not None
+    assert isinstance(result.exception, SystemExit)  # click's error, not a traceback
+    assert result.output.startswith("Error: ") and message in result.output
+
+
+def test_keys_list_of_an_unknown_account_is_an_error(db: str) -> None:
+    result = CliRunner().invoke(main, ["keys", "list", "acct_nope", "--db", db])
+    assert result.exit_code == 1
+    assert result.output == f"Error: no account 'acct_nope' in {db}\n"
+
+
+def test_the_readme_usage_of_keys_create_works(db: str) -> None:
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `emulator keys create"))
+    assert "--product" in row
+    example = row.split("e.g. `")[1].split("`")[0].split()
+    out = run("keys", "create", "acct_demo", "--name", "readme", *example, "--db", db)
+    assert out.split()[1].startswith("sk-emu-")

@@ -5,6 +5,12 @@ Named snapshots are in-memory copies, for tests and demos within one run;
 database file. A restore holds the store's lock: requests wait for it and
 then see the restored world, never half of it. What the process keeps beside
 the database (cached keys, blocks of ids, rate windows, the clock) follows.
+
+A snapshot file is written in rollback-journal mode, and a file read for a
+restore is put in that mode first: the copy of a WAL database says "WAL" in
+its header, and copied as is into an in-memory state (`--db :memory:`, a
+`memdb` file, which has no WAL) it made every read fail with "unable to open
+database file".
 """
 
 from __future__ import annotations
@@ -12,18 +18,25 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import NotFound
-from emulator.store.meta import get_meta
+from emulator.store.meta import get_meta, get_platform
 from emulator.store.migrations import migrate
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# The file format version numbers of a database's header: 1 rollback journal, 2 WAL.
+_FORMAT_VERSIONS = slice(18, 20)
+
+
+class SnapshotError(Exception):
+    """A file given to restore is not a snapshot (the CLI prints the message)."""
 
 
 @dataclass
@@ -91,17 +104,45 @@ def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
 
 def save_file(rt: Runtime, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    target = sqlite3.connect(path)
-    try:
+    with closing(sqlite3.connect(path)) as target:
         with rt.store.read() as conn:
             conn.backup(target)
-    finally:
-        target.close()
+        target.execute("PRAGMA journal_mode = DELETE")  # one file, no -wal beside it
 
 
 def restore_file(rt: Runtime, path: Path) -> None:
-    source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
+    with closing(read_snapshot(path)) as source:
         restore_from(rt, source)
-    finally:
-        source.close()
+
+
+def read_snapshot(path: Path) -> sqlite3.Connection:
+    """The snapshot file at `path`, checked, as an in-memory copy in rollback mode."""
+    copy = sqlite3.connect(":memory:", check_same_thread=False)
+    try:
+        _load_snapshot(path, copy)
+    except BaseException:
+        copy.close()
+        raise
+    _to_rollback_mode(copy)
+    return copy
+
+
+def _load_snapshot(path: Path, copy: sqlite3.Connection) -> None:
+    try:
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as file:
+            file.backup(copy)
+        tables = {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.DatabaseError as exc:  # "file is not a database"
+        raise SnapshotError(f"{path} is not a snapshot: {exc}") from exc
+    if "platform" not in tables or get_platform(copy, "world") is None:
+        raise SnapshotError(f"{path} is not a snapshot: it holds no emulator state")
+
+
+def _to_rollback_mode(conn: sqlite3.Connection) -> None:
+    """SQLite's documented way to use a WAL database's image without its WAL: the
+    header's format versions set to 1. (`serialize` is there since SQLite 3.36, as
+    memdb files are; before, an in-memory state is a shared cache, which reads it.)"""
+    if hasattr(conn, "serialize"):
+        image = bytearray(conn.serialize())
+        image[_FORMAT_VERSIONS] = b"\x01\x01"
+        conn.deserialize(bytes(image))

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import sqlite3
+import subprocess
+import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import httpx
+import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error
+from tests.test_serve import free_port, serving
 
 CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
 
@@ -100,9 +106,6 @@ def test_restores_while_requests_run_are_safe(emulator: EmulatorHandle, tenant: 
 def test_a_snapshot_file_of_an_earlier_version_gets_the_tables_added_since(
     tmp_path: Path,
 ) -> None:
-    import sqlite3
-    from contextlib import closing
-
     from emulator.runtime import open_runtime
     from emulator.settings import Settings
     from emulator.snapshots.service import restore_file, save_file
@@ -119,3 +122,62 @@ def test_a_snapshot_file_of_an_earlier_version_gets_the_tables_added_since(
             assert conn.execute("SELECT count(*) FROM response_items").fetchone()[0] == 0
     finally:
         rt.store.close()
+
+
+def _balance(url: str) -> int:
+    headers = {"Authorization": "Bearer sk-emu-demo-all"}
+    response = httpx.get(f"{url}/api/v1/ai-gateway/balance", headers=headers)
+    return int(response.json()["balance_micros"])
+
+
+def _format_versions(path: Path) -> bytes:
+    return path.read_bytes()[18:20]  # 1 rollback journal, 2 WAL
+
+
+def test_a_snapshot_of_a_file_state_restores_into_memory(tmp_path: Path) -> None:
+    state, saved, older = tmp_path / "state.db", tmp_path / "saved.db", tmp_path / "older.db"
+    with serving("--db", str(state), "--snapshot-on-exit", str(saved), cwd=tmp_path) as (url, _):
+        httpx.post(f"{url}/_emulator/accounts/acct_demo/topup", json={"amount_micros": 1234})
+    assert _format_versions(saved) == b"\x01\x01"  # written in rollback mode
+    # As snapshot files were written before: the WAL mark of the state in the header.
+    with closing(sqlite3.connect(state)) as source, closing(sqlite3.connect(older)) as target:
+        source.backup(target)
+    assert _format_versions(older) == b"\x02\x02"
+    for snapshot in (saved, older):
+        with serving("--db", ":memory:", "--restore", str(snapshot), cwd=tmp_path) as (url, _):
+            assert _balance(url) == 25_001_234
+
+
+def _write_not_a_snapshot(path: Path, kind: str) -> None:
+    if kind == "junk":
+        path.write_bytes(b"not a database\n" * 100)
+    elif kind == "empty":
+        path.write_bytes(b"")
+    elif kind == "another program's":
+        with closing(sqlite3.connect(path)) as conn:
+            conn.execute("CREATE TABLE notes (text TEXT)")
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("junk", "junk.db is not a snapshot: file is not a database"),
+        ("empty", "junk.db is not a snapshot: it holds no emulator state"),
+        ("another program's", "junk.db is not a snapshot: it holds no emulator state"),
+        ("missing", "Invalid value for '--restore': File 'junk.db' does not exist."),
+    ],
+)
+def test_restoring_a_file_that_is_not_a_snapshot_is_a_clear_error(
+    tmp_path: Path, kind: str, message: str
+) -> None:
+    _write_not_a_snapshot(tmp_path / "junk.db", kind)
+    args = ["serve", "--port", str(free_port()), "--db", ":memory:", "--restore", "junk.db"]
+    done = subprocess.run(
+        [sys.executable, "-m", "emulator", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.splitlines()[-1] == f"Error: {message}"
