@@ -149,3 +149,15 @@ def parse_iso(text: str) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()
+
+
+def instant_param(text: str, param: str) -> str:
+    """A query's time bound (any offset; a naive one is UTC) in the wire's form, which
+    compares with stored times as instants do; else a 422 naming `param`."""
+    try:
+        return iso(parse_iso(text))
+    except ValueError as exc:
+        raise ValidationFailed(
+            f"{param} must be an ISO-8601 instant such as 2026-01-01T00:00:00Z; got {text!r}.",
+            param=param,
+        ) from exc

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from emulator.clock import iso, parse_iso
+from emulator.clock import instant_param
 from emulator.errors import NotFound, ValidationFailed
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
@@ -31,7 +31,7 @@ def list_events(
         raise ValidationFailed(f"status is one of {', '.join(STATUSES)}.", param="status")
     for bound in ("created_after", "created_before"):
         if bound in clean:
-            clean[bound] = _instant(clean[bound], bound)
+            clean[bound] = instant_param(clean[bound], bound)
     with rt.store.read() as conn:
         events = list_usage_events(conn, account_id, clean, size + 1, before)
     return page(
@@ -54,12 +54,3 @@ def wire(event: UsageEvent) -> dict[str, Any]:
     data = asdict(event)
     data.pop("account_id")
     return {"object": "usage_event", **data}
-
-
-def _instant(text: str, param: str) -> str:
-    try:
-        return iso(parse_iso(text))
-    except ValueError as exc:
-        raise ValidationFailed(
-            f"{param} must be an ISO-8601 instant such as 2026-01-01T00:00:00Z.", param=param
-        ) from exc

@@ -20,7 +20,9 @@ from typing import Any
 from emulator.clock import iso
 
 BODY_CAP = 64 * 1024
-_SECRET = re.compile(rb"(sk-emu-|emu_user_)[A-Za-z0-9_-]{6,}")
+# An API key or user token: its prefix and at least one character. The fixtures'
+# are short (`emu_user_demo`, `sk-emu-broke`), so no minimum length beyond that.
+_SECRET = re.compile(rb"(sk-emu-|emu_user_)[A-Za-z0-9_-]+")
 # Request and response headers worth keeping (never Authorization).
 KEPT_REQUEST_HEADERS = (
     b"content-type", b"idempotency-key", b"x-emulator-fault", b"http-referer", b"x-title",
@@ -47,6 +49,7 @@ class Entry:
     response_body: bytes = b""
     truncated: bool = False
     duration_ms: float = 0.0
+    seq: int = 0  # the journal's order of recording, set by `Journal.record`: the cursor
 
     @property
     def at(self) -> str:
@@ -125,7 +128,8 @@ def _field(data: Any, name: str) -> Any:
 
 
 def redact(body: bytes) -> bytes:
-    return _SECRET.sub(lambda m: m.group(0)[:7] + b"...[redacted]", body)
+    """Every API key and user token in `body` cut to its prefix: `sk-emu-...[redacted]`."""
+    return _SECRET.sub(lambda m: m.group(1) + b"...[redacted]", body)
 
 
 def _text(body: bytes) -> Any:
@@ -144,7 +148,9 @@ class Filters:
     status: int | None = None
     key_id: str | None = None
     account_id: str | None = None
-    since: str | None = None  # virtual-clock ISO times, inclusive
+    # Inclusive bounds in the wire's form (`iso`, UTC, milliseconds), so that
+    # comparing them with an entry's `at` compares instants.
+    since: str | None = None
     until: str | None = None
 
     def accepts(self, e: Entry) -> bool:
@@ -164,17 +170,24 @@ class Journal:
         self.size = size
         self._entries: deque[Entry] = deque(maxlen=max(size, 1))
         self._lock = threading.Lock()
+        self._recorded = 0  # never goes back (not even on `clear`), so a cursor stays valid
 
     def record(self, entry: Entry) -> None:
         if self.size:
             with self._lock:
+                self._recorded += 1
+                entry.seq = self._recorded
                 self._entries.append(entry)
 
-    def query(self, filters: Filters, limit: int) -> list[Entry]:
+    def query(self, filters: Filters, limit: int, before: int | None = None) -> list[Entry]:
+        """Up to `limit` matching entries, newest first; with `before`, only those
+        recorded before the entry of that `seq`."""
         with self._lock:
             entries = list(self._entries)
         found = []
         for entry in reversed(entries):
+            if before is not None and entry.seq >= before:
+                continue
             if entry.status and filters.accepts(entry):
                 found.append(entry)
                 if len(found) == limit:

@@ -9,11 +9,25 @@ from litestar.params import FromPath, QueryParameter
 
 from emulator.control.routes import ADMIN
 from emulator.errors import NotFound
+from emulator.journal import service
 from emulator.journal.book import Filters
-from emulator.paging import check_limit
-from emulator.web import RuntimeDep, auth_opt
+from emulator.web import Cursor, RuntimeDep, auth_opt
 
 Text = Annotated[str | None, QueryParameter(max_length=500)]
+Instant = Annotated[
+    str | None,
+    QueryParameter(
+        max_length=100, description="Virtual-clock ISO-8601 instant, inclusive; any offset"
+    ),
+]
+Limit = Annotated[
+    int | None,
+    QueryParameter(
+        ge=1,
+        le=service.MAX_LIMIT,
+        description=f"Items a page, 1-{service.MAX_LIMIT} (default {service.DEFAULT_LIMIT}).",
+    ),
+]
 
 
 class JournalController(Controller):
@@ -33,9 +47,10 @@ class JournalController(Controller):
         status: Annotated[int | None, QueryParameter(ge=100, le=599)] = None,
         key_id: Text = None,
         account_id: Text = None,
-        since: Annotated[str | None, QueryParameter(description="Virtual-clock ISO time")] = None,
-        until: Annotated[str | None, QueryParameter(description="Virtual-clock ISO time")] = None,
-        limit: Annotated[int | None, QueryParameter(ge=1, le=1000)] = None,
+        since: Instant = None,
+        until: Instant = None,
+        limit: Limit = None,
+        cursor: Cursor = None,
     ) -> dict[str, Any]:
         filters = Filters(
             path=path,
@@ -46,14 +61,7 @@ class JournalController(Controller):
             since=since,
             until=until,
         )
-        size = check_limit(limit, default=100, maximum=1000)
-        entries = rt.journal.query(filters, size)
-        return {
-            "object": "list",
-            "data": [entry.summary() for entry in entries],
-            "has_more": False,
-            "next_cursor": None,
-        }
+        return service.list_entries(rt.journal, filters, limit, cursor)
 
     @get("/{request_id:str}", summary="One request with its bodies (secrets redacted)")
     async def get_request(self, rt: RuntimeDep, request_id: FromPath[str]) -> dict[str, Any]:

@@ -92,16 +92,26 @@ class Faults:
 class Journal:
     """What clients sent and got: `emulator.journal.last(path="/api/v1/chat/*")`."""
 
+    page_size = 1000  # the most the journal gives a page
+
     def __init__(self, handle: EmulatorHandle) -> None:
         self._handle = handle
 
     def list(self, **filters: Any) -> list[dict[str, Any]]:
         """Newest first; filters: path (glob), method, status, key_id, account_id,
-        since, until, limit."""
+        since, until. Every match (the pages followed), or the first `limit`."""
         params = {k: v for k, v in filters.items() if v is not None}
-        response = self._handle._control.get("/requests", params=params)
-        response.raise_for_status()
-        return list(response.json()["data"])
+        whole = "limit" not in params
+        params.setdefault("limit", self.page_size)
+        found: list[dict[str, Any]] = []
+        while True:
+            response = self._handle._control.get("/requests", params=params)
+            response.raise_for_status()
+            page = response.json()
+            found += page["data"]
+            if not (whole and page["has_more"]):
+                return found
+            params["cursor"] = page["next_cursor"]
 
     def last(self, **filters: Any) -> dict[str, Any] | None:
         """The newest matching request, with its bodies."""
