@@ -1,4 +1,6 @@
-"""POST /_emulator/jobs/{id}/complete|fail: force a job's outcome now."""
+"""POST /_emulator/jobs/{id}/complete|fail: force a running job's outcome now (a job that
+has already ended keeps its outcome: the same again changes nothing, the other is 409
+`job_already_ended`)."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from emulator.billing.money import insufficient_credits
 from emulator.clock import iso
-from emulator.errors import NotFound
+from emulator.errors import Conflict, NotFound
 from emulator.jobs.engine import Schedule, planned_failure, state_at
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import jobs as job_rows
@@ -48,20 +48,20 @@ def create_job(
     schedule: Schedule,
     price_micros: int,
     failure: tuple[str, str] | None,
+    advice: str,
     idempotency_key: str | None = None,
     external_task_id: str | None = None,
     job_id: str | None = None,
 ) -> JobRow:
-    """Queue a job and charge it, in one transaction; a known failure is scheduled."""
+    """Queue a job and charge it, in one transaction; a known failure is scheduled.
+    `advice` ends the 402 when the balance is short: what else the caller can do."""
     now = rt.clock.now()
     job_id = job_id or rt.new_id(prefix)
     with rt.store.write() as conn:
         settle_refunds(rt, conn, caller.account_id)
         left = available(conn, caller.account_id) or 0
         if price_micros > left:
-            raise insufficient_credits(
-                price_micros, left, "choose a shorter duration or the standard mode"
-            )
+            raise insufficient_credits(price_micros, left, advice)
         job = JobRow(
             id=job_id,
             account_id=caller.account_id,
@@ -171,17 +171,30 @@ def list_jobs(
     )
 
 
+def find_video(rt: Runtime, account_id: str, video_id: str) -> JobRow | None:
+    """The account's job whose output is the video `video_id`: a generation by its id, or
+    a provider task by any of its ids or the id of its result video (`vp_...-0`)."""
+    with rt.store.read() as conn:
+        job = job_rows.get_job(conn, account_id, video_id, "generation")
+        job = job or job_rows.find_task(conn, account_id, video_id)
+        if job is None and video_id.endswith("-0"):
+            job = job_rows.find_task(conn, account_id, video_id.removesuffix("-0"))
+    return job
+
+
 def force(
     rt: Runtime, job_id: str, outcome: str, code: str | None, message: str | None
 ) -> dict[str, Any]:
-    """The control plane's `complete` or `fail`: the outcome happens now (a terminal
-    job keeps its outcome; forcing it again changes nothing). The job as it is then."""
+    """The control plane's `complete` or `fail`: the outcome happens now; the job as it is
+    then. A job that has already ended keeps its outcome: asked for that outcome again
+    (a job that `--job-speed instant` finished, say), nothing changes; asked for the
+    other, 409."""
     now = rt.clock.now()
     with rt.store.write() as conn:
         job = job_rows.job_by_id(conn, job_id)
         if job is None:
             raise NotFound(f"No job {job_id!r}.", param="id")
-        if not state_at(job, now).terminal:
+        if not _ended_as(job, now, outcome):
             if outcome == "complete":
                 changes: dict[str, Any] = {"done_ts": now, "fail_ts": None}
                 changes |= {"error_code": None, "error_message": None}
@@ -205,3 +218,19 @@ def force(
         "progress": state.progress,
         "error": {"code": job.error_code, "message": job.error_message} if failed else None,
     }
+
+
+def _ended_as(job: JobRow, now: float, outcome: str) -> bool:
+    """Whether the job has already ended with `outcome`; 409 if it ended otherwise."""
+    state = state_at(job, now)
+    if not state.terminal:
+        return False
+    if state.status == ("completed" if outcome == "complete" else "failed"):
+        return True
+    raise Conflict(
+        f"Job {job.id!r} already ended: {state.status} at {state.finished_at}, and an "
+        f"ended job keeps its outcome, so it cannot {outcome} now. Force a job while it "
+        "is queued or processing (create a new one, or force it before moving the clock).",
+        param="id",
+        code="job_already_ended",
+    )

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import TYPE_CHECKING, Any
 
-from emulator.errors import ValidationFailed
+from emulator.errors import ModelNotFound, ValidationFailed
 from emulator.faults import apply as fault_apply
 from emulator.jobs import service as jobs
 from emulator.jobs.engine import FAIL_MARKER, schedule_for, state_at
@@ -67,20 +68,23 @@ def generate(
         price_micros=price,
         failure=failure,
         job_id=job_id,
+        advice="choose a shorter duration or a cheaper mode",
     )
     return record(rt, job, base_url)
 
 
 def _model(catalog: dict[str, Any], model_id: str) -> dict[str, Any]:
-    for model in catalog.get("models", []):
-        if model["id"] == model_id:
-            found: dict[str, Any] = model
-            return found
-    known = ", ".join(m["id"] for m in catalog.get("models", []))
-    raise ValidationFailed(
-        f"{model_id!r} is not a video model. Video models: {known}.",
+    """The catalog's video model `model_id`, or a 404 `model_not_found` (as the gateway's)
+    that suggests the closest video model ids."""
+    models = {m["id"]: m for m in catalog.get("models", [])}
+    if model_id in models:
+        found: dict[str, Any] = models[model_id]
+        return found
+    close = difflib.get_close_matches(model_id, list(models), n=3, cutoff=0.4)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise ModelNotFound(
+        f"{model_id!r} is not a video model.{hint} Video models: {', '.join(models)}.",
         param="model",
-        code="model_not_found",
     )
 
 

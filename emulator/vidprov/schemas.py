@@ -26,8 +26,15 @@ class EffectsRequest(RequestBody):
 
 class LipsyncRequest(RequestBody):
     video_url: Url | None = None
-    video_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
-    mode: Literal["audio2video", "text2video"] = "audio2video"
+    video_id: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
+        default=None,
+        description="One of the account's videos: a generation id or a provider task's id",
+    )
+    mode: Literal["audio2video", "text2video"] | None = Field(
+        default=None,
+        description="audio2video (`audio` or `audio_url`) or text2video (`text` and "
+        "`voice_id`); inferred from those fields when left out",
+    )
     audio_url: Url | None = None
     audio: Annotated[str, Field(min_length=1, max_length=20_000_000)] | None = Field(
         default=None, description="Base64 of a WAV or MP3 file"

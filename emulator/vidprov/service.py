@@ -11,7 +11,7 @@ import base64
 import binascii
 from typing import TYPE_CHECKING, Any
 
-from emulator.errors import ValidationFailed
+from emulator.errors import NotFound, ValidationFailed
 from emulator.faults import apply as fault_apply
 from emulator.jobs import service as jobs
 from emulator.jobs.engine import FAIL_MARKER, schedule_for, state_at
@@ -66,42 +66,109 @@ def effects(rt: Runtime, caller: Caller, body: EffectsRequest, base_url: str) ->
         external_task_id=body.external_task_id,
         text="",
         base_url=base_url,
+        advice="choose an `effect_scene` that costs less",
     )
 
 
 def lipsync(rt: Runtime, caller: Caller, body: LipsyncRequest, base_url: str) -> dict[str, Any]:
+    """Queue a lip-sync of a video (a URL, or the id of one of the account's videos) to
+    audio (`audio2video`) or to text spoken in a voice (`text2video`)."""
     if (body.video_url is None) == (body.video_id is None):
         raise ValidationFailed(
             "Lip-sync needs the video to sync: exactly one of `video_url` and `video_id`.",
             param="video_url",
         )
-    if body.mode == "audio2video":
-        if (body.audio is None) == (body.audio_url is None):
-            raise ValidationFailed(
-                "audio2video needs exactly one of `audio` (base64 WAV or MP3) and `audio_url`.",
-                param="audio",
-            )
-        if body.audio is not None:
-            _check_audio(body.audio)
-    elif body.text is None or body.voice_id is None:
-        raise ValidationFailed(
-            "text2video lip-sync needs `text` and a `voice_id`.",
-            param="text" if body.text is None else "voice_id",
-        )
+    mode = lipsync_mode(body)
+    if body.video_id is not None:
+        _check_own_video(rt, caller.account_id, body.video_id)
     seconds = 5
-    price = video_catalog(rt).get("tasks", {}).get("lipsync_micros_per_second", 0) * seconds
-    inputs = {"mode": body.mode, "video": body.video_url or body.video_id, "text": body.text}
+    per_second = video_catalog(rt).get("tasks", {}).get("lipsync_micros_per_second", 0)
+    inputs = {"mode": mode, "video": body.video_url or body.video_id, "text": body.text}
     return _queue(
         rt,
         caller,
         task_type="lipsync",
         inputs=inputs,
         seconds=seconds,
-        price=price,
+        price=per_second * seconds,
         external_task_id=body.external_task_id,
         text=body.text or "",
         base_url=base_url,
+        advice=f"lip-sync fewer videos: each task is {seconds} seconds at {per_second} "
+        "micros a second",
     )
+
+
+def lipsync_mode(body: LipsyncRequest) -> str:
+    """The lip-sync's mode: as sent, or inferred (audio: `audio2video`; `text` or
+    `voice_id`: `text2video`); either way its fields are checked against it."""
+    has_audio = body.audio is not None or body.audio_url is not None
+    has_text = body.text is not None or body.voice_id is not None
+    mode = body.mode or ("audio2video" if has_audio else "text2video" if has_text else None)
+    if mode is None:
+        raise ValidationFailed(
+            "Lip-sync needs what to say: `audio` (base64 WAV or MP3) or `audio_url` "
+            "(`mode` audio2video), or `text` and a `voice_id` (`mode` text2video).",
+            param="audio",
+        )
+    named = f"`mode` {mode}" + ("" if body.mode else " (inferred)")
+    if mode == "audio2video":
+        _check_audio2video(body, named, has_text)
+    else:
+        _check_text2video(body, named, has_audio)
+    return mode
+
+
+def _check_audio2video(body: LipsyncRequest, named: str, has_text: bool) -> None:
+    if has_text:
+        raise ValidationFailed(
+            f"{named} syncs the video to the audio and takes no `text` or `voice_id`: send "
+            'either the audio, or `text` and `voice_id` with `"mode": "text2video"`.',
+            param="text" if body.text is not None else "voice_id",
+        )
+    if (body.audio is None) == (body.audio_url is None):
+        raise ValidationFailed(
+            f"{named} needs exactly one of `audio` (base64 WAV or MP3) and `audio_url`; to "
+            'speak `text` in a `voice_id` instead, send `"mode": "text2video"`.',
+            param="audio",
+        )
+    if body.audio is not None:
+        _check_audio(body.audio)
+
+
+def _check_text2video(body: LipsyncRequest, named: str, has_audio: bool) -> None:
+    if has_audio:
+        raise ValidationFailed(
+            f"{named} speaks `text` in a `voice_id` and takes no `audio` or `audio_url`: "
+            'send either `text` and `voice_id`, or the audio with `"mode": "audio2video"`.',
+            param="audio" if body.audio is not None else "audio_url",
+        )
+    if body.text is None or body.voice_id is None:
+        raise ValidationFailed(
+            f"{named} needs `text` and a `voice_id`; to sync to audio instead, send "
+            '`audio` or `audio_url` with `"mode": "audio2video"`.',
+            param="text" if body.text is None else "voice_id",
+        )
+
+
+def _check_own_video(rt: Runtime, account_id: str, video_id: str) -> None:
+    """`video_id` names a video of this account that is ready: 404 or 422 otherwise."""
+    job = jobs.find_video(rt, account_id, video_id)
+    if job is None:
+        raise NotFound(
+            f"No video {video_id!r} in this account. `video_id` takes the id of one of its "
+            "generations (`vgen_...`) or provider tasks (`task_...`, `vp_...`, or a "
+            "`task_result.videos[].id`); send `video_url` for any other video.",
+            param="video_id",
+        )
+    status = state_at(job, rt.clock.now()).status
+    if status != "completed":
+        raise ValidationFailed(
+            f"The video {video_id!r} is {status}, not completed: lip-sync it once its job "
+            "has completed (poll it), or send `video_url`.",
+            param="video_id",
+            code="video_not_ready",
+        )
 
 
 def multi_elements(
@@ -133,6 +200,7 @@ def multi_elements(
         external_task_id=body.external_task_id,
         text=body.prompt,
         base_url=base_url,
+        advice=f"edit fewer videos: each multi-elements task costs {price} micros",
     )
 
 
@@ -160,8 +228,10 @@ def _queue(
     external_task_id: str | None,
     text: str,
     base_url: str,
+    advice: str,
 ) -> dict[str, Any]:
-    """Queue a provider task of family `vidprov_{task_type}`; `text` may ask it to fail."""
+    """Queue a provider task of family `vidprov_{task_type}`; `text` may ask it to fail;
+    `advice` says what else to do when the balance is short."""
     family_name = f"vidprov_{task_type}"
     catalog = video_catalog(rt)
     clip = find_clip(catalog, rt.fixtures_dir, TASK_ASPECT, seconds)
@@ -186,6 +256,7 @@ def _queue(
         price_micros=price,
         failure=failure,
         external_task_id=external_task_id,
+        advice=advice,
     )
     return task_record(rt, job, base_url)
 

@@ -120,7 +120,6 @@ def test_another_accounts_key_cannot_read_the_record(
 @pytest.mark.parametrize(
     ("changes", "param", "code"),
     [
-        ({"model": "openai/gpt-4o"}, "model", "model_not_found"),
         ({"task_type": "video2video"}, "task_type", "invalid_request"),
         ({"model": "vidprov/v2-master", "task_type": "multi-image2video"}, "task_type", None),
         ({"aspect_ratio": "4:3"}, "aspect_ratio", None),
@@ -143,6 +142,17 @@ def test_every_field_is_validated(
     with tenant.client() as client:
         error = assert_error(generate(client, **changes), 422, code or "invalid_request")
     assert error["param"] == param, error
+
+
+def test_an_unknown_video_model_is_404_with_the_closest_ids(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        typo = assert_error(generate(client, model="vidprov/v1.7"), 404, "model_not_found")
+        assert typo["type"] == "invalid_request_error" and typo["param"] == "model"
+        assert "Did you mean vidprov/v1.6" in typo["message"]
+        chat = assert_error(generate(client, model="openai/gpt-4o"), 404, "model_not_found")
+        assert "not a video model" in chat["message"]
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start
 
 
 def test_image_tasks_take_base64_images_data_urls_or_urls(tenant: Tenant) -> None:
@@ -205,8 +215,10 @@ def test_forced_outcomes_from_the_control_plane(emulator: EmulatorHandle, tenant
         )
         assert failed["error"] == {"code": "gpu_on_fire", "message": "Oops."}
         assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 175_000
-        # A terminal job keeps its outcome.
-        assert emulator.control("POST", f"/jobs/{done['id']}/fail")["status"] == "completed"
+        # A terminal job keeps its outcome: forcing the other one is a 409 (tests/jobs).
+        ended = httpx.post(f"{emulator.url}/_emulator/jobs/{done['id']}/fail")
+        assert_error(ended, 409, "job_already_ended", "conflict_error")
+        assert client.get(f"/generation/{done['id']}").json()["status"] == "completed"
     missing = httpx.post(f"{emulator.url}/_emulator/jobs/vgen_nope/complete")
     assert_error(missing, 404, "not_found")
 

@@ -13,6 +13,7 @@ from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, mp4_facts
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+VIDEO = "https://x.example/v.mp4"
 WEBP = base64.b64encode(b"RIFF\x00\x00\x00\x00WEBPVP8 " + bytes(40)).decode()
 
 
@@ -78,19 +79,84 @@ def test_lipsync_with_audio_or_text(tenant: Tenant) -> None:
         assert by_audio.json()["task_type"] == "lipsync"
         by_text = client.post(
             "/vidprov/lipsync",
-            json={"video_id": "vid_1", "mode": "text2video", "text": "Hello!", "voice_id": "v1"},
+            json={"video_url": VIDEO, "mode": "text2video", "text": "Hello!", "voice_id": "v1"},
         )
         assert by_text.status_code == 200 and by_text.json()["charge_micros"] == 125_000
         cases = [
             ({"audio_url": "https://example.com/a.mp3"}, "video_url"),
-            ({"video_url": "https://example.com/v.mp4"}, "audio"),
-            ({"video_url": "https://example.com/v.mp4", "audio": PNG}, "audio"),
-            ({"video_url": "https://example.com/v.mp4", "mode": "text2video", "text": "hi"},
-             "voice_id"),
-        ]  # fmt: skip
+            ({"video_url": VIDEO}, "audio"),
+            ({"video_url": VIDEO, "audio": PNG}, "audio"),
+            ({"video_url": VIDEO, "mode": "text2video", "text": "hi"}, "voice_id"),
+        ]
         for body, param in cases:
             response = client.post("/vidprov/lipsync", json=body)
             assert response.status_code == 422 and response.json()["error"]["param"] == param
+
+
+def test_lipsync_infers_its_mode_and_checks_a_given_one(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        by_text = client.post(
+            "/vidprov/lipsync", json={"video_url": VIDEO, "text": "hello", "voice_id": "v1"}
+        )
+        assert by_text.status_code == 200, by_text.text
+        assert by_text.json()["inputs"]["mode"] == "text2video"
+        by_audio = client.post(
+            "/vidprov/lipsync", json={"video_url": VIDEO, "audio_url": "https://x.example/a.mp3"}
+        )
+        assert by_audio.status_code == 200 and by_audio.json()["inputs"]["mode"] == "audio2video"
+        text = {"text": "hello", "voice_id": "v1"}
+        cases = [
+            ({"mode": "audio2video", **text}, "text"),
+            ({"audio": wav_base64(), **text}, "text"),
+            ({"mode": "text2video", "audio_url": "https://x.example/a.mp3"}, "audio_url"),
+            ({"mode": "audio2video"}, "audio"),
+            ({"voice_id": "v1"}, "text"),
+            ({}, "audio"),
+        ]
+        for body, param in cases:
+            response = client.post("/vidprov/lipsync", json={"video_url": VIDEO, **body})
+            error = assert_error(response, 422, "invalid_request")
+            assert error["param"] == param and "`mode`" in error["message"], (body, error)
+
+
+def test_lipsync_of_a_video_id_needs_one_of_the_accounts_videos(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    speak = {"text": "hello", "voice_id": "v1"}
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        for unknown in ["vgen_nope", "task_nope", "vp_nope-0"]:
+            response = client.post("/vidprov/lipsync", json={"video_id": unknown, **speak})
+            error = assert_error(response, 404, "not_found", "not_found_error")
+            assert error["param"] == "video_id" and unknown in error["message"]
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start  # no charge
+        generation = client.post(
+            "/generate/video",
+            json={"model": "emulator/video", "task_type": "text2video", "prompt": "a talk"},
+        ).json()
+        early = client.post("/vidprov/lipsync", json={"video_id": generation["id"], **speak})
+        assert assert_error(early, 422, "video_not_ready")["param"] == "video_id"
+        emulator.advance(600)
+        synced = client.post("/vidprov/lipsync", json={"video_id": generation["id"], **speak})
+        assert synced.status_code == 200, synced.text
+        emulator.advance(600)
+        result = client.get(f"/vidprov/tasks/{synced.json()['id']}").json()
+        video_id = result["task_result"]["videos"][0]["id"]
+        again = client.post("/vidprov/lipsync", json={"video_id": video_id, **speak})
+        assert again.status_code == 200, again.text
+    with emulator.create_tenant().client() as other:
+        theirs = other.post("/vidprov/lipsync", json={"video_id": generation["id"], **speak})
+        assert_error(theirs, 404, "not_found")
+
+
+def test_a_short_balance_for_lipsync_gives_lipsync_advice(emulator: EmulatorHandle) -> None:
+    poor = emulator.create_tenant(balance_micros=100_000)
+    with poor.client() as client:
+        response = client.post(
+            "/vidprov/lipsync", json={"video_url": VIDEO, "text": "hi", "voice_id": "v1"}
+        )
+    message = assert_error(response, 402, "insufficient_credits")["message"]
+    assert "lip-sync" in message and "duration" not in message and "mode" not in message
 
 
 def test_multi_elements(tenant: Tenant) -> None:
