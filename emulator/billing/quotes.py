@@ -12,6 +12,7 @@ from emulator.auth.credentials import Caller
 from emulator.billing.holds import spend_standing
 from emulator.billing.pricing import charge_for
 from emulator.bodies import validate
+from emulator.errors import ValidationFailed
 from emulator.gateway import stored_items
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
@@ -39,11 +40,11 @@ if TYPE_CHECKING:
 
 
 def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
-    chat_body = bool(body.get("messages"))  # else a responses body, with `input`
+    endpoint = _endpoint(body)
+    chat_body = endpoint == "chat.completions"
     # Checked as the request itself would be: the quote's own schema leaves the
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
-    endpoint = "chat.completions" if chat_body else "responses"
     body = stored_items.resolved(rt, caller.account_id, body)
     check_reasoning(body, endpoint)
     check_sampling(body, endpoint)
@@ -67,7 +68,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         spend = spend_standing(conn, caller.key, rt.clock.now())
     return {
         "object": "quote",
-        "endpoint": body.get("endpoint", "responses"),
+        "endpoint": endpoint,
         "model": first.model,
         "provider": first.provider,
         "estimated_input_tokens": prompt,
@@ -83,6 +84,25 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         # The request itself would be 402 `premium_approval_required`.
         "premium_approval_required": bool(premium_unapproved(caller, view, routes)),
     }
+
+
+def _endpoint(body: dict[str, Any]) -> str:
+    """The endpoint quoted: `messages` is a chat completion, `input` a response."""
+    if ("messages" in body) == ("input" in body):
+        raise ValidationFailed(
+            "Send exactly one of `input` (to quote a response) and `messages` (to quote a "
+            "chat completion).",
+            param="input",
+        )
+    endpoint = "chat.completions" if "messages" in body else "responses"
+    asked = body.get("endpoint")
+    if asked is not None and (asked == "responses") != (endpoint == "responses"):
+        takes = "input" if asked == "responses" else "messages"
+        raise ValidationFailed(
+            f"The endpoint {asked!r} takes `{takes}`: send `{takes}`, or leave `endpoint` out.",
+            param="endpoint",
+        )
+    return endpoint
 
 
 def _request(body: dict[str, Any]) -> Request:

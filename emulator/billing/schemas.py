@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from emulator.bodies import WireModel
 
@@ -23,7 +23,9 @@ class Balance(WireModel):
 class QuoteRequest(WireModel):
     model_config = ConfigDict(extra="allow")
 
-    endpoint: Literal["responses", "chat.completions", "chat"] = "responses"
+    # Which request is quoted: what the body holds says (`input`: responses,
+    # `messages`: chat); a given endpoint must agree with it.
+    endpoint: Literal["responses", "chat.completions", "chat"] | None = None
     model: Annotated[str, Field(min_length=1)]
     input: Annotated[str, Field(min_length=1)] | list[dict[str, Any]] | None = None
     messages: Annotated[list[dict[str, Any]], Field(min_length=1)] | None = None
@@ -32,12 +34,6 @@ class QuoteRequest(WireModel):
     max_tokens: Annotated[int, Field(ge=1)] | None = None
     models: list[str] | None = None
     provider: dict[str, Any] | None = None
-
-    @model_validator(mode="after")
-    def _one_input(self) -> QuoteRequest:
-        if (self.input is None) == (self.messages is None):
-            raise ValueError("send exactly one of input or messages")
-        return self
 
 
 class SpendLimitOut(WireModel):

@@ -192,6 +192,7 @@ class ChatCompletionRequest(_Open):
     response_format: ResponseFormat | None = None
     logprobs: bool | None = None
     top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None  # needs `logprobs`
+    store: bool | None = None  # OpenAI's: nothing is kept for chat, but it must be a bool
     stream: bool | None = None
     stream_options: StreamOptions | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None

@@ -118,6 +118,12 @@ class ResponsesRequest(_Open):
     # `message.output_text.logprobs` are acted on, others ignored.
     include: list[str] | None = None
     top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None
+    store: bool | None = None  # keeps the output items (`stored_items`) unless false
+    # Taken, typed as OpenAI's, and not acted on: the answer is made at once, whole.
+    previous_response_id: Annotated[str, Field(min_length=1)] | None = None
+    background: bool | None = None
+    truncation: Literal["auto", "disabled"] | None = None
+    user: str | None = None
     # `reasoning`: see ReasoningFields
 
 
@@ -131,6 +137,7 @@ class InputTokensRequest(_Open):
     text: TextConfig | None = None
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None
+    previous_response_id: Annotated[str, Field(min_length=1)] | None = None
 
 
 class InputTokens(WireModel):

@@ -116,3 +116,21 @@ def test_a_quote_checks_the_body_as_the_request_would(
     with tenant.client() as http:
         refused = http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o-mini", **extra})
     assert assert_error(refused, 422, "invalid_request")["param"] == param
+
+
+def test_the_quote_says_which_endpoint_it_quoted(tenant: Tenant) -> None:
+    ask = [{"role": "user", "content": "Plan a trip"}]
+    with tenant.client() as http:
+        chat = http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o", "messages": ask})
+        assert chat.json()["endpoint"] == "chat.completions"
+        given = {"model": "openai/gpt-4o", "input": "Plan a trip", "endpoint": "responses"}
+        assert http.post("/ai-gateway/quote", json=given).json()["endpoint"] == "responses"
+        cases = [
+            ({"model": "openai/gpt-4o"}, "input"),
+            ({"model": "openai/gpt-4o", "input": "x", "messages": ask}, "input"),
+            ({"model": "openai/gpt-4o", "input": "x", "endpoint": "chat.completions"}, "endpoint"),
+            ({"model": "openai/gpt-4o", "messages": ask, "endpoint": "responses"}, "endpoint"),
+        ]
+        for body, param in cases:
+            error = assert_error(http.post("/ai-gateway/quote", json=body), 422, "invalid_request")
+            assert error["param"] == param and error["message"][0].isupper(), error

@@ -168,6 +168,42 @@ def test_bad_responses_requests(tenant: Tenant) -> None:
 
 
 @pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("store", 0),
+        ("store", "false"),
+        ("previous_response_id", 5),
+        ("background", 1),
+        ("truncation", "sometimes"),
+        ("user", 5),
+    ],
+)
+def test_fields_the_emulator_does_not_act_on_are_still_typed(
+    tenant: Tenant, field: str, value: object
+) -> None:
+    """`store: 0` was read as true and the answer kept: JSON types are strict here too."""
+    with tenant.client() as http:
+        body = {"model": "openai/gpt-4o", "input": "x", field: value}
+        assert (
+            assert_error(http.post("/responses", json=body), 422, "invalid_request")["param"]
+            == field
+        )
+        chat = {
+            "model": "openai/gpt-4o",
+            "messages": [{"role": "user", "content": "x"}],
+            field: value,
+        }
+        if field in ("store", "user"):
+            assert (
+                assert_error(http.post("/chat/completions", json=chat), 422, "invalid_request")[
+                    "param"
+                ]
+                == field
+            )
+        assert http.get("/ai-gateway/usage").json()["data"] == []
+
+
+@pytest.mark.parametrize(
     "item",
     [
         {},
