@@ -16,11 +16,14 @@ if TYPE_CHECKING:
 MAX_TOP_UP_MICROS = 10**12  # $1,000,000 in one go is plenty for a demo
 
 
-def top_up(rt: Runtime, account_id: str, amount_micros: int, reference: str) -> LedgerEntry:
+def top_up(
+    rt: Runtime, account_id: str, amount_micros: int, reference: str, param: str = "amount_micros"
+) -> LedgerEntry:
+    """`param`: the field the amount came in, named when it is out of range."""
     if not 0 < amount_micros <= MAX_TOP_UP_MICROS:
         raise ValidationFailed(
             f"A top-up must be more than 0 and at most {micros_to_usd(MAX_TOP_UP_MICROS)} USD.",
-            param="amount_micros",
+            param=param,
         )
     with rt.store.write() as conn:
         if get_account(conn, account_id) is None:

@@ -57,7 +57,7 @@ class TopUp(RequestBody):
     @model_validator(mode="after")
     def _exactly_one(self) -> TopUp:
         if (self.amount_micros is None) == (self.amount_usd is None):
-            raise ValueError("send exactly one of amount_micros or amount_usd")
+            raise ValueError("Send exactly one of `amount_micros` and `amount_usd`")
         return self
 
 
@@ -85,7 +85,7 @@ class ClockSet(RequestBody):
     @model_validator(mode="after")
     def _exactly_one(self) -> ClockSet:
         if (self.advance_seconds is None) == (self.now is None):
-            raise ValueError("send exactly one of advance_seconds or now")
+            raise ValueError("Send exactly one of `advance_seconds` and `now`")
         return self
 
 

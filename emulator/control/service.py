@@ -174,7 +174,8 @@ def top_up_account(rt: Runtime, account_id: str, body: TopUp) -> TopUpOut:
         except ValueError as exc:
             raise ValidationFailed(str(exc), param="amount_usd") from exc
     assert amount is not None  # the schema requires one of the two
-    entry = top_up(rt, account_id, amount, reference="control-plane")
+    param = "amount_micros" if body.amount_usd is None else "amount_usd"
+    entry = top_up(rt, account_id, amount, reference="control-plane", param=param)
     return TopUpOut(
         account=get_account(rt, account_id), ledger_entry_id=entry.id, amount_micros=amount
     )

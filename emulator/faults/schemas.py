@@ -9,6 +9,8 @@ from pydantic import Field, StrictBool, StrictInt, model_validator
 from emulator.bodies import RequestBody
 
 Name = Annotated[str, Field(min_length=1, max_length=200)]
+# An error's type or code, as the envelope carries one (and the fault header takes).
+Code = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
 
 
 class MatchIn(RequestBody):
@@ -23,10 +25,10 @@ class MatchIn(RequestBody):
 
 class ActionIn(RequestBody):
     status: Annotated[StrictInt, Field(ge=400, le=599)] | None = None
-    type: Name | None = Field(
+    type: Code | None = Field(
         default=None, description="The error's type (default: the status's own)"
     )
-    code: Name | None = None
+    code: Code | None = None
     message: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
     retry_after: Annotated[StrictInt, Field(ge=0, le=86_400)] | None = None
     delay_ms: Annotated[StrictInt, Field(ge=0, le=60_000)] = 0

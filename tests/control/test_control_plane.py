@@ -114,6 +114,18 @@ def test_bad_top_ups_are_422(emulator: EmulatorHandle, control: httpx.Client, bo
     assert emulator.account(tenant.account_id)["balance_micros"] == 25_000_000
 
 
+def test_a_bad_top_up_names_the_field_it_came_in(
+    emulator: EmulatorHandle, control: httpx.Client
+) -> None:
+    tenant = emulator.create_tenant()
+    path = f"/accounts/{tenant.account_id}/topup"
+    for field, amount in [("amount_usd", "99999999999999999999999"), ("amount_micros", 10**13)]:
+        error = assert_error(control.post(path, json={field: amount}), 422, "invalid_request")
+        assert error["param"] == field
+    both = assert_error(control.post(path, json={}), 422, "invalid_request")
+    assert both["message"].startswith("Send exactly one of `amount_micros` and `amount_usd`")
+
+
 def test_unknown_account_is_404(control: httpx.Client) -> None:
     assert_error(control.get("/accounts/acct_nope"), 404, "not_found")
     assert_error(
