@@ -13,6 +13,7 @@ from emulator.control.schemas import (
     ClockOut,
     ClockSet,
     HealthOut,
+    ProviderList,
     ProviderOut,
     ProviderSet,
     RepliesSet,
@@ -63,7 +64,7 @@ class ControlController(Controller):
         return service.top_up_account(rt, account_id, data)
 
     @get("/providers", summary="The fake providers and their status")
-    async def list_providers(self, rt: RuntimeDep) -> list[ProviderOut]:
+    async def list_providers(self, rt: RuntimeDep) -> ProviderList:
         return service.list_providers(rt)
 
     @post(

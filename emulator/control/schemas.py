@@ -103,6 +103,15 @@ class ProviderOut(WireModel):
     latency_ms: int
 
 
+class ProviderList(WireModel):
+    """Every provider, on one page (a catalog holds a handful)."""
+
+    object: Literal["list"] = "list"
+    data: list[ProviderOut]
+    has_more: bool = False
+    next_cursor: str | None = None
+
+
 class HealthOut(WireModel):
     status: Literal["ok"] = "ok"
     version: str

@@ -13,6 +13,7 @@ from emulator.control.schemas import (
     ClockOut,
     ClockSet,
     HealthOut,
+    ProviderList,
     ProviderOut,
     ProviderSet,
     ResetOut,
@@ -75,8 +76,8 @@ def set_clock(rt: Runtime, body: ClockSet) -> ClockOut:
     return clock_state(rt)
 
 
-def list_providers(rt: Runtime) -> list[ProviderOut]:
-    return [_provider_out(p) for p in rt.catalog.view().providers.values()]
+def list_providers(rt: Runtime) -> ProviderList:
+    return ProviderList(data=[_provider_out(p) for p in rt.catalog.view().providers.values()])
 
 
 def set_provider(rt: Runtime, name: str, body: ProviderSet) -> ProviderOut:

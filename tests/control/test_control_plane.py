@@ -188,7 +188,9 @@ def test_providers_can_be_marked_down_and_slow(
 ) -> None:
     import openai
 
-    names = {p["name"]: p for p in control.get("/providers").json()}
+    listed = control.get("/providers").json()
+    assert (listed["object"], listed["has_more"], listed["next_cursor"]) == ("list", False, None)
+    names = {p["name"]: p for p in listed["data"]}
     assert names["openai"]["wire_format"] == "responses" and names["openai"]["status"] == "up"
     assert names["emulator-broken"]["behavior"] == "fail"
     client = openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0)
@@ -233,4 +235,4 @@ def test_providers_can_be_marked_down_and_slow(
         control.post("/providers/openai", json={"status": "sideways"}), 422, "invalid_request"
     )
     control.post("/reset")
-    assert {p["status"] for p in control.get("/providers").json()} == {"up"}
+    assert {p["status"] for p in control.get("/providers").json()["data"]} == {"up"}
