@@ -75,7 +75,7 @@ class Entry:
             "at": self.at,
             "method": self.method,
             "path": self.path,
-            "query": self.query or None,
+            "query": redact(self.query.encode("latin-1")).decode("latin-1") or None,
             "status": self.status,
             "duration_ms": round(self.duration_ms, 3),
             "account_id": self.account_id,

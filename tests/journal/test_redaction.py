@@ -27,3 +27,10 @@ def test_fixture_keys_and_tokens_in_bodies_are_redacted(
         "key sk-emu-...[redacted] and token emu_user_...[redacted]; "
         "also sk-emu-...[redacted], emu_user_...[redacted]"
     )
+
+
+def test_a_secret_in_the_query_string_is_redacted(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as client:
+        client.get("/ai-gateway/usage", params={"note": "sk-emu-demo-all"})
+    entry = emulator.journal.last(account_id=tenant.account_id, path="/api/v1/ai-gateway/usage")
+    assert entry is not None and entry["query"] == "note=sk-emu-...[redacted]"
