@@ -22,16 +22,14 @@ from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.service import (
     capped,
+    check_body,
     check_output_schema,
-    check_reasoning,
-    check_sampling,
     check_tools,
     fees_of,
     premium_unapproved,
     worst_case,
     worst_hold,
 )
-from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire import chat, responses
 from emulator.store import reservations
 
@@ -46,10 +44,8 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
     body = stored_items.resolved(rt, caller.account_id, body)
-    check_reasoning(body, endpoint)
-    check_sampling(body, endpoint)
-    check_tool_turns(body, endpoint)
-    request = _request(body)
+    check_body(body, endpoint)
+    request = _request(body, chat_body)
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
@@ -105,8 +101,8 @@ def _endpoint(body: dict[str, Any]) -> str:
     return endpoint
 
 
-def _request(body: dict[str, Any]) -> Request:
-    if body.get("messages"):
+def _request(body: dict[str, Any], chat_body: bool) -> Request:
+    if chat_body:
         return chat.parse_request(body)
     return responses.parse_request(
         {**body, "max_output_tokens": body.get("max_output_tokens") or body.get("max_tokens")}

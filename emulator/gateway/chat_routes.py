@@ -18,7 +18,6 @@ from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
-from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire import chat
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply
@@ -95,9 +94,7 @@ def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Itera
 
 
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
-    service.check_reasoning(body, "chat.completions")
-    service.check_sampling(body, "chat.completions")
-    check_tool_turns(body, "chat.completions")
+    service.check_body(body, "chat.completions")
     request = chat.parse_request(body)
     if "top_logprobs" in body and not body.get("logprobs"):
         raise ValidationFailed(

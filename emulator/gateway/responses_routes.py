@@ -20,7 +20,6 @@ from emulator.gateway.content import prompt_tokens
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
-from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
@@ -68,8 +67,7 @@ class ResponsesController(Controller):
         body = stored_items.resolved(
             rt, caller.account_id, data.model_dump(by_alias=True, exclude_none=True)
         )
-        service.check_reasoning(body, "responses")
-        check_tool_turns(body, "responses")
+        service.check_body(body, "responses")
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
         routes = route_candidates(
@@ -90,8 +88,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             "text.format json_schema needs `schema`.", param="text.format.schema"
         )
     body = stored_items.resolved(rt, caller.account_id, body)
-    service.check_reasoning(body, "responses")
-    check_tool_turns(body, "responses")
+    service.check_body(body, "responses")
     call = service.new_call("responses", body, responses.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}

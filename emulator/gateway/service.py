@@ -32,6 +32,7 @@ from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
 from emulator.gateway.schema_values import SchemaProblem, check_schema
 from emulator.gateway.stops import cut_completion, cut_deltas
+from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire.chat import REASONING_FIELDS as CHAT_REASONING_FIELDS
 from emulator.gateway.wire.responses import is_sealed
 from emulator.ids import LazyRng
@@ -292,7 +293,17 @@ def new_call(
     )
 
 
-def check_reasoning(body: dict[str, Any], endpoint: str) -> None:
+def check_body(body: dict[str, Any], endpoint: str) -> None:
+    """What a request body of `endpoint` is checked for beyond its model's schema, in the
+    request and in its quote alike: the reasoning and sampling fields when it sends them,
+    and tool calls paired with their results."""
+    _check_reasoning(body, endpoint)
+    if endpoint == "chat.completions" and not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
+        validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
+    check_tool_turns(body, endpoint)
+
+
+def _check_reasoning(body: dict[str, Any], endpoint: str) -> None:
     """The reasoning fields, when a body has them: checked apart from the request's model,
     so that the requests without them (nearly all) pay one look-up for them. A responses
     input's reasoning items sent back must carry their `encrypted_content` as given."""
@@ -303,12 +314,6 @@ def check_reasoning(body: dict[str, Any], endpoint: str) -> None:
             _check_sent_back_reasoning(body["input"])
     elif not CHAT_REASONING_FIELDS.isdisjoint(body):
         validate(body, chat_schemas.ReasoningFields)
-
-
-def check_sampling(body: dict[str, Any], endpoint: str) -> None:
-    """Chat's sampling settings, when a body has them: checked apart, as the reasoning's."""
-    if endpoint == "chat.completions" and not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
-        validate(body, chat_schemas.SamplingFields)
 
 
 def _check_sent_back_reasoning(items: list[dict[str, Any]]) -> None:
