@@ -21,6 +21,7 @@ from emulator.faults.routes import FaultsController
 from emulator.gateway.chat_routes import CHAT_COMPLETIONS, ChatController
 from emulator.gateway.responses_routes import RESPONSES, ResponsesController
 from emulator.gateway.routes import LIST_MODELS, CatalogController
+from emulator.gateway.stored_routes import StoredResponsesController
 from emulator.jobs.routes import JobsControlController
 from emulator.journal.capture import with_journal
 from emulator.journal.routes import JournalController
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             CatalogController,
             ChatController,
             ResponsesController,
+            StoredResponsesController,
             BalanceController,
             QuoteController,
             UsageController,

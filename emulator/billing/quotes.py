@@ -13,7 +13,7 @@ from emulator.billing.holds import spend_standing
 from emulator.billing.pricing import charge_for
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import stored_items
+from emulator.gateway import stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import prompt_tokens
@@ -43,8 +43,12 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     # Checked as the request itself would be: the quote's own schema leaves the
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
-    body = stored_items.resolved(rt, caller.account_id, body)
-    check_body(body, endpoint)
+    if not chat_body:
+        talk = stored_responses.conversation(rt, caller.account_id, body)
+        check_body(talk.body, endpoint, talk.history)
+        body = talk.whole()
+    else:
+        check_body(body, endpoint)
     request = _request(body, chat_body)
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.clock import instant_param
 from emulator.errors import NotFound, ValidationFailed
+from emulator.gateway.wire.responses import generation_of
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
 
@@ -43,8 +44,10 @@ def list_events(
 
 
 def get_event(rt: Runtime, account_id: str, event_id: str) -> dict[str, Any]:
+    """One usage event, by its id or by the id of the response it billed (`resp_x` is
+    the response of `gen_x`)."""
     with rt.store.read() as conn:
-        event = get_usage_event(conn, account_id, event_id)
+        event = get_usage_event(conn, account_id, generation_of(event_id))
     if event is None:
         raise NotFound(f"No usage event {event_id!r} in this account.", param="id")
     return wire(event)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -12,7 +13,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import service, stored_items
+from emulator.gateway import service, stored_responses
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -64,10 +65,11 @@ class ResponsesController(Controller):
     async def input_tokens(
         self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[InputTokensRequest]
     ) -> InputTokens:
-        body = stored_items.resolved(
+        talk = stored_responses.conversation(
             rt, caller.account_id, data.model_dump(by_alias=True, exclude_none=True)
         )
-        service.check_body(body, "responses")
+        service.check_body(talk.body, "responses", talk.history)
+        body = talk.whole()
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
         routes = route_candidates(
@@ -87,15 +89,16 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         raise ValidationFailed(
             "text.format json_schema needs `schema`.", param="text.format.schema"
         )
-    body = stored_items.resolved(rt, caller.account_id, body)
-    service.check_body(body, "responses")
-    call = service.new_call("responses", body, responses.parse_request(body), metadata)
+    talk = stored_responses.conversation(rt, caller.account_id, body)
+    body = talk.body
+    service.check_body(body, "responses", talk.history)
+    call = service.new_call("responses", body, responses.parse_request(talk.whole()), metadata)
     served = service.serve(rt, caller, call)
     answer_headers = {"X-Generation-Id": served.id}
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
-    ident, model, created = served.id, served.route.model, served.created
+    ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
-    kept = caller.account_id if stored_items.stores(body) else None
+    kept = _Kept(caller.account_id, body["input"]) if stored_responses.stores(body) else None
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
@@ -114,8 +117,17 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     )
     whole["usage"] |= service.usage_money(charge)
     if kept is not None:
-        stored_items.keep(rt, kept, whole)
+        stored_responses.keep(rt, kept.account_id, whole, kept.input)
     return Answer(answer_headers, body=whole)
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """Where a stored response is kept, and its request's own input (references
+    resolved)."""
+
+    account_id: str
+    input: Any
 
 
 def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
@@ -126,15 +138,15 @@ def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
 
 
 def _priced(
-    rt: Runtime, served: service.Served, events: Iterator[Any], kept: str | None
+    rt: Runtime, served: service.Served, events: Iterator[Any], kept: _Kept | None
 ) -> Iterator[Any]:
     """The final response's usage carries the charge, as a whole answer's does; a stored
-    response's items are kept once it is complete (`kept`: the account)."""
+    response is kept once it is complete."""
     for event in events:
         if event["type"] in ("response.completed", "response.incomplete"):
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
             usage |= service.usage_money(service.charge_of(rt, served, *tokens))
             if kept is not None:
-                stored_items.keep(rt, kept, event["response"])
+                stored_responses.keep(rt, kept.account_id, event["response"], kept.input)
         yield event

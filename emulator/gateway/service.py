@@ -8,6 +8,7 @@ metadata. Every request writes one usage event, and settles or releases its hold
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -293,14 +294,15 @@ def new_call(
     )
 
 
-def check_body(body: dict[str, Any], endpoint: str) -> None:
+def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, Any]] = ()) -> None:
     """What a request body of `endpoint` is checked for beyond its model's schema, in the
     request and in its quote alike: the reasoning and sampling fields when it sends them,
-    and tool calls paired with their results."""
+    and tool calls paired with their results (`history`: a responses request's earlier
+    turns, from `previous_response_id`)."""
     _check_reasoning(body, endpoint)
     if endpoint == "chat.completions" and not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
         validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
-    check_tool_turns(body, endpoint)
+    check_tool_turns(body, endpoint, history)
 
 
 def _check_reasoning(body: dict[str, Any], endpoint: str) -> None:

@@ -9,7 +9,8 @@ production.
 Chat is strict about order: an assistant message's `tool_calls` are answered by
 the `tool` messages right after it, one per call, before any other message. The
 responses API only pairs them: each `function_call_output` answers a
-`function_call` of the same input, and each call has its output.
+`function_call` of the same input or of the turns before it
+(`previous_response_id`), and each call has its output.
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ UNKNOWN = "tool_call_not_found"
 REPEATED = "duplicate_tool_call_id"
 
 
-def check_tool_turns(body: dict[str, Any], endpoint: str) -> None:
-    """Raise the 400 the provider would answer when calls and results do not pair up."""
+def check_tool_turns(
+    body: dict[str, Any], endpoint: str, history: Sequence[dict[str, Any]] = ()
+) -> None:
+    """Raise the 400 the provider would answer when calls and results do not pair up.
+    `history`: the items of a responses request's earlier turns, before its input."""
     if endpoint == "chat.completions":
         _check_chat(body["messages"])
-    elif isinstance(body["input"], list):
-        # A call answered here may be in the response named by `previous_response_id`
-        # (echoed, not followed): only what this input holds is checked then.
-        _check_items(body["input"], whole=not body.get("previous_response_id"))
+    else:
+        given = body["input"]
+        _check_items(given if isinstance(given, list) else [], history)
 
 
 def _check_chat(messages: Sequence[dict[str, Any]]) -> None:
@@ -79,9 +82,10 @@ def _answer_chat(
     answered.add(call_id)
 
 
-def _check_items(items: Sequence[dict[str, Any]], whole: bool) -> None:
-    calls: dict[str, int] = {}
-    outputs: dict[str, int] = {}
+def _check_items(items: Sequence[dict[str, Any]], history: Sequence[dict[str, Any]]) -> None:
+    # The earlier turns' calls and outputs, at index -1: they were checked in their turn.
+    calls = {i["call_id"]: -1 for i in history if i.get("type") == "function_call"}
+    outputs = {i["call_id"]: -1 for i in history if i.get("type") == "function_call_output"}
     for index, item in enumerate(items):
         kind = item.get("type")
         if kind == "function_call":
@@ -97,15 +101,15 @@ def _check_items(items: Sequence[dict[str, Any]], whole: bool) -> None:
                     code=REPEATED,
                 )
             outputs[item["call_id"]] = index
-    if whole:
-        for call_id, index in outputs.items():
-            if call_id not in calls:
-                raise InvalidRequest(
-                    f"No tool call found for function call output with call_id {call_id!r}: "
-                    "send the function_call item (or an item_reference to it) in `input` too.",
-                    param=f"input[{index}].call_id",
-                    code=UNKNOWN,
-                )
+    for call_id, index in outputs.items():
+        if call_id not in calls:
+            raise InvalidRequest(
+                f"No tool call found for function call output with call_id {call_id!r}: "
+                "send the function_call item (or an item_reference to it) in `input` too, "
+                "or continue the response that made it (`previous_response_id`).",
+                param=f"input[{index}].call_id",
+                code=UNKNOWN,
+            )
     missing = {call_id: index for call_id, index in calls.items() if call_id not in outputs}
     _unanswered(missing, "input[{}]", _ITEM_ANSWER)
 
@@ -121,9 +125,11 @@ def _unanswered(waiting: dict[str, int], where: str, how: str) -> None:
     if not waiting:
         return
     ids = ", ".join(repr(call_id) for call_id in waiting)
+    first = next(iter(waiting.values()))
     raise InvalidRequest(
         f"No tool output found for tool call {ids}: {how}.",
-        param=where.format(next(iter(waiting.values()))),
+        # A call of an earlier turn (previous_response_id) is answered in the input.
+        param=where.format(first) if first >= 0 else "input",
         code=UNANSWERED,
     )
 

@@ -281,6 +281,25 @@ def m0008_response_items(db: Any) -> None:
     )
 
 
+@migration
+def m0009_stored_responses(db: Any) -> None:
+    """Stored responses (`store`, the default) whole, for `GET /responses/{id}`, with
+    the input items of their request, for `input_items` and `previous_response_id`."""
+    db["stored_responses"].create(
+        {
+            "id": str,
+            "account_id": str,
+            "previous_response_id": str,
+            "response": str,  # JSON: the response object as the client got it
+            "input": str,  # JSON: the request's own input items, each with an id
+            "created_at": str,
+        },
+        pk="id",
+        foreign_keys=[("account_id", "accounts", "id")],
+        not_null={"account_id", "response", "input", "created_at"},
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "8ff862ea10007de1ca7574fd991eb0a7ea943ebfeb98b9ac0ffac31d7bae31b5"
+DIGEST = "65050b0b38e5a1eba64f80fc78c1c3ac1f71531f195ba84966083d1b697b0041"
 
 
 def answers() -> bytes:

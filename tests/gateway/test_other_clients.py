@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
@@ -168,6 +170,30 @@ def test_langchain_over_the_responses_api(emulator: EmulatorHandle, tenant: Tena
     assert tools.invoke([*asked, call, result]).text
     summary = llm.with_structured_output(Answer).invoke("Summarise TCP congestion control")
     assert isinstance(summary, Answer) and summary.points
+
+
+def test_langchain_continues_by_previous_response_id(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """`use_previous_response_id=True` sends only the messages after the last answer,
+    naming it: the emulator reads the earlier turns, so the tool loop counts the same
+    input tokens as when the whole conversation is sent."""
+
+    def tool_loop(**options: Any) -> tuple[str, int]:
+        llm = ChatOpenAI(
+            model="openai/gpt-4o",
+            base_url=emulator.base_url,
+            api_key=tenant.api_key,
+            use_responses_api=True,
+            max_retries=0,
+            **options,
+        ).bind_tools([multiply])
+        asked = [HumanMessage("What is 6 times 7?")]
+        call = llm.invoke(asked)
+        done = llm.invoke([*asked, call, ToolMessage("42", tool_call_id=call.tool_calls[0]["id"])])
+        return done.text, done.usage_metadata["input_tokens"]  # type: ignore[index]
+
+    assert tool_loop(use_previous_response_id=True) == tool_loop()
 
 
 def test_langchain_logprobs_whole_and_streamed(emulator: EmulatorHandle, tenant: Tenant) -> None:

@@ -162,23 +162,31 @@ def test_responses_pair_calls_and_outputs_wherever_they_are(client: openai.OpenA
     assert answer.status == "completed"
 
 
-def test_an_output_for_the_previous_response_is_not_checked(client: openai.OpenAI) -> None:
-    # The call is in the response `previous_response_id` names, which is not followed.
-    answer = client.responses.create(
-        model=MODEL,
-        input=[OUTPUT],
-        previous_response_id="resp_earlier",
-        tools=[ITEM_TOOL],  # type: ignore[list-item]
+def test_outputs_answer_the_calls_of_the_previous_response(client: openai.OpenAI) -> None:
+    tools: Any = [ITEM_TOOL]
+    asked = client.responses.create(model=MODEL, input=[ASK], tools=tools, tool_choice="required")
+    call_id = asked.output[0].call_id  # type: ignore[union-attr]
+    answer = {**OUTPUT, "call_id": call_id}
+    done = client.responses.create(
+        model=MODEL, input=[answer], previous_response_id=asked.id, tools=tools
     )
-    assert answer.status == "completed"
-    with pytest.raises(openai.BadRequestError) as raised:  # its own calls still need outputs
+    assert done.status == "completed"
+    for items, code, param in (
+        ("thanks", "tool_result_missing", "input"),  # the earlier call left unanswered
+        ([OUTPUT], "tool_call_not_found", "input[0].call_id"),
+        ([answer, answer], "duplicate_tool_call_id", "input[1].call_id"),
+    ):
+        with pytest.raises(openai.BadRequestError) as raised:
+            client.responses.create(
+                model=MODEL, input=items, previous_response_id=asked.id, tools=tools
+            )
+        assert (raised.value.code, raised.value.param) == (code, param)
+        assert call_id in raised.value.message or code != "tool_result_missing"
+    with pytest.raises(openai.BadRequestError) as raised:  # a turn already answered
         client.responses.create(
-            model=MODEL,
-            input=[CALL],
-            previous_response_id="resp_earlier",
-            tools=[ITEM_TOOL],  # type: ignore[list-item]
+            model=MODEL, input=[answer], previous_response_id=done.id, tools=tools
         )
-    assert raised.value.code == "tool_result_missing"
+    assert raised.value.code == "duplicate_tool_call_id"
 
 
 # A well-formed tool loop: turns of (assistant calls, then a result for each, in any order).

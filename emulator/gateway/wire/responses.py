@@ -190,8 +190,25 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     return body
 
 
+def response_id(generation_id: str) -> str:
+    """A response's id, as OpenAI's start (`resp_`; langchain's `use_previous_response_id`
+    looks for it): the usage event's (`gen_...`, `X-Generation-Id`) under that prefix."""
+    return "resp_" + item_key(generation_id)
+
+
+def generation_of(some_id: str) -> str:
+    """The usage event's id for a response's id (any other id unchanged)."""
+    return "gen_" + some_id[5:] if some_id.startswith("resp_") else some_id
+
+
+def item_key(response_id: str) -> str:
+    """What a response's item ids share with it: `resp_x` has `msg_x`, `rs_x`."""
+    return response_id.partition("_")[2] or response_id
+
+
 def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[dict[str, Any]]:
-    """The output items; at `max_tokens` the last is `incomplete`, those before it done."""
+    """The output items (`id`: their `item_key`); at `max_tokens` the last is `incomplete`,
+    those before it done."""
     items: list[dict[str, Any]] = []
     if completion.reasoning is not None:
         items.append(reasoning_item(id, completion.reasoning, shown))
@@ -254,6 +271,7 @@ def request_echo(body: dict[str, Any]) -> dict[str, Any]:
     requires `tools`, `tool_choice` and `parallel_tool_calls`), with the API's defaults
     for what was not sent. `store`: whether its output items were kept (`stored_items`)."""
     return {
+        "background": body.get("background") is True,
         "instructions": body.get("instructions"),
         "max_output_tokens": body.get("max_output_tokens"),
         "metadata": body.get("metadata") or {},
@@ -305,7 +323,7 @@ def render_response(
         "status": "incomplete" if incomplete else "completed",
         "model": model,
         **(extra or {}),
-        "output": output_items(completion, id, shown),
+        "output": output_items(completion, item_key(id), shown),
         "output_text": completion.text or "",
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "error": None,

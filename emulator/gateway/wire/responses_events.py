@@ -22,6 +22,7 @@ from emulator.gateway.wire.responses import (
     SHOWN,
     Shown,
     call_item,
+    item_key,
     parse_response,
     reasoning_item,
     render_response,
@@ -42,6 +43,7 @@ def render_events(
     """The typed event sequence, each event with a `sequence_number` from 0. Reasoning
     is the first item; without `shown.summary` its text is not sent (`summary: []`)."""
     summary = shown.summary
+    key = item_key(id)
     numbers = iter(range(1_000_000))
     shell = {
         "id": id,
@@ -68,16 +70,16 @@ def render_events(
     for delta in stream:
         if thinking and not isinstance(delta, ReasoningDelta):
             thinking = False
-            yield from _close_reasoning(event, id, output_index, thoughts or [], shown)
+            yield from _close_reasoning(event, key, output_index, thoughts or [], shown)
         if isinstance(delta, ReasoningDelta):
             if thoughts is None:
                 thoughts, thinking, output_index = [], True, output_index + 1
-                yield from _open_reasoning(event, id, output_index, summary)
+                yield from _open_reasoning(event, key, output_index, summary)
             thoughts.append(delta.text)
             if summary:
                 yield event(
                     "response.reasoning_summary_text.delta",
-                    item_id=f"rs_{id}",
+                    item_id=f"rs_{key}",
                     output_index=output_index,
                     summary_index=0,
                     delta=delta.text,
@@ -85,14 +87,14 @@ def render_events(
         elif isinstance(delta, TextDelta):
             if not message_open:
                 message_open, output_index = True, output_index + 1
-                yield from _open_message(event, id, output_index)
+                yield from _open_message(event, key, output_index)
             collected_text.append(delta.text)
             if delta.logprobs is not None:
                 collected_logprobs = collected_logprobs or []
                 collected_logprobs.extend(delta.logprobs)
             yield event(
                 "response.output_text.delta",
-                item_id=f"msg_{id}",
+                item_id=f"msg_{key}",
                 output_index=output_index,
                 content_index=0,
                 delta=delta.text,
@@ -100,7 +102,7 @@ def render_events(
             )
         elif isinstance(delta, ToolCallStart):
             yield from _close_message(
-                event, id, output_index, message_open, collected_text, collected_logprobs
+                event, key, output_index, message_open, collected_text, collected_logprobs
             )
             message_open = False
             if calls:  # each call is done before the next is added, as the API streams them
@@ -122,9 +124,9 @@ def render_events(
             status = "incomplete" if delta.reason == "length" else "completed"
             if not calls and not message_open:  # an empty answer is an empty message
                 message_open, output_index = True, output_index + 1
-                yield from _open_message(event, id, output_index)
+                yield from _open_message(event, key, output_index)
             yield from _close_message(
-                event, id, output_index, message_open, collected_text, collected_logprobs, status
+                event, key, output_index, message_open, collected_text, collected_logprobs, status
             )
             if calls:
                 yield from _close_call(event, calls[-1], status)

@@ -1,0 +1,180 @@
+"""Responses kept for later, as OpenAI's API keeps them (`store`, true by default).
+
+A stored response can be fetched again (`GET /responses/{id}`), its request's
+input items listed, and deleted. A later request continues it by naming it in
+`previous_response_id`: what the model sees is then every earlier turn's input
+and output items, oldest first, before its own input (not their `instructions`:
+only the request's own apply, as OpenAI documents). That history is billed as
+input tokens, as upstream. An output item of a stored response can also be
+named by `{"type": "item_reference", "id": ...}` instead of being sent again:
+the AI SDK's OpenAI provider sends earlier answers that way unless told
+`store: false`. A reference or a `previous_response_id` the account was never
+given (or given with `store: false`, or deleted) is a 400, as upstream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from emulator.errors import InvalidRequest, NotFound, ValidationFailed
+from emulator.store.response_items import get_items, save_items
+from emulator.store.responses import StoredResponse, chain, delete_response, get_response
+from emulator.store.responses import save_response as save_stored
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+REFERENCE = "item_reference"
+# The id prefix of an input item given without one, by its type.
+_ID_PREFIXES = {"message": "msg", "function_call": "fc", "function_call_output": "fco"}
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A responses request with its references resolved (`body`) and the items of the
+    turns before it (`history`, from `previous_response_id`; oldest first)."""
+
+    body: dict[str, Any]
+    history: tuple[dict[str, Any], ...] = ()
+
+    def whole(self) -> dict[str, Any]:
+        """The body whose input is what the model reads: the history, then its own."""
+        if not self.history:
+            return self.body
+        return {**self.body, "input": [*self.history, *own_items(self.body["input"])]}
+
+
+def stores(body: dict[str, Any]) -> bool:
+    return body.get("store") is not False
+
+
+def conversation(rt: Runtime, account_id: str, body: dict[str, Any]) -> Conversation:
+    body = _resolved(rt, account_id, body)
+    previous = body.get("previous_response_id")
+    if previous is None:
+        return Conversation(body)
+    with rt.store.read() as conn:
+        turns = chain(conn, account_id, previous)
+    if not turns:
+        raise InvalidRequest(
+            f"Previous response with id {previous!r} not found: it names a response of this "
+            "account made with `store` true (the default) and not deleted. Send the earlier "
+            "turns in `input` instead.",
+            param="previous_response_id",
+            code="previous_response_not_found",
+        )
+    history = [item for turn in turns for item in (*turn.input, *turn.response["output"])]
+    return Conversation(body, tuple(history))
+
+
+def own_items(given: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A request's input as a list of items (a string is one user message)."""
+    if isinstance(given, str):
+        return [{"type": "message", "role": "user", "content": given}]
+    return given
+
+
+def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The body with each `item_reference` of its input replaced by the item it names."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return body
+    wanted = [item["id"] for item in items if item.get("type") == REFERENCE]
+    if not wanted:
+        return body
+    with rt.store.read() as conn:
+        found = get_items(conn, account_id, wanted)
+    out: list[dict[str, Any]] = []
+    for index, item in enumerate(items):
+        if item.get("type") != REFERENCE:
+            out.append(item)
+            continue
+        stored = found.get(item["id"])
+        if stored is None:
+            raise InvalidRequest(
+                f"Item with id {item['id']!r} not found: an item_reference names an output item "
+                "of an earlier response of this account made with `store` true (the default). "
+                "Send the item itself instead (the AI SDK: providerOptions.openai.store false).",
+                param=f"input[{index}].id",
+                code="item_not_found",
+            )
+        out.append(stored)
+    return {**body, "input": out}
+
+
+def keep(rt: Runtime, account_id: str, response: dict[str, Any], given: Any) -> None:
+    """Keep a response (`store` was not false) with its request's own input items
+    (`given`, references resolved), each given an id when it came without one."""
+    with rt.store.write() as conn:
+        now = rt.clock.now_iso()
+        save_stored(conn, account_id, response, [_with_id(rt, i) for i in own_items(given)], now)
+        save_items(conn, account_id, response["id"], response["output"], now)
+
+
+def _with_id(rt: Runtime, item: dict[str, Any]) -> dict[str, Any]:
+    """An input item as `input_items` lists it: typed, with an id; a message's content
+    as parts, a status."""
+    kind = item.get("type", "message")
+    out = {"type": kind, **item}
+    if "id" not in out:
+        out = {"id": rt.new_id(_ID_PREFIXES.get(kind, "item")), **out}
+    if kind == "message":
+        content = out.get("content")
+        if isinstance(content, str):
+            part = "output_text" if out.get("role") == "assistant" else "input_text"
+            extra: dict[str, Any] = {"annotations": []} if part == "output_text" else {}
+            out["content"] = [{"type": part, "text": content, **extra}]
+        out.setdefault("status", "completed")
+    return out
+
+
+def fetch(rt: Runtime, account_id: str, response_id: str) -> StoredResponse:
+    with rt.store.read() as conn:
+        found = get_response(conn, account_id, response_id)
+    if found is None:
+        raise _missing(response_id)
+    return found
+
+
+def forget(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
+    with rt.store.write() as conn:
+        if not delete_response(conn, account_id, response_id):
+            raise _missing(response_id)
+    return {"id": response_id, "object": "response", "deleted": True}
+
+
+def _missing(response_id: str) -> NotFound:
+    return NotFound(
+        f"Response with id {response_id!r} not found: responses are kept when made with "
+        "`store` true (the default), per account, until deleted or the emulator is reset.",
+        param="response_id",
+    )
+
+
+def input_page(
+    items: list[dict[str, Any]], limit: int, order: str, after: str | None
+) -> dict[str, Any]:
+    """A page of a response's input items as OpenAI lists them (`first_id`, `last_id`,
+    `has_more`; `after` an item id), with SPEC's `next_cursor` (the same id)."""
+    ordered = items if order == "asc" else items[::-1]
+    start = 0
+    if after is not None:
+        ids = [item["id"] for item in ordered]
+        if after not in ids:
+            raise ValidationFailed(
+                f"No input item {after!r} in this response: `after` (or `cursor`) takes the "
+                "id of an item of the page before.",
+                param="after",
+            )
+        start = ids.index(after) + 1
+    data = ordered[start : start + limit]
+    more = start + limit < len(ordered)
+    return {
+        "object": "list",
+        "data": data,
+        "first_id": data[0]["id"] if data else None,
+        "last_id": data[-1]["id"] if data else None,
+        "has_more": more,
+        "next_cursor": data[-1]["id"] if more else None,
+    }

@@ -1,0 +1,64 @@
+"""GET / DELETE /api/v1/responses/{id}, its input items, and cancel: stored responses."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from litestar import Controller, delete, get, post
+from litestar.params import FromPath, QueryParameter
+
+from emulator.errors import InvalidRequest
+from emulator.gateway import stored_responses
+from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
+
+ItemLimit = Annotated[
+    int, QueryParameter(ge=1, le=100, description="Items a page, 1-100 (default 20).")
+]
+ItemId = Annotated[str | None, QueryParameter(description="List the items after this item id.")]
+
+
+class StoredResponsesController(Controller):
+    path = f"{API_PREFIX}/responses/{{response_id:str}}"
+    opt = auth_opt("api_key", "ai.gateway")
+    security = BEARER
+    tags = ["Gateway"]
+
+    @get("/", summary="A stored response (made with `store` true, the default), as it was given")
+    async def retrieve(
+        self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
+    ) -> dict[str, Any]:
+        return stored_responses.fetch(rt, caller.account_id, response_id).response
+
+    @delete("/", status_code=200, summary="Forget a stored response and its output items")
+    async def forget(
+        self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
+    ) -> dict[str, Any]:
+        return stored_responses.forget(rt, caller.account_id, response_id)
+
+    @get("/input_items", summary="The input items of a stored response's own request")
+    async def input_items(
+        self,
+        rt: RuntimeDep,
+        caller: CallerDep,
+        response_id: FromPath[str],
+        limit: ItemLimit = 20,
+        order: Annotated[Literal["asc", "desc"], QueryParameter()] = "desc",
+        after: ItemId = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        stored = stored_responses.fetch(rt, caller.account_id, response_id)
+        return stored_responses.input_page(stored.input, limit, order, after or cursor)
+
+    @post("/cancel", status_code=200, summary="Cancel a background response (none is pending)")
+    async def cancel(
+        self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
+    ) -> dict[str, Any]:
+        stored = stored_responses.fetch(rt, caller.account_id, response_id)
+        # Every response is answered whole at once (`background` too): none is pending.
+        made_how = "completed" if stored.response.get("background") else "not made in background"
+        raise InvalidRequest(
+            f"Response {response_id!r} cannot be cancelled: it is {made_how}. Only a "
+            "response made with `background: true` that is still queued or in progress can "
+            "be; the emulator answers every response at once.",
+            param="response_id",
+        )

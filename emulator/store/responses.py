@@ -1,0 +1,79 @@
+"""Stored responses: the response object and its request's own input items."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+# How far back a conversation is followed: far beyond any real one, and a bound on
+# the recursive query should a chain ever loop.
+MAX_CHAIN = 10_000
+
+
+@dataclass(frozen=True)
+class StoredResponse:
+    response: dict[str, Any]
+    input: list[dict[str, Any]]
+
+
+def save_response(
+    conn: sqlite3.Connection,
+    account_id: str,
+    response: dict[str, Any],
+    input_items: list[dict[str, Any]],
+    now: str,
+) -> None:
+    conn.execute(
+        "INSERT OR REPLACE INTO stored_responses (id, account_id, previous_response_id, "
+        "response, input, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            response["id"],
+            account_id,
+            response.get("previous_response_id"),
+            json.dumps(response),
+            json.dumps(input_items),
+            now,
+        ],
+    )
+
+
+def get_response(
+    conn: sqlite3.Connection, account_id: str, response_id: str
+) -> StoredResponse | None:
+    row = conn.execute(
+        "SELECT response, input FROM stored_responses WHERE id = ? AND account_id = ?",
+        [response_id, account_id],
+    ).fetchone()
+    return None if row is None else StoredResponse(json.loads(row[0]), json.loads(row[1]))
+
+
+def delete_response(conn: sqlite3.Connection, account_id: str, response_id: str) -> bool:
+    """Forget a response and its output items; whether there was one."""
+    gone = conn.execute(
+        "DELETE FROM stored_responses WHERE id = ? AND account_id = ?", [response_id, account_id]
+    ).rowcount
+    conn.execute(
+        "DELETE FROM response_items WHERE response_id = ? AND account_id = ?",
+        [response_id, account_id],
+    )
+    return gone > 0
+
+
+def chain(conn: sqlite3.Connection, account_id: str, response_id: str) -> list[StoredResponse]:
+    """The response and those before it (`previous_response_id`), oldest first; empty
+    when it is not stored. A deleted response ends the chain there."""
+    rows = conn.execute(
+        "WITH RECURSIVE turn(id, depth) AS ("
+        " SELECT id, 0 FROM stored_responses WHERE id = ? AND account_id = ?"
+        " UNION ALL"
+        " SELECT s.previous_response_id, turn.depth + 1 FROM turn"
+        " JOIN stored_responses s ON s.id = turn.id AND s.account_id = ?"
+        " WHERE s.previous_response_id IS NOT NULL AND turn.depth < ?)"
+        " SELECT s.response, s.input FROM turn"
+        " JOIN stored_responses s ON s.id = turn.id AND s.account_id = ?"
+        " ORDER BY turn.depth DESC",
+        [response_id, account_id, account_id, MAX_CHAIN, account_id],
+    )
+    return [StoredResponse(json.loads(r[0]), json.loads(r[1])) for r in rows]

@@ -1,0 +1,254 @@
+"""Stored responses (`store`, the default): fetched again, listed, deleted, continued by
+`previous_response_id`, their output items named by `item_reference` in a later input,
+by the account that was given them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+QUESTION = {"role": "user", "content": "Explain how database indexes speed up queries"}
+FOLLOW_UP = {"role": "user", "content": "And B-trees?"}
+
+
+def respond(http: httpx.Client, **body: Any) -> httpx.Response:
+    return http.post("/responses", json={"model": "openai/gpt-4o", **body})
+
+
+def test_a_reference_reads_as_the_item_it_names(client: openai.OpenAI) -> None:
+    first = client.responses.create(model="openai/gpt-4o", input=[QUESTION])  # type: ignore[list-item]
+    assert first.store is True
+    message = first.output[0]
+    referenced = client.responses.create(
+        model="openai/gpt-4o",
+        input=[QUESTION, {"type": "item_reference", "id": message.id}, FOLLOW_UP],  # type: ignore[list-item]
+    )
+    inline = client.responses.create(
+        model="openai/gpt-4o",
+        input=[QUESTION, message.model_dump(exclude_none=True), FOLLOW_UP],  # type: ignore[list-item]
+    )
+    assert referenced.output_text == inline.output_text
+    assert referenced.usage == inline.usage
+
+
+def test_streamed_and_tool_call_items_are_kept(client: openai.OpenAI) -> None:
+    tool = {"type": "function", "name": "lookup", "parameters": {"type": "object"}}
+    events = list(
+        client.responses.create(
+            model="openai/gpt-4o",
+            input=[QUESTION],  # type: ignore[list-item]
+            tools=[tool],  # type: ignore[list-item]
+            tool_choice="required",
+            stream=True,
+        )
+    )
+    done = events[-1].response  # type: ignore[union-attr]
+    call = done.output[0]
+    assert call.type == "function_call"
+    answer = client.responses.create(
+        model="openai/gpt-4o",
+        input=[  # type: ignore[list-item]
+            QUESTION,
+            {"type": "item_reference", "id": call.id},
+            {"type": "function_call_output", "call_id": call.call_id, "output": "42"},
+        ],
+    )
+    assert "42" in answer.output_text  # the call was read back: the result is answered
+
+
+def test_what_was_not_kept_cannot_be_named(tenant: Tenant, emulator: EmulatorHandle) -> None:
+    other = emulator.create_tenant()
+    with tenant.client() as http, other.client() as stranger:
+        unstored = respond(http, input=[QUESTION], store=False).json()
+        assert unstored["store"] is False
+        kept = respond(http, input=[QUESTION]).json()
+        for who, item_id in (
+            (http, unstored["output"][0]["id"]),
+            (stranger, kept["output"][0]["id"]),
+        ):
+            refused = respond(who, input=[QUESTION, {"type": "item_reference", "id": item_id}])
+            error = assert_error(refused, 400, "item_not_found")
+            assert error["param"] == "input[1].id" and item_id in error["message"]
+        missing = respond(http, input=[{"type": "item_reference"}])
+        assert assert_error(missing, 422, "invalid_request")["param"] == "input[0]"
+
+
+def test_counting_and_quoting_read_references_too(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        kept = respond(http, input=[QUESTION]).json()
+        reference = {"type": "item_reference", "id": kept["output"][0]["id"]}
+        inline = {"type": "message", "role": "assistant", "content": kept["output_text"]}
+        for path in ("/responses/input_tokens", "/ai-gateway/quote"):
+            counted = [
+                http.post(path, json={"model": "openai/gpt-4o", "input": [QUESTION, item]})
+                for item in (reference, inline)
+            ]
+            assert counted[0].status_code == 200, counted[0].text
+            assert counted[0].json() == counted[1].json()
+
+
+def test_a_stored_response_is_fetched_again_as_it_was_given(client: openai.OpenAI) -> None:
+    made = client.responses.create(model="openai/gpt-4o", input="Explain vector clocks")
+    again = client.responses.retrieve(made.id)
+    assert again.model_dump() == made.model_dump()
+    with client.responses.stream(model="openai/gpt-4o", input=[QUESTION]) as stream:  # type: ignore[arg-type]
+        streamed = stream.get_final_response()
+    again = client.responses.retrieve(streamed.id)
+    assert again.model_dump(exclude_none=True) == streamed.model_dump(exclude_none=True)
+
+
+def test_only_what_was_kept_by_this_account_is_found(
+    tenant: Tenant, emulator: EmulatorHandle
+) -> None:
+    other = emulator.create_tenant()
+    with tenant.client() as http, other.client() as stranger:
+        unstored = respond(http, input="hi", store=False).json()["id"]
+        kept = respond(http, input="hi").json()["id"]
+        for who, response_id in ((http, unstored), (stranger, kept), (http, "resp_nope")):
+            for method, path in (
+                ("GET", ""),
+                ("DELETE", ""),
+                ("GET", "/input_items"),
+                ("POST", "/cancel"),
+            ):
+                answer = who.request(method, f"/responses/{response_id}{path}")
+                error = assert_error(answer, 404, "not_found", "not_found_error")
+                assert error["param"] == "response_id" and response_id in error["message"]
+            refused = respond(who, input="more", previous_response_id=response_id)
+            error = assert_error(refused, 400, "previous_response_not_found")
+            assert error["param"] == "previous_response_id"
+        assert http.get(f"/responses/{kept}").status_code == 200
+
+
+def test_a_deleted_response_is_gone_with_its_items(client: openai.OpenAI) -> None:
+    made = client.responses.create(model="openai/gpt-4o", input=[QUESTION])  # type: ignore[list-item]
+    raw = client.responses.with_raw_response.delete(made.id)
+    assert raw.http_response.json() == {"id": made.id, "object": "response", "deleted": True}
+    with pytest.raises(openai.NotFoundError):
+        client.responses.retrieve(made.id)
+    with pytest.raises(openai.NotFoundError):
+        client.responses.delete(made.id)
+    for body in (
+        {"input": [QUESTION, {"type": "item_reference", "id": made.output[0].id}]},
+        {"input": "more", "previous_response_id": made.id},
+    ):
+        with pytest.raises(openai.BadRequestError):
+            client.responses.create(model="openai/gpt-4o", **body)  # type: ignore[call-overload]
+
+
+def test_input_items_list_the_requests_own_input(client: openai.OpenAI) -> None:
+    first = client.responses.create(model="openai/gpt-4o", input="Explain vector clocks")
+    (item,) = client.responses.input_items.list(first.id).data
+    assert item.type == "message" and item.role == "user" and item.id.startswith("msg_")
+    assert [part.model_dump(exclude_none=True) for part in item.content] == [
+        {"type": "input_text", "text": "Explain vector clocks"}
+    ]
+    turns = [{"role": "user", "content": f"question {n}"} for n in range(5)]
+    second = client.responses.create(
+        model="openai/gpt-4o",
+        input=turns,
+        previous_response_id=first.id,  # type: ignore[arg-type]
+    )
+    newest_first = [
+        i.content[0].text for i in client.responses.input_items.list(second.id, limit=2)
+    ]  # type: ignore[union-attr]
+    assert newest_first == [f"question {n}" for n in range(4, -1, -1)]  # paged by 2
+    oldest_first = client.responses.input_items.list(second.id, order="asc", limit=100)
+    assert [i.content[0].text for i in oldest_first.data] == [t["content"] for t in turns]  # type: ignore[union-attr]
+    assert oldest_first.has_more is False
+
+
+def test_input_items_paging_is_checked(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        made = respond(http, input=[QUESTION, FOLLOW_UP]).json()["id"]
+        page = http.get(f"/responses/{made}/input_items", params={"limit": 1}).json()
+        assert page["has_more"] is True and page["next_cursor"] == page["last_id"]
+        rest = http.get(
+            f"/responses/{made}/input_items", params={"cursor": page["next_cursor"]}
+        ).json()
+        assert [i["content"][0]["text"] for i in rest["data"]] == [QUESTION["content"]]
+        assert rest["has_more"] is False and rest["next_cursor"] is None
+        for params, param in (
+            ({"after": "msg_unknown"}, "after"),
+            ({"limit": 0}, "limit"),
+            ({"order": "sideways"}, "order"),
+        ):
+            answer = http.get(f"/responses/{made}/input_items", params=params)
+            error = assert_error(answer, 422, "invalid_request")
+            assert param in (error["param"] or "") + error["message"]
+
+
+def test_previous_response_id_reads_the_earlier_turns(client: openai.OpenAI) -> None:
+    first = client.responses.create(
+        model="openai/gpt-4o",
+        input=[QUESTION],
+        instructions="Answer in French",  # type: ignore[arg-type]
+    )
+    second = client.responses.create(
+        model="openai/gpt-4o",
+        input=[FOLLOW_UP],
+        previous_response_id=first.id,  # type: ignore[arg-type]
+    )
+    assert second.previous_response_id == first.id
+    # What the model read: the first turn's input and output, then its own input (not
+    # the first turn's instructions, which only apply to it).
+    history: Any = [QUESTION, *(i.model_dump(exclude_none=True) for i in first.output), FOLLOW_UP]
+    inline = client.responses.create(model="openai/gpt-4o", input=history)
+    assert second.output_text == inline.output_text
+    assert second.usage == inline.usage
+    assert second.usage is not None and first.usage is not None
+    assert second.usage.input_tokens > first.usage.input_tokens  # the history is billed
+    counted = client.responses.input_tokens.count(
+        model="openai/gpt-4o",
+        input=[FOLLOW_UP],
+        previous_response_id=first.id,  # type: ignore[list-item]
+    )
+    assert counted.input_tokens == second.usage.input_tokens
+    third = client.responses.create(
+        model="openai/gpt-4o", input="And hash indexes?", previous_response_id=second.id
+    )
+    history += [*(i.model_dump(exclude_none=True) for i in second.output)]
+    history.append({"role": "user", "content": "And hash indexes?"})
+    assert third.usage == client.responses.create(model="openai/gpt-4o", input=history).usage
+
+
+def test_the_quote_reads_the_earlier_turns_too(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        first = respond(http, input=[QUESTION]).json()
+        body = {"model": "openai/gpt-4o", "input": [FOLLOW_UP]}
+        alone = http.post("/ai-gateway/quote", json=body).json()
+        quoted = http.post(
+            "/ai-gateway/quote", json={**body, "previous_response_id": first["id"]}
+        ).json()
+        assert quoted["estimated_input_tokens"] > alone["estimated_input_tokens"]
+        made = respond(http, input=[FOLLOW_UP], previous_response_id=first["id"]).json()
+        assert quoted["estimated_input_tokens"] == made["usage"]["input_tokens"]
+
+
+def test_no_response_is_pending_so_none_can_be_cancelled(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        for background in (False, True):
+            made = respond(http, input="hi", background=background).json()
+            assert made["background"] is background and made["status"] == "completed"
+            error = assert_error(
+                http.post(f"/responses/{made['id']}/cancel"), 400, "invalid_request"
+            )
+            assert error["param"] == "response_id"
+
+
+def test_a_response_id_is_openais_and_names_its_usage_event(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        answer = respond(http, input="hi")
+        made = answer.json()
+        generation = answer.headers["x-generation-id"]
+        assert made["id"] == "resp_" + generation.removeprefix("gen_")
+        assert made["output"][0]["id"] == "msg_" + generation.removeprefix("gen_")
+        for named in (made["id"], generation):
+            event = http.get(f"/ai-gateway/usage/{named}").json()
+            assert event["id"] == generation and event["endpoint"] == "responses"
