@@ -22,7 +22,7 @@ from emulator.store import Store
 from emulator.store.keys import KeyCache
 from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta, set_platform
 from emulator.store.migrations import data_tables, migrate
-from emulator.store.reservations import fail_all_active
+from emulator.store.orphans import end_orphaned_requests
 
 if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
     from emulator.store.fixtures import Fixtures
@@ -37,6 +37,9 @@ class Runtime:
     catalog: Catalog
     fixtures_dir: Path
     limiter: RateLimiter = field(default_factory=RateLimiter)
+    # Which state requests run in: a reset or a restore replaces it, and a request
+    # still running then (a stream) must not write its charge into the new one.
+    world: int = 0
     keys: KeyCache = field(init=False)
     faults: FaultBook = field(init=False)
     journal: Journal = field(init=False)
@@ -50,6 +53,7 @@ class Runtime:
 
     def after_restore(self, manual_now: float | None, offset: float) -> None:
         """The database was replaced: drop what the process kept of the old one."""
+        self.world += 1
         self.keys = self.new_key_cache()
         for block in self._blocks.values():
             block.reset()
@@ -88,6 +92,7 @@ class Runtime:
         fx = self.fixtures()
         with self.store.write() as conn:
             wipe(conn)
+            self.world += 1
             self.clock.reset(fx.world.clock_start_ts)
             self.ids.reset()
             for block in self._blocks.values():
@@ -120,7 +125,7 @@ def open_runtime(settings: Settings) -> Runtime:
             clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
             # One process serves the state: a hold still active now belongs to a request
             # that died with the previous server (a crash, a kill). Nothing was charged.
-            fail_all_active(
+            end_orphaned_requests(
                 conn, "released at start: the server stopped mid-request", clock.now_iso()
             )
             if get_platform(conn, "video") is None:  # a state file from before video jobs

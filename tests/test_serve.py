@@ -106,10 +106,11 @@ def test_a_killed_server_loses_no_charge_and_leaves_no_active_hold(tmp_path: Pat
                 == 200
             )
 
-        def start_stream(_: int) -> None:
+        def start_stream(index: int) -> None:
+            keyed = {**headers, "Idempotency-Key": f"killed-{index}"}
             try:
                 with httpx.stream(
-                    "POST", f"{api}/chat/completions", json=body, headers=headers, timeout=5
+                    "POST", f"{api}/chat/completions", json=body, headers=keyed, timeout=5
                 ) as r:
                     for _line in r.iter_lines():
                         pass
@@ -131,6 +132,12 @@ def test_a_killed_server_loses_no_charge_and_leaves_no_active_hold(tmp_path: Pat
             f"{api}/ai-gateway/usage", headers=headers, params={"limit": 200}
         ).json()["data"]
         balance = httpx.get(f"{api}/ai-gateway/balance", headers=headers).json()
+        # The keys of the killed requests are free again (not 409 for a day).
+        retry = {**headers, "Idempotency-Key": "killed-0"}
+        with httpx.stream(
+            "POST", f"{api}/chat/completions", json=body, headers=retry, timeout=5
+        ) as again:
+            assert again.status_code == 200
     assert not [h for h in holds if h["status"] == "active"]
     released = [h for h in holds if h["reason"] and "released at start" in h["reason"]]
     assert len(released) == 3

@@ -38,6 +38,7 @@ class Hold:
     idempotency_key: str | None
     created_at: str
     written: bool  # in the reservations table as `active` (else: written when closed)
+    world: int  # the state it was taken in (`Runtime.world`)
 
 
 def hold(
@@ -76,7 +77,9 @@ def hold(
             available = reservations.available(conn, account_id) or 0
         if amount > available:
             raise insufficient_credits(amount, available, "lower max_tokens")
-        taken = Hold(rt.new_id("res"), account_id, key_id, amount, idempotency_key, now, write)
+        taken = Hold(
+            rt.new_id("res"), account_id, key_id, amount, idempotency_key, now, write, rt.world
+        )
         if write:
             _write(conn, taken, "active")
     return taken
@@ -131,6 +134,8 @@ def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
     """Charge the real amount, close the hold and write the usage event, at once."""
     now = event.created_at  # settled when the event happened
     with rt.store.write() as conn:
+        if taken.world != rt.world:
+            return  # a reset or restore replaced the state the hold was taken in
         if event.charge_micros:
             add_ledger_entry(
                 conn,
@@ -150,6 +155,8 @@ def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
 def release(rt: Runtime, taken: Hold, event: UsageEvent, reason: str) -> None:
     """Every route failed: nothing is charged; the hold is closed as `failed`."""
     with rt.store.write() as conn:
+        if taken.world != rt.world:
+            return  # the state it was taken in is gone, and the hold with it
         _close(conn, taken, "failed", 0, event.id, reason, rt.clock.now_iso())
         insert_usage_event(conn, event)
 

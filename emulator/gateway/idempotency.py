@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import Conflict, IdempotencyKeyMismatch, ValidationFailed
+from emulator.gateway.streaming import ErrorEvent
 from emulator.store import idempotency as records
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ class Claim:
 
     account_id: str
     key: str
+    world: int  # the state it was claimed in (`Runtime.world`)
 
 
 def claim(
@@ -76,13 +78,15 @@ def claim(
                 record.status or 200, record.content_type or "", record.headers, record.body or b""
             )
         records.start_record(conn, account_id, key, endpoint, digest, now)
-    return Claim(account_id, key)
+    return Claim(account_id, key, rt.world)
 
 
 def done(
     rt: Runtime, claim_: Claim, status: int, content_type: str, headers: dict[str, str], body: bytes
 ) -> None:
     with rt.store.write() as conn:
+        if claim_.world != rt.world:
+            return  # a reset or restore replaced the state it was claimed in
         records.finish_record(
             conn, claim_.account_id, claim_.key, status, content_type, headers, body
         )
@@ -90,20 +94,23 @@ def done(
 
 def release(rt: Runtime, claim_: Claim) -> None:
     with rt.store.write() as conn:
+        if claim_.world != rt.world:
+            return
         records.drop_record(conn, claim_.account_id, claim_.key)
 
 
 async def recorded(
     rt: Runtime, claim_: Claim, headers: dict[str, str], chunks: AsyncIterator[bytes]
 ) -> AsyncIterator[bytes]:
-    """Pass a stream through, keeping its bytes for replay once it ends whole."""
+    """Pass a stream through, keeping its bytes for replay once it ends whole (not in an
+    error event: only successful answers are kept)."""
     kept: list[bytes] = []
     complete = False
     try:
         async for chunk in chunks:
             kept.append(chunk)
             yield chunk
-        complete = True
+        complete = not (kept and isinstance(kept[-1], ErrorEvent))
     finally:
         if complete:
             done(rt, claim_, 200, "text/event-stream", headers, b"".join(kept))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -98,7 +97,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
-    kept = _Kept(caller.account_id, body["input"]) if stored_responses.stores(body) else None
+    kept = None
+    if stored_responses.stores(body):
+        kept = stored_responses.Kept(caller.account_id, body["input"], rt.world)
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
@@ -117,17 +118,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     )
     whole["usage"] |= service.usage_money(charge)
     if kept is not None:
-        stored_responses.keep(rt, kept.account_id, whole, kept.input)
+        stored_responses.keep(rt, kept, whole)
     return Answer(answer_headers, body=whole)
-
-
-@dataclass(frozen=True)
-class _Kept:
-    """Where a stored response is kept, and its request's own input (references
-    resolved)."""
-
-    account_id: str
-    input: Any
 
 
 def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
@@ -138,7 +130,7 @@ def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
 
 
 def _priced(
-    rt: Runtime, served: service.Served, events: Iterator[Any], kept: _Kept | None
+    rt: Runtime, served: service.Served, events: Iterator[Any], kept: stored_responses.Kept | None
 ) -> Iterator[Any]:
     """The final response's usage carries the charge, as a whole answer's does; a stored
     response is kept once it is complete."""
@@ -148,5 +140,5 @@ def _priced(
             tokens = usage["input_tokens"], usage["output_tokens"]
             usage |= service.usage_money(service.charge_of(rt, served, *tokens))
             if kept is not None:
-                stored_responses.keep(rt, kept.account_id, event["response"], kept.input)
+                stored_responses.keep(rt, kept, event["response"])
         yield event

@@ -103,13 +103,27 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
     return {**body, "input": out}
 
 
-def keep(rt: Runtime, account_id: str, response: dict[str, Any], given: Any) -> None:
-    """Keep a response (`store` was not false) with its request's own input items
-    (`given`, references resolved), each given an id when it came without one."""
+@dataclass(frozen=True)
+class Kept:
+    """Where a response is to be kept: the account, its request's own input (references
+    resolved) and the state the request ran in (`Runtime.world`)."""
+
+    account_id: str
+    input: Any
+    world: int
+
+
+def keep(rt: Runtime, kept: Kept, response: dict[str, Any]) -> None:
+    """Keep a response (`store` was not false) with its request's own input items, each
+    given an id when it came without one; not when a reset or restore replaced the state
+    its request ran in."""
     with rt.store.write() as conn:
+        if kept.world != rt.world:
+            return
         now = rt.clock.now_iso()
-        save_stored(conn, account_id, response, [_with_id(rt, i) for i in own_items(given)], now)
-        save_items(conn, account_id, response["id"], response["output"], now)
+        items = [_with_id(rt, i) for i in own_items(kept.input)]
+        save_stored(conn, kept.account_id, response, items, now)
+        save_items(conn, kept.account_id, response["id"], response["output"], now)
 
 
 def _with_id(rt: Runtime, item: dict[str, Any]) -> dict[str, Any]:

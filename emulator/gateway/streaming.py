@@ -45,7 +45,12 @@ def typed_sse_lines(events: Iterator[dict[str, Any]]) -> Iterator[bytes]:
         yield b"event: " + event["type"].encode() + b"\ndata: " + data + b"\n\n"
 
 
-def cut_event(endpoint: str, sent: int, served: service.Served) -> bytes:
+class ErrorEvent(bytes):
+    """The last bytes of a stream that ended in an error: sent as they are, and marked
+    so that an `Idempotency-Key` is not kept for replay of a failed answer."""
+
+
+def cut_event(endpoint: str, sent: int, served: service.Served) -> ErrorEvent:
     """The error event a real gateway sends when its upstream breaks mid-stream: for
     chat, a chunk like the others with a top-level `error` and `finish_reason: "error"`
     (SPEC section 9); for responses, an `error` event."""
@@ -61,7 +66,8 @@ def cut_event(endpoint: str, sent: int, served: service.Served) -> bytes:
             "sequence_number": sent,
             **{k: error[k] for k in ("code", "message", "param")},
         }
-        return b"event: error\ndata: " + json.dumps(event, separators=(",", ":")).encode() + b"\n\n"
+        data = json.dumps(event, separators=(",", ":")).encode()
+        return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
     chunk = {
         "id": served.id,
         "object": "chat.completion.chunk",
@@ -74,7 +80,7 @@ def cut_event(endpoint: str, sent: int, served: service.Served) -> bytes:
             {"index": 0, "delta": {"content": ""}, "finish_reason": "error", "logprobs": None}
         ],
     }
-    return b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n"
+    return ErrorEvent(b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n")
 
 
 async def paced_stream(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.errors import NotFound
 from emulator.store.meta import get_meta, get_platform
 from emulator.store.migrations import migrate
+from emulator.store.orphans import end_orphaned_requests
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -100,6 +101,11 @@ def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
         rt.after_restore(saved.get("manual_now"), saved.get("offset", 0.0))
     with rt.store.write() as conn:
         migrate(conn)  # a snapshot file of an earlier version lacks the tables added since
+        # The requests that were running when the snapshot was taken are not running in
+        # this state: their holds would stay active, their keys in flight, forever.
+        end_orphaned_requests(
+            conn, "released at restore: its request ran in the state saved", rt.clock.now_iso()
+        )
 
 
 def save_file(rt: Runtime, path: Path) -> None:

@@ -132,6 +132,29 @@ def test_responses_streams_are_cut_with_a_typed_error_event(
     assert '"code":"stream_cut"' in text and '"sequence_number":2' in text
 
 
+def test_a_cut_stream_is_not_kept_for_its_idempotency_key(tenant: Tenant) -> None:
+    """Only successful answers are replayed: the retry of a cut stream runs again."""
+    for path, body in (
+        (
+            "/chat/completions",
+            {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}]},
+        ),
+        ("/responses", {"model": "openai/gpt-4o", "input": "hello"}),
+    ):
+        keyed = {"Idempotency-Key": f"cut{path}"}
+        streamed = {**body, "stream": True}
+        with tenant.client(headers={**keyed, "X-Emulator-Fault": "cut=2"}) as c:
+            assert "stream_cut" in c.post(path, json=streamed).text
+        with tenant.client(headers=keyed) as c:
+            retried = c.post(path, json=streamed)
+        assert "idempotent-replayed" not in retried.headers
+        assert "stream_cut" not in retried.text and retried.text.count("\n\n") > 3
+        with tenant.client(headers=keyed) as c:  # the whole answer is kept for replay
+            replayed = c.post(path, json=streamed)
+        assert replayed.headers["idempotent-replayed"] == "true"
+        assert replayed.text == retried.text
+
+
 def test_a_delay_rule_slows_the_answer(emulator: EmulatorHandle, tenant: Tenant) -> None:
     with emulator.faults.add(account_id=tenant.account_id, delay_ms=150), tenant.client() as c:
         start = time.perf_counter()

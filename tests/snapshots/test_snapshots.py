@@ -6,8 +6,10 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -181,3 +183,102 @@ def test_restoring_a_file_that_is_not_a_snapshot_is_a_clear_error(
     )
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.splitlines()[-1] == f"Error: {message}"
+
+
+@pytest.fixture(scope="module")
+def slow_streams() -> Iterator[str]:
+    """A server whose streams take a while: 40 ms between chunks."""
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings
+
+    settings = Settings(db=":memory:", log_level="warning", stream_delay_ms=40)
+    server = BackgroundServer(settings).start()
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def admin(slow_streams: str) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=f"{slow_streams}/_emulator") as client:
+        yield client
+
+
+LONG = {
+    "model": "openai/gpt-4o",
+    "messages": [{"role": "user", "content": "[emulator:tokens=40] databases"}],
+    "stream": True,
+}
+
+
+def _stream_across(url: str, key: str, idempotency_key: str, meanwhile: Callable[[], Any]) -> str:
+    """Start a stream, do `meanwhile` once its first chunk is in, read the rest."""
+    headers = {"Authorization": f"Bearer {key}", "Idempotency-Key": idempotency_key}
+    with httpx.stream(
+        "POST", f"{url}/api/v1/chat/completions", json=LONG, headers=headers, timeout=30
+    ) as response:
+        lines = response.iter_lines()
+        first = next(line for line in lines if line)
+        meanwhile()
+        return first + "".join(lines)
+
+
+def _money(url: str, key: str) -> tuple[dict[str, Any], list[dict[str, Any]], list[Any]]:
+    headers = {"Authorization": f"Bearer {key}"}
+    with httpx.Client(base_url=f"{url}/api/v1", headers=headers) as client:
+        balance = client.get("/ai-gateway/balance").json()
+        holds = client.get("/ai-gateway/reservations").json()["data"]
+        events = client.get("/ai-gateway/usage").json()["data"]
+    return balance, holds, events
+
+
+def test_a_stream_running_across_a_restore_charges_nothing_in_the_restored_state(
+    slow_streams: str, admin: httpx.Client
+) -> None:
+    tenant = admin.post("/accounts", json={"balance_micros": 1_000_000}).json()
+    key = tenant["api_key"]
+    admin.post("/snapshots", json={"name": "before-stream"})
+    before = _money(slow_streams, key)
+    restore = lambda: admin.post("/snapshots/before-stream/restore").raise_for_status()  # noqa: E731
+    streamed = _stream_across(slow_streams, key, "across-restore", restore)
+    assert "[DONE]" in streamed  # the client still gets its whole answer
+    assert _money(slow_streams, key) == before  # but the restored state is as saved
+    # The ids the stream took are free again, so later requests do not clash with it.
+    with httpx.Client(base_url=f"{slow_streams}/api/v1") as client:
+        body = {**LONG, "stream": False}
+        for _ in range(3):
+            answer = client.post(
+                "/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"}
+            )
+            assert answer.status_code == 200, answer.text
+
+
+def test_a_restored_snapshot_taken_mid_stream_leaves_no_hold_or_key_in_flight(
+    slow_streams: str, admin: httpx.Client
+) -> None:
+    tenant = admin.post("/accounts", json={"balance_micros": 1_000_000}).json()
+    key = tenant["api_key"]
+    save = lambda: admin.post("/snapshots", json={"name": "mid-stream"}).raise_for_status()  # noqa: E731
+    _stream_across(slow_streams, key, "mid-stream", save)
+    admin.post("/snapshots/mid-stream/restore").raise_for_status()
+    balance, holds, events = _money(slow_streams, key)
+    assert balance["pending_micros"] == 0 and balance["balance_micros"] == 1_000_000
+    assert [(h["status"], h["reason"]) for h in holds] == [
+        ("failed", "released at restore: its request ran in the state saved")
+    ]
+    assert events == []
+    # Its Idempotency-Key is free: the same request runs again (not 409 for a day).
+    again = _stream_across(slow_streams, key, "mid-stream", lambda: None)
+    assert "[DONE]" in again
+    balance, _, events = _money(slow_streams, key)
+    assert balance["pending_micros"] == 0 and len(events) == 1
+    assert balance["balance_micros"] == 1_000_000 - events[0]["charge_micros"]
+
+
+def test_a_stream_running_across_a_reset_leaves_the_fixtures_balance(
+    slow_streams: str, admin: httpx.Client
+) -> None:
+    admin.post("/reset").raise_for_status()
+    before = _money(slow_streams, "sk-emu-demo-all")
+    reset = lambda: admin.post("/reset").raise_for_status()  # noqa: E731
+    assert "[DONE]" in _stream_across(slow_streams, "sk-emu-demo-all", "across-reset", reset)
+    assert _money(slow_streams, "sk-emu-demo-all") == before
