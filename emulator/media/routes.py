@@ -1,4 +1,4 @@
-"""GET /media/{file}: a job's output, with HTTP range requests so players can seek.
+"""GET and HEAD /media/{file}: a job's output, with HTTP range requests so players can seek.
 
 Media URLs are capability URLs, like a storage service's signed links: whoever
 has one can fetch it, no API key needed (a `<video src>` sends none).
@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final, Literal
 
-from litestar import Controller, MediaType, Request, Response, get
+from litestar import Controller, MediaType, Request, Response, get, head
 from litestar.params import FromPath
 
 from emulator.errors import error_envelope
@@ -19,6 +19,7 @@ from emulator.web import auth_opt, runtime_of
 # One range-spec: `a-b`, `a-` or `-n`, ASCII digits (a regex \d is any Unicode digit).
 _SPEC = re.compile(r"([0-9]*)-([0-9]*)")
 _HUGE = 10**18  # stands for any offset of more digits than int() should parse
+MP4: Final = "video/mp4"  # what the document says a media file is (every clip is one)
 WHOLE: Final = "whole"  # `_span`'s answer when the Range header is to be ignored
 
 
@@ -27,14 +28,32 @@ class MediaController(Controller):
     tags = ["Media"]
     opt = auth_opt("optional")
 
-    @get("/{file_name:str}", summary="A job's output file (supports Range requests)")
+    @get(
+        "/{file_name:str}",
+        summary="A job's output file (supports Range requests)",
+        media_type=MP4,
+    )
     async def fetch(
         self, request: Request[Any, Any, Any], file_name: FromPath[str]
     ) -> Response[Any]:
         return media_response(request, file_name)
 
+    @head(
+        "/{file_name:str}",
+        summary="A job's output file's headers: GET's answer, without the body",
+        media_type=MP4,
+    )
+    async def probe(
+        self, request: Request[Any, Any, Any], file_name: FromPath[str]
+    ) -> Response[None]:
+        return media_response(request, file_name, with_body=False)
 
-def media_response(request: Request[Any, Any, Any], file_name: str) -> Response[Any]:
+
+def media_response(
+    request: Request[Any, Any, Any], file_name: str, *, with_body: bool = True
+) -> Response[Any]:
+    """The file, or the range of it asked for. Without the body (HEAD), the same status
+    and headers; errors (404, 416) keep their envelope, which the server leaves out."""
     clip, data = job_media(runtime_of(request), file_name)
     headers = {"Accept-Ranges": "bytes", "Cache-Control": "public, max-age=31536000, immutable"}
     wanted = request.headers.get("range")
@@ -47,6 +66,7 @@ def media_response(request: Request[Any, Any, Any], file_name: str) -> Response[
         status, body = 206, data[start : end + 1]
         headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
     headers["Content-Length"] = str(len(body))
+    body = body if with_body else b""
     return Response(body, status_code=status, headers=headers, media_type=clip.content_type)
 
 
@@ -64,26 +84,41 @@ def _not_satisfiable(wanted: str, size: int) -> Response[dict[str, Any]]:
 
 
 def _span(header: str, size: int) -> tuple[int, int] | Literal["whole"] | None:
-    """The one byte range asked for, clipped to the file; None if unsatisfiable.
+    """The one byte range asked for, clipped to the file; None if unsatisfiable (416).
 
-    WHOLE (answer 200 with the file) for another unit or several ranges, as
-    RFC 9110 allows a server to ignore Range. The unit is case-insensitive and
-    whitespace around `=` and `,` is optional.
+    WHOLE (answer 200 with the file) when the header is to be ignored, as RFC 9110
+    section 14.2 allows: another unit, several ranges, or a range that does not parse
+    (`bytes=abc`, `bytes=1-1e3`, `bytes=5-2`). 416 is only for a valid range that asks
+    for no byte of the file (`bytes=999999-`, `bytes=-0`). The unit is
+    case-insensitive and whitespace around `=` and `,` is optional.
     """
-    unit, equals, ranges = header.partition("=")
-    if not equals or unit.strip().lower() != "bytes":
-        return WHOLE if equals and unit.strip() else None
+    unit, _, ranges = header.partition("=")
     specs = [spec.strip() for spec in ranges.split(",") if spec.strip()]
-    if len(specs) > 1:
+    if unit.strip().lower() != "bytes" or len(specs) != 1:
         return WHOLE
-    match = _SPEC.fullmatch(specs[0]) if specs else None
-    if match is None or size == 0 or match.groups() == ("", ""):
+    match = _SPEC.fullmatch(specs[0])
+    if match is None or match.groups() == ("", ""):
+        return WHOLE
+    first, last = match.groups()
+    if first and last and _above(first, last):  # last-pos before first-pos: invalid
+        return WHOLE
+    return _clip(_offset(first), _offset(last), size)
+
+
+def _clip(first: int | None, last: int | None, size: int) -> tuple[int, int] | None:
+    """A valid range within a file of `size` bytes; None if it has no byte of it."""
+    if size == 0:
         return None
-    first, last = (_offset(g) for g in match.groups())
     if first is None:  # the last n bytes
         return (max(size - (last or 0), 0), size - 1) if last else None
     end = size - 1 if last is None else min(last, size - 1)
-    return (first, end) if first <= end and first < size else None
+    return (first, end) if first < size else None
+
+
+def _above(a: str, b: str) -> bool:
+    """Whether the numeral `a` is greater than `b`, at any length (no int() of them)."""
+    a, b = a.lstrip("0"), b.lstrip("0")
+    return (len(a), a) > (len(b), b)
 
 
 def _offset(digits: str) -> int | None:
