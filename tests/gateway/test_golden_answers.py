@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "65050b0b38e5a1eba64f80fc78c1c3ac1f71531f195ba84966083d1b697b0041"
+DIGEST = "c11d84be906d821d5cd1aff0e6a968cbb2a815147895cd40980a0f4fa23c7c51"
 
 
 def answers() -> bytes:

@@ -9,7 +9,13 @@ from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 from openrouter import OpenRouter
-from openrouter.components import ReasoningDetailText
+from openrouter.components import (
+    OpenResponsesResult,
+    ReasoningDetailText,
+    StreamEventsResponseCompleted,
+)
+from openrouter.components.streamevents import UnknownStreamEvents
+from openrouter.errors import ResponseValidationError
 from pydantic import BaseModel
 
 from emulator.testing import EmulatorHandle, Tenant
@@ -57,6 +63,40 @@ def llm(emulator: EmulatorHandle, tenant: Tenant) -> ChatOpenAI:
     return ChatOpenAI(
         model="openai/gpt-4o", base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0
     )
+
+
+def test_openrouter_sdk_responses_whole_and_streamed(router: OpenRouter) -> None:
+    """The SDK's responses objects require fields OpenAI's do not (`completed_at`,
+    `frequency_penalty`, `presence_penalty`): each event is typed, none unknown."""
+    whole = router.beta.responses.send(model="openai/gpt-4o", input="Explain vector clocks")
+    assert isinstance(whole, OpenResponsesResult)
+    assert whole.status == "completed" and whole.completed_at == whole.created_at
+    events = list(
+        router.beta.responses.send(
+            model="openai/gpt-4o", input="Explain vector clocks", stream=True
+        )
+    )
+    assert not [e for e in events if isinstance(e, UnknownStreamEvents)]
+    assert [e.type for e in events][:2] == ["response.created", "response.in_progress"]
+    final = events[-1]
+    assert isinstance(final, StreamEventsResponseCompleted)
+    texts = [
+        [part.text for part in item.content] for item in (final.response.output[0], whole.output[0])
+    ]  # type: ignore[union-attr]
+    assert texts[0] == texts[1]
+
+
+def test_openrouter_sdk_errors_carry_the_status_on_the_raw_response(
+    demo: EmulatorHandle,
+) -> None:
+    """The SDK expects OpenRouter's numeric `error.code`; the service's is a string (the
+    chat-completions envelope), so the SDK's own validation error is raised, as against
+    the real service (docs/fidelity.md, Errors)."""
+    broke = OpenRouter(api_key="sk-emu-broke", server_url=demo.base_url)
+    with pytest.raises(ResponseValidationError) as raised:
+        broke.chat.send(model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
+    assert raised.value.raw_response.status_code == 402
+    assert raised.value.raw_response.json()["error"]["code"] == "insufficient_credits"
 
 
 def test_langchain_invoke_and_stream(llm: ChatOpenAI) -> None:

@@ -272,8 +272,12 @@ def request_echo(body: dict[str, Any]) -> dict[str, Any]:
     for what was not sent. `store`: whether its output items were kept (`stored_items`)."""
     return {
         "background": body.get("background") is True,
+        # OpenRouter's responses object requires these two (nullable) as well.
+        "frequency_penalty": body.get("frequency_penalty"),
+        "presence_penalty": body.get("presence_penalty"),
         "instructions": body.get("instructions"),
         "max_output_tokens": body.get("max_output_tokens"),
+        "max_tool_calls": body.get("max_tool_calls"),
         "metadata": body.get("metadata") or {},
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
         "previous_response_id": body.get("previous_response_id"),
@@ -285,7 +289,9 @@ def request_echo(body: dict[str, Any]) -> dict[str, Any]:
         "tool_choice": body.get("tool_choice", "auto"),
         "tools": [_tool_echo(tool) for tool in body.get("tools") or ()],
         "top_p": body.get("top_p", 1.0),
-        **({"top_logprobs": body["top_logprobs"]} if "top_logprobs" in body else {}),
+        "prompt_cache_key": body.get("prompt_cache_key"),
+        "safety_identifier": body.get("safety_identifier"),
+        "top_logprobs": body.get("top_logprobs", 0),
         "truncation": body.get("truncation", "disabled"),
         "user": body.get("user"),
     }
@@ -320,6 +326,7 @@ def render_response(
         "id": id,
         "object": "response",
         "created_at": created,
+        "completed_at": None if incomplete else created,  # answered at once
         "status": "incomplete" if incomplete else "completed",
         "model": model,
         **(extra or {}),

@@ -49,9 +49,12 @@ def render_events(
         "id": id,
         "object": "response",
         "created_at": created,
+        "completed_at": None,
         "model": model,
         **(extra or {}),
         "output": [],
+        "error": None,
+        "incomplete_details": None,
         "usage": None,
     }
 
