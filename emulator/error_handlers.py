@@ -21,6 +21,7 @@ from litestar.serialization import decode_json
 
 from emulator.errors import (
     EmulatorError,
+    IdempotencyKeyMismatch,
     InternalError,
     InvalidRequest,
     MalformedJson,
@@ -32,6 +33,9 @@ from emulator.errors import (
 )
 
 log = logging.getLogger("emulator")
+_RESPONSES = "/api/v1/responses"  # web.API_PREFIX's (web imports this module, by bodies)
+# The quote answers as the request it quotes would.
+_OPENAI_WIRE = ("/api/v1/chat/completions", f"{_RESPONSES}/", "/api/v1/ai-gateway/quote")
 _BY_STATUS: dict[int, type[EmulatorError]] = {
     400: InvalidRequest,
     404: NotFound,
@@ -51,8 +55,8 @@ def render(exc: EmulatorError) -> Response[Any]:
     )
 
 
-def handle_emulator_error(_: Request[Any, Any, Any], exc: EmulatorError) -> Response[Any]:
-    return render(exc)
+def handle_emulator_error(request: Request[Any, Any, Any], exc: EmulatorError) -> Response[Any]:
+    return render(translate(request.method, request.url.path, exc))
 
 
 def handle_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
@@ -60,7 +64,30 @@ def handle_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Re
 
 
 def translate(method: str, path: str, exc: Exception) -> EmulatorError:
-    """The framework's exceptions (and unexpected ones), said in our vocabulary."""
+    """The framework's exceptions (and unexpected ones), said in our vocabulary, with
+    the status the OpenAI-compatible routes give."""
+    error = _translate(method, path, exc)
+    if error.status == 422 and _openai_wire(path) and not isinstance(error, IdempotencyKeyMismatch):
+        # OpenAI's API (and OpenRouter's) refuse any invalid request with 400, and the
+        # SDKs raise BadRequestError for it, which client code catches; 422 would be
+        # UnprocessableEntityError. SPEC section 5 keeps 422 for a reused key's new body.
+        return InvalidRequest(
+            error.message,
+            param=error.param,
+            code=error.instance_code,
+            headers=error.headers,
+            metadata=error.metadata,
+        )
+    return error
+
+
+def _openai_wire(path: str) -> bool:
+    """Whether `path` is one of the routes of OpenAI's wire (chat, responses and theirs),
+    or the quote of a request to them."""
+    return path.startswith(_OPENAI_WIRE) or path == _RESPONSES
+
+
+def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
     if isinstance(exc, EmulatorError):
         return exc
     if isinstance(exc, ValidationException):

@@ -107,4 +107,4 @@ def test_responses_metadata_must_be_an_object(
     response = post(
         emulator, tenant, route, b'{"model":"emulator/echo","input":"hi","metadata":[1]}'
     )
-    assert assert_error(response, 422, "invalid_request")["param"] == "metadata"
+    assert assert_error(response, 400, "invalid_request")["param"] == "metadata"

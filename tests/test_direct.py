@@ -50,11 +50,11 @@ def test_direct_answers_are_journaled_with_their_bodies(
     demo: EmulatorHandle, api: httpx.Client
 ) -> None:
     api.post("/chat/completions", json=CHAT | {"stream": True}, headers={"X-Title": "j"})
-    api.post("/chat/completions", json={"model": "emulator/echo"})  # a 422
+    api.post("/chat/completions", json={"model": "emulator/echo"})  # a 400
     entries = httpx.get(f"{demo.url}/_emulator/requests", params={"limit": 2}).json()["data"]
     # A stream's entry is written when the stream ends: either may be the newer one.
     invalid, streamed = sorted(entries, key=lambda e: e["stream"])
-    assert invalid["status"] == 422 and invalid["error_code"] == "invalid_request"
+    assert invalid["status"] == 400 and invalid["error_code"] == "invalid_request"
     assert streamed["stream"] is True and streamed["provider"] == "emulator"
     assert streamed["account_id"] == "acct_demo" and streamed["model"] == "emulator/echo"
     detail = httpx.get(f"{demo.url}/_emulator/requests/{streamed['id']}").json()
@@ -95,5 +95,5 @@ def test_without_the_direct_layer_the_declarations_answer_the_same(
     monkeypatch.setattr(app_module, "with_direct_routes", lambda inner, rt, routes: inner)
     declared = answers(create_app(settings))
     statuses = [status for status, _, _ in direct]
-    assert statuses == [200, 200, 200, 422, 200, 200, 200, 200, 422, 422, 422, 200, 403]
+    assert statuses == [200, 200, 200, 400, 200, 200, 200, 200, 422, 422, 422, 200, 403]
     assert declared == direct

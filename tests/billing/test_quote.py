@@ -66,7 +66,7 @@ def test_a_broke_account_is_quoted_insufficient(demo: EmulatorHandle) -> None:
         ).json()
         assert quote["sufficient_balance"] is False and quote["available_micros"] == 0
         assert_error(
-            http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o"}), 422, "invalid_request"
+            http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o"}), 400, "invalid_request"
         )
         assert_error(
             http.post("/ai-gateway/quote", json={"model": "no/such", "input": "x"}),
@@ -115,7 +115,7 @@ def test_a_quote_checks_the_body_as_the_request_would(
     # A string `n` once made the quote multiply a token count into a 10 GB string.
     with tenant.client() as http:
         refused = http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o-mini", **extra})
-    assert assert_error(refused, 422, "invalid_request")["param"] == param
+    assert assert_error(refused, 400, "invalid_request")["param"] == param
 
 
 def test_the_quote_says_which_endpoint_it_quoted(tenant: Tenant) -> None:
@@ -132,5 +132,5 @@ def test_the_quote_says_which_endpoint_it_quoted(tenant: Tenant) -> None:
             ({"model": "openai/gpt-4o", "messages": ask, "endpoint": "responses"}, "endpoint"),
         ]
         for body, param in cases:
-            error = assert_error(http.post("/ai-gateway/quote", json=body), 422, "invalid_request")
+            error = assert_error(http.post("/ai-gateway/quote", json=body), 400, "invalid_request")
             assert error["param"] == param and error["message"][0].isupper(), error

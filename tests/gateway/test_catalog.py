@@ -117,7 +117,7 @@ def test_gateway_routes_refuse_a_video_model(api: httpx.Client, path: str) -> No
     if path.endswith("quote"):
         body = {"endpoint": "responses", "model": "vidprov/v1.6", "input": "hi"}
     response = api.post(path, json=body, headers={"Authorization": "Bearer sk-emu-demo-all"})
-    error = assert_error(response, 422, "unsupported_model")
+    error = assert_error(response, 400, "unsupported_model")
     assert "generate/video" in error["message"] and error["param"] == "model"
 
 

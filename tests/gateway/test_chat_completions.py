@@ -304,27 +304,27 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "code", "param"),
     [
-        ({"model": "openai/gpt-4o", "messages": []}, 422, "invalid_request", "messages"),
-        ({"model": "openai/gpt-4o"}, 422, "invalid_request", "messages"),
-        ({"messages": HELLO}, 422, "invalid_request", "model"),
+        ({"model": "openai/gpt-4o", "messages": []}, 400, "invalid_request", "messages"),
+        ({"model": "openai/gpt-4o"}, 400, "invalid_request", "messages"),
+        ({"messages": HELLO}, 400, "invalid_request", "model"),
         ({"model": "openai/gpt4o", "messages": HELLO}, 404, "model_not_found", "model"),
-        ({"model": "openai/gpt-4o", "messages": HELLO, "n": 0}, 422, "invalid_request", "n"),
-        ({"model": "openai/gpt-4o", "messages": HELLO, "n": 99}, 422, "invalid_request", "n"),
+        ({"model": "openai/gpt-4o", "messages": HELLO, "n": 0}, 400, "invalid_request", "n"),
+        ({"model": "openai/gpt-4o", "messages": HELLO, "n": 99}, 400, "invalid_request", "n"),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "robot", "content": "x"}]},
-            422,
+            400,
             "invalid_request",
             "messages[0].role",
         ),
         (
             {"model": "openai/gpt-4o", "messages": HELLO, "temperature": "hot"},
-            422,
+            400,
             "invalid_request",
             "temperature",
         ),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "tool", "content": "x"}]},
-            422,
+            400,
             "invalid_request",
             "messages[0].tool_call_id",
         ),
@@ -339,7 +339,7 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
                     }
                 ],
             },
-            422,
+            400,
             "invalid_tool_schema",
             "tools[0].function.parameters",
         ),
@@ -350,31 +350,31 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
                 "tools": [WEATHER_TOOL],
                 "tool_choice": {"type": "function", "function": {"name": "other"}},
             },
-            422,
+            400,
             "invalid_request",
             "tool_choice",
         ),
         (
             {"model": "openai/gpt-4o", "messages": HELLO, "tool_choice": "required"},
-            422,
+            400,
             "invalid_request",
             "tool_choice",
         ),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": None}]},
-            422,
+            400,
             "invalid_request",
             "messages[0]",
         ),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": []}]},
-            422,
+            400,
             "invalid_request",
             "messages[0].content",
         ),
         (
             {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": [{"type": "x"}]}]},
-            422,
+            400,
             "invalid_request",
             "messages[0].content[0].type",
         ),
@@ -383,7 +383,7 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
                 "model": "openai/gpt-4o",
                 "messages": [{"role": "user", "content": [{"type": "text"}]}],
             },
-            422,
+            400,
             "invalid_request",
             "messages[0].content[0]",
         ),
@@ -394,7 +394,7 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
                     {"role": "user", "content": [{"type": "image_url", "image_url": "u"}]}
                 ],
             },
-            422,
+            400,
             "invalid_request",
             "messages[0].content[0].image_url",
         ),
@@ -599,7 +599,7 @@ def test_sampling_settings_out_of_range_are_refused(
     body = {"model": "openai/gpt-4o", "messages": HELLO, **SAMPLING, field: value}
     with tenant.client() as http:
         for path in ("/chat/completions", "/ai-gateway/quote"):
-            error = assert_error(http.post(path, json=body), 422, "invalid_request")
+            error = assert_error(http.post(path, json=body), 400, "invalid_request")
             assert re.split(r"[.[]", error["param"])[0] == field, error
         assert http.get("/ai-gateway/usage").json()["data"] == []
 
@@ -622,3 +622,13 @@ def test_asking_for_a_million_tokens_gets_the_output_limit(tenant: Tenant) -> No
     )
     assert whole["choices"][0]["finish_reason"] == "length"
     assert whole["usage"]["completion_tokens"] == 16384  # gpt-4o-mini's output limit
+
+
+def test_an_invalid_request_is_the_sdks_bad_request_error(client: openai.OpenAI) -> None:
+    """400 as OpenAI's API answers it, not 422: client code catches BadRequestError."""
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model="openai/gpt-4o", messages=HELLO, temperature=5)
+    assert (raised.value.status_code, raised.value.param) == (400, "temperature")
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.responses.create(model="openai/gpt-4o", input="hi", top_logprobs=99)
+    assert raised.value.param == "top_logprobs"

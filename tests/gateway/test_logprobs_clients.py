@@ -188,17 +188,17 @@ def test_bad_logprob_fields_are_refused(tenant: Tenant, emulator: EmulatorHandle
     chat = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "Hi"}]}
     with httpx.Client(base_url=emulator.base_url, headers=auth) as http:
         alone = http.post("/chat/completions", json={**chat, "top_logprobs": 2})
-        assert assert_error(alone, 422, "invalid_request")["param"] == "top_logprobs"
+        assert assert_error(alone, 400, "invalid_request")["param"] == "top_logprobs"
         too_many = http.post(
             "/chat/completions", json={**chat, "logprobs": True, "top_logprobs": 21}
         )
-        assert assert_error(too_many, 422, "invalid_request")["param"] == "top_logprobs"
+        assert assert_error(too_many, 400, "invalid_request")["param"] == "top_logprobs"
         wrong = http.post("/chat/completions", json={**chat, "logprobs": "yes"})
-        assert assert_error(wrong, 422, "invalid_request")["param"] == "logprobs"
+        assert assert_error(wrong, 400, "invalid_request")["param"] == "logprobs"
         negative = http.post(
             "/responses", json={"model": "openai/gpt-4o", "input": "Hi", "top_logprobs": -1}
         )
-        assert assert_error(negative, 422, "invalid_request")["param"] == "top_logprobs"
+        assert assert_error(negative, 400, "invalid_request")["param"] == "top_logprobs"
 
 
 def test_the_catalog_names_the_models_that_give_them(client: openai.OpenAI) -> None:

@@ -328,10 +328,10 @@ def test_reasoning_needs_a_model_with_the_capability(
         ("/responses", {"input": "hi", "include": "reasoning.encrypted_content"}, "include"),
     ],
 )  # fmt: skip
-def test_malformed_reasoning_is_422(tenant: Tenant, path: str, body: dict, param: str) -> None:
+def test_malformed_reasoning_is_400(tenant: Tenant, path: str, body: dict, param: str) -> None:
     with tenant.client() as http:
         refused = http.post(path, json={"model": "openai/o4-mini", **body})
-    assert assert_error(refused, 422, "invalid_request")["param"] == param
+    assert assert_error(refused, 400, "invalid_request")["param"] == param
 
 
 @pytest.mark.parametrize("fmt", list(ROUTES))

@@ -140,14 +140,14 @@ def test_bad_responses_requests(tenant: Tenant) -> None:
     with tenant.client() as http:
         assert (
             assert_error(
-                http.post("/responses", json={"model": "openai/gpt-4o"}), 422, "invalid_request"
+                http.post("/responses", json={"model": "openai/gpt-4o"}), 400, "invalid_request"
             )["param"]
             == "input"
         )
         assert (
             assert_error(
                 http.post("/responses", json={"model": "openai/gpt-4o", "input": ""}),
-                422,
+                400,
                 "invalid_request",
             )["param"]
             == "input"
@@ -162,7 +162,7 @@ def test_bad_responses_requests(tenant: Tenant) -> None:
             "input": "x",
             "tools": [{**TOOL, "parameters": {"type": 5}}],
         }
-        assert_error(http.post("/responses", json=bad), 422, "invalid_tool_schema")
+        assert_error(http.post("/responses", json=bad), 400, "invalid_tool_schema")
         r = http.post("/responses", json={"model": "emulator/fail-503", "input": "x"})
         assert assert_error(r, 503, "upstream_failed")["metadata"]["route_attempts"]
 
@@ -185,7 +185,7 @@ def test_fields_the_emulator_does_not_act_on_are_still_typed(
     with tenant.client() as http:
         body = {"model": "openai/gpt-4o", "input": "x", field: value}
         assert (
-            assert_error(http.post("/responses", json=body), 422, "invalid_request")["param"]
+            assert_error(http.post("/responses", json=body), 400, "invalid_request")["param"]
             == field
         )
         chat = {
@@ -195,7 +195,7 @@ def test_fields_the_emulator_does_not_act_on_are_still_typed(
         }
         if field in ("store", "user"):
             assert (
-                assert_error(http.post("/chat/completions", json=chat), 422, "invalid_request")[
+                assert_error(http.post("/chat/completions", json=chat), 400, "invalid_request")[
                     "param"
                 ]
                 == field
@@ -213,12 +213,12 @@ def test_fields_the_emulator_does_not_act_on_are_still_typed(
         {"role": "user"},
     ],
 )
-def test_incomplete_input_items_are_422(tenant: Tenant, item: dict) -> None:
+def test_incomplete_input_items_are_400(tenant: Tenant, item: dict) -> None:
     with tenant.client() as http:
         for path in ("/responses", "/responses/input_tokens"):
             error = assert_error(
                 http.post(path, json={"model": "openai/gpt-4o", "input": [item]}),
-                422,
+                400,
                 "invalid_request",
             )
             assert error["param"].startswith("input")
@@ -292,9 +292,9 @@ def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Ten
         ({"input": "hi", "tool_choice": [1]}, "tool_choice"),
     ],
 )
-def test_malformed_input_parts_and_settings_are_422(
+def test_malformed_input_parts_and_settings_are_400(
     tenant: Tenant, path: str, body: dict, param: str
 ) -> None:
     with tenant.client() as http:
         refused = http.post(path, json={"model": "openai/gpt-4o-mini", **body})
-    assert assert_error(refused, 422, "invalid_request")["param"] == param
+    assert assert_error(refused, 400, "invalid_request")["param"] == param

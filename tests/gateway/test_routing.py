@@ -90,7 +90,7 @@ def test_the_quote_routes_as_the_request_would(tenant: Tenant) -> None:
         ({"require_parameters": "always"}, "provider.require_parameters"),
     ],
 )
-def test_malformed_preferences_are_422(
+def test_malformed_preferences_are_400(
     tenant: Tenant, provider: dict[str, Any], param: str
 ) -> None:
     with tenant.client() as http:
@@ -98,4 +98,4 @@ def test_malformed_preferences_are_422(
             "/chat/completions",
             json={"model": "openai/gpt-4o", "messages": HELLO, "provider": provider},
         )
-    assert assert_error(answer, 422, "invalid_request")["param"] == param
+    assert assert_error(answer, 400, "invalid_request")["param"] == param

@@ -346,30 +346,30 @@ def _tool(schema: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("schema", [{"type": "nonsense"}, {"minimum": 5, "maximum": 3}])
-def test_bad_output_schemas_are_422_on_both_endpoints(tenant: Tenant, schema: Any) -> None:
+def test_bad_output_schemas_are_400_on_both_endpoints(tenant: Tenant, schema: Any) -> None:
     with tenant.client() as http:
         chat = {"model": "openai/gpt-4o", "messages": HI, "response_format": _chat_format(schema)}
         error = assert_error(
-            http.post("/chat/completions", json=chat), 422, "invalid_response_format"
+            http.post("/chat/completions", json=chat), 400, "invalid_response_format"
         )
         assert error["param"] == "response_format.json_schema.schema"
         text = {"format": {"type": "json_schema", "name": "x", "schema": schema}}
         body = {"model": "openai/gpt-4o", "input": "hi", "text": text}
-        error = assert_error(http.post("/responses", json=body), 422, "invalid_response_format")
+        error = assert_error(http.post("/responses", json=body), 400, "invalid_response_format")
         assert error["param"] == "text.format.schema"
         tools = {"model": "openai/gpt-4o", "messages": HI, "tools": [_tool(schema)]}
-        error = assert_error(http.post("/chat/completions", json=tools), 422, "invalid_tool_schema")
+        error = assert_error(http.post("/chat/completions", json=tools), 400, "invalid_tool_schema")
         assert error["param"] == "tools[0].function.parameters"
 
 
-def test_a_responses_json_schema_format_without_schema_is_422(tenant: Tenant) -> None:
+def test_a_responses_json_schema_format_without_schema_is_400(tenant: Tenant) -> None:
     with tenant.client() as http:
         body = {
             "model": "openai/gpt-4o",
             "input": "hi",
             "text": {"format": {"type": "json_schema", "name": "x"}},
         }
-        error = assert_error(http.post("/responses", json=body), 422, "invalid_request")
+        error = assert_error(http.post("/responses", json=body), 400, "invalid_request")
         assert error["param"] == "text.format.schema"
 
 
@@ -458,11 +458,11 @@ def test_tool_names_are_unique_and_errors_name_the_field_as_each_format_writes_i
     with tenant.client() as http:
         for path, body, param in cases:
             sent = {"model": "openai/gpt-4o", **body}
-            error = assert_error(http.post(path, json=sent), 422, "duplicate_tool_name")
+            error = assert_error(http.post(path, json=sent), 400, "duplicate_tool_name")
             assert error["param"] == param, path
             assert "unique" in error["message"]
         body = {"model": "openai/gpt-4o", "input": "hi", "tools": [bad]}
-        error = assert_error(http.post("/responses", json=body), 422, "invalid_tool_schema")
+        error = assert_error(http.post("/responses", json=body), 400, "invalid_tool_schema")
         assert error["param"] == "tools[0].parameters"
         usage = http.get("/ai-gateway/usage").json()["data"]
     assert usage == []  # refused before any route: nothing served, held or charged

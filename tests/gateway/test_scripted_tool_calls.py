@@ -248,5 +248,5 @@ def test_parallel_tool_calls_must_be_a_boolean(tenant: Tenant, path: str) -> Non
     body = {"model": "openai/gpt-4o", "parallel_tool_calls": "maybe"}
     body |= {"messages": [{"role": "user", "content": ASK}]} if "chat" in path else {"input": ASK}
     with tenant.client() as http:
-        error = assert_error(http.post(path, json=body), 422, "invalid_request")
+        error = assert_error(http.post(path, json=body), 400, "invalid_request")
     assert error["param"] == "parallel_tool_calls"

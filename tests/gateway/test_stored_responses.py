@@ -76,7 +76,7 @@ def test_what_was_not_kept_cannot_be_named(tenant: Tenant, emulator: EmulatorHan
             error = assert_error(refused, 400, "item_not_found")
             assert error["param"] == "input[1].id" and item_id in error["message"]
         missing = respond(http, input=[{"type": "item_reference"}])
-        assert assert_error(missing, 422, "invalid_request")["param"] == "input[0]"
+        assert assert_error(missing, 400, "invalid_request")["param"] == "input[0]"
 
 
 def test_counting_and_quoting_read_references_too(tenant: Tenant) -> None:
@@ -180,7 +180,7 @@ def test_input_items_paging_is_checked(tenant: Tenant) -> None:
             ({"order": "sideways"}, "order"),
         ):
             answer = http.get(f"/responses/{made}/input_items", params=params)
-            error = assert_error(answer, 422, "invalid_request")
+            error = assert_error(answer, 400, "invalid_request")
             assert param in (error["param"] or "") + error["message"]
 
 

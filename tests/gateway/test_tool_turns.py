@@ -123,7 +123,7 @@ def test_chat_turns_that_do_not_pair_up(
 def test_a_tool_message_needs_its_call_id(tenant: Tenant) -> None:
     with tenant.client() as http:
         bare = {"role": "tool", "content": "12 C"}
-        error = assert_error(chat(http, [ASK, calls("call_a"), bare]), 422, "invalid_request")
+        error = assert_error(chat(http, [ASK, calls("call_a"), bare]), 400, "invalid_request")
         assert error["param"] == "messages[2].tool_call_id"
 
 
