@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from emulator.server import BackgroundServer
+from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 
 
@@ -28,3 +30,12 @@ def http(emulator: EmulatorHandle) -> Iterator[httpx.Client]:
     """A plain client on the server root, with no credentials."""
     with httpx.Client(base_url=emulator.url) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def slow_streams() -> Iterator[str]:
+    """The URL of a server of its own whose streams take a while: 40 ms between chunks."""
+    settings = Settings(db=":memory:", log_level="warning", stream_delay_ms=40)
+    server = BackgroundServer(settings).start()
+    yield server.url
+    server.stop()

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from emulator.batched_writes import (
     _FLUSH_NOW_BYTES,
@@ -16,7 +14,7 @@ from emulator.batched_writes import (
     BatchedTransport,
     _Turn,
 )
-from emulator.server import BackgroundServer, uvicorn_config
+from emulator.server import uvicorn_config
 from emulator.settings import Settings
 
 
@@ -94,14 +92,6 @@ def test_a_closing_socket_gets_nothing_more_and_the_rest_is_the_sockets_own() ->
         assert transport.get_extra_info("peername") == "extra:peername"
 
     asyncio.run(scenario())
-
-
-@pytest.fixture(scope="module")
-def slow_streams() -> Iterator[str]:
-    settings = Settings(db=":memory:", log_level="warning", stream_delay_ms=40)
-    server = BackgroundServer(settings).start()
-    yield server.url
-    server.stop()
 
 
 def test_a_stream_still_arrives_chunk_by_chunk(slow_streams: str) -> None:

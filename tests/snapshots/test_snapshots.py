@@ -185,18 +185,6 @@ def test_restoring_a_file_that_is_not_a_snapshot_is_a_clear_error(
     assert done.stderr.splitlines()[-1] == f"Error: {message}"
 
 
-@pytest.fixture(scope="module")
-def slow_streams() -> Iterator[str]:
-    """A server whose streams take a while: 40 ms between chunks."""
-    from emulator.server import BackgroundServer
-    from emulator.settings import Settings
-
-    settings = Settings(db=":memory:", log_level="warning", stream_delay_ms=40)
-    server = BackgroundServer(settings).start()
-    yield server.url
-    server.stop()
-
-
 @pytest.fixture
 def admin(slow_streams: str) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=f"{slow_streams}/_emulator") as client:
