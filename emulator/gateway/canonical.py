@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from emulator.errors import ValidationFailed
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -75,6 +77,24 @@ class Tool:
     name: str
     description: str
     parameters: dict[str, Any]
+
+
+def allowed_tools(
+    tools: tuple[Tool, ...], names: list[str], mode: str, where: str
+) -> tuple[tuple[Tool, ...], str]:
+    """`tool_choice: {"type": "allowed_tools", ...}`: the model may call only the tools
+    named (`auto`: or none of them; `required`: one of them). As the tools and the
+    choice to give a model: those named, and the mode. A name not among `tools` is
+    refused, as OpenAI refuses it (`where`: the list of names, for `param`)."""
+    known = {tool.name for tool in tools}
+    for index, name in enumerate(names):
+        if name not in known:
+            raise ValidationFailed(
+                f"tool_choice allows tool {name!r}, which is not among `tools`.",
+                param=f"{where}[{index}]",
+            )
+    wanted = set(names)
+    return tuple(tool for tool in tools if tool.name in wanted), mode
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)

@@ -83,6 +83,18 @@ class NamedToolChoice(_Open):
     function: NamedFunction
 
 
+class AllowedTools(_Open):
+    mode: Literal["auto", "required"]
+    tools: Annotated[list[NamedToolChoice], Field(min_length=1)]
+
+
+class AllowedToolsChoice(_Open):
+    """The model may call only these tools (OpenAI's `allowed_tools`)."""
+
+    type: Literal["allowed_tools"]
+    allowed_tools: AllowedTools
+
+
 class JsonSchemaSpec(_Open):
     name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
     schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
@@ -187,7 +199,9 @@ class ChatCompletionRequest(_Open):
     stop: str | Annotated[list[str], Field(max_length=4)] | None = None
     n: Annotated[int, Field(ge=1, le=8)] | None = None
     tools: Annotated[list[ToolDef], Field(max_length=128)] | None = None
-    tool_choice: Literal["auto", "none", "required"] | NamedToolChoice | None = None
+    tool_choice: (
+        Literal["auto", "none", "required"] | NamedToolChoice | AllowedToolsChoice | None
+    ) = None
     parallel_tool_calls: bool | None = None
     response_format: ResponseFormat | None = None
     logprobs: bool | None = None

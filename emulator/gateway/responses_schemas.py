@@ -75,6 +75,14 @@ class NamedTool(_Open):
     name: str
 
 
+class AllowedToolsChoice(_Open):
+    """The model may call only these tools (OpenAI's `allowed_tools`)."""
+
+    type: Literal["allowed_tools"]
+    mode: Literal["auto", "required"]
+    tools: Annotated[list[NamedTool], Field(min_length=1)]
+
+
 class TextFormat(_Open):
     type: Literal["text", "json_object", "json_schema"]
     name: str | None = None
@@ -105,7 +113,7 @@ class ResponsesRequest(_Open):
     instructions: str | None = None
     max_output_tokens: Annotated[int, Field(ge=1)] | None = None
     tools: Annotated[list[FunctionTool], Field(max_length=128)] | None = None
-    tool_choice: Literal["auto", "none", "required"] | NamedTool | None = None
+    tool_choice: Literal["auto", "none", "required"] | NamedTool | AllowedToolsChoice | None = None
     parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
     temperature: Annotated[float, Field(ge=0, le=2)] | None = None
@@ -132,7 +140,7 @@ class InputTokensRequest(_Open):
     input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
     instructions: str | None = None
     tools: list[FunctionTool] | None = None
-    tool_choice: Literal["auto", "none", "required"] | NamedTool | None = None
+    tool_choice: Literal["auto", "none", "required"] | NamedTool | AllowedToolsChoice | None = None
     parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
     provider: ProviderPreferences | None = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import httpx
 import jsonschema
@@ -194,6 +195,43 @@ def test_tool_choice_none_and_named(client: openai.OpenAI) -> None:
         tool_choice={"type": "function", "function": {"name": "get_weather"}},
     )
     assert named.choices[0].message.tool_calls[0].function.name == "get_weather"
+
+
+def allowed(mode: str, name: str, nested: bool = True) -> Any:
+    """OpenAI's `allowed_tools` choice, as chat (`nested`) or responses write it."""
+    if nested:
+        named = [{"type": "function", "function": {"name": name}}]
+        return {"type": "allowed_tools", "allowed_tools": {"mode": mode, "tools": named}}
+    return {"type": "allowed_tools", "mode": mode, "tools": [{"type": "function", "name": name}]}
+
+
+def test_allowed_tools_limit_what_is_called(client: openai.OpenAI) -> None:
+    """Every tool sent, only the named ones callable."""
+    clock = {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object"}}}
+    tools: Any = [WEATHER_TOOL, clock]
+    flat: Any = [{"type": "function", **t["function"]} for t in tools]
+    asked: Any = [{"role": "user", "content": "What is the weather in Lisbon?"}]
+    for mode in ("required", "auto"):
+        answer = client.chat.completions.create(
+            model="openai/gpt-4o",
+            messages=asked,
+            tools=tools,
+            tool_choice=allowed(mode, "get_time"),
+        )
+        calls = answer.choices[0].message.tool_calls or ()
+        assert [c.function.name for c in calls] == ["get_time"]  # type: ignore[union-attr]
+        made = client.responses.create(
+            model="openai/gpt-4o",
+            input=asked,
+            tools=flat,
+            tool_choice=allowed(mode, "get_time", nested=False),
+        )
+        assert [i.name for i in made.output if i.type == "function_call"] == ["get_time"]
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(
+            model="openai/gpt-4o", messages=HELLO, tools=tools, tool_choice=allowed("auto", "nope")
+        )
+    assert raised.value.param == "tool_choice.allowed_tools.tools[0]"
 
 
 class Recipe(BaseModel):

@@ -19,6 +19,7 @@ from emulator.gateway.canonical import (
     ToolArgumentsDelta,
     ToolCall,
     ToolCallStart,
+    allowed_tools,
     effort_tokens,
     role_of,
 )
@@ -27,22 +28,29 @@ from emulator.gateway.logprobs import entries_of, entry_json, split
 
 def parse_request(body: dict[str, Any]) -> Request:
     messages = tuple(_message(m) for m in body["messages"])
+    tools = tuple(
+        Tool(
+            name=t["function"]["name"],
+            description=t["function"].get("description", ""),
+            parameters=t["function"].get("parameters") or {"type": "object", "properties": {}},
+        )
+        for t in body.get("tools") or ()
+    )
     choice = body.get("tool_choice", "auto") or "auto"
     if isinstance(choice, dict):
-        choice = choice.get("function", {}).get("name", "auto")
+        if choice.get("type") == "allowed_tools":
+            allowed = choice["allowed_tools"]
+            names = [t["function"]["name"] for t in allowed["tools"]]
+            where = "tool_choice.allowed_tools.tools"
+            tools, choice = allowed_tools(tools, names, allowed["mode"], where)
+        else:
+            choice = choice.get("function", {}).get("name", "auto")
     fmt = body.get("response_format") or {}
     stop = body.get("stop") or ()
     request = Request(
         messages=messages,
         max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
-        tools=tuple(
-            Tool(
-                name=t["function"]["name"],
-                description=t["function"].get("description", ""),
-                parameters=t["function"].get("parameters") or {"type": "object", "properties": {}},
-            )
-            for t in body.get("tools") or ()
-        ),
+        tools=tools,
         tool_choice=choice,
         response_format=_format(fmt),
         stop=(stop,) if isinstance(stop, str) else tuple(stop),

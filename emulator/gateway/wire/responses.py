@@ -17,6 +17,7 @@ from emulator.gateway.canonical import (
     TokenLogprob,
     Tool,
     ToolCall,
+    allowed_tools,
     effort_tokens,
     role_of,
 )
@@ -51,18 +52,23 @@ def parse_request(body: dict[str, Any]) -> Request:
         for item in items:
             if item.get("type") != "reasoning":  # an earlier answer's, sent back: not read
                 messages.append(_item(item))
+    tools = tuple(
+        Tool(t["name"], t.get("description") or "", t.get("parameters") or {"type": "object"})
+        for t in body.get("tools") or ()
+        if t.get("type", "function") == "function"
+    )
     choice = body.get("tool_choice", "auto") or "auto"
     if isinstance(choice, dict):
-        choice = choice.get("name", "auto")
+        if choice.get("type") == "allowed_tools":
+            names = [t["name"] for t in choice["tools"]]
+            tools, choice = allowed_tools(tools, names, choice["mode"], "tool_choice.tools")
+        else:
+            choice = choice.get("name", "auto")
     fmt = (body.get("text") or {}).get("format") or {}
     return Request(
         messages=tuple(messages),
         max_tokens=body.get("max_output_tokens"),
-        tools=tuple(
-            Tool(t["name"], t.get("description") or "", t.get("parameters") or {"type": "object"})
-            for t in body.get("tools") or ()
-            if t.get("type", "function") == "function"
-        ),
+        tools=tools,
         tool_choice=choice,
         response_format=_format(fmt),
         seed=(body.get("metadata") or {}).get("seed"),
