@@ -8,6 +8,13 @@ more than their minimum). Anchors and word boundaries add nothing. Whatever
 the tree cannot express (lookarounds, conditionals), or a built string that
 does not match after all, falls back to a list of plain candidates checked
 with `re.search`, the way JSON schema validators test `pattern`.
+
+Repeats multiply (`((a{1000}){1000}){1000}` is a billion characters), and so
+does the matcher's work: `re` steps through every required repeat even of an
+empty group, so `(?:){4000000000}` holds it for minutes on any string.
+`pattern_cost` measures what a pattern requires, for the gateway to refuse
+before anything builds or matches it; a build stops drawing optional repeats
+once it is long, and gives up (to the candidates) past a hard bound.
 """
 
 from __future__ import annotations
@@ -16,6 +23,8 @@ import itertools
 import random
 import re
 import string
+from dataclasses import dataclass, field
+from functools import lru_cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
@@ -28,6 +37,13 @@ _CATEGORY = {
     sre.CATEGORY_SPACE: " ",
 }
 _EXTRA_REPEATS = 3  # `*`, `+` and `{n,}` draw at most this many beyond their minimum
+# Steps (ops built, repeats, characters copied by back-references) of one build. Past
+# _LONG, optional repeats end: strings of earlier versions up to some 8,000 characters
+# (twice the longest minLength drawn) are drawn byte for byte as before, and longer ones
+# no longer run to millions. Past _MOST the build gives up: a pattern the gateway
+# checked (`pattern_cost`) never gets there.
+_LONG = 16_384
+_MOST = 65_536
 _CANDIDATES = (
     "a", "abc", "ABC", "Abc", "a1", "A1", "0", "1", "42", "123", "1234", "12345",
     "2026-01-15", "09:30:00", "2026-01-15T09:30:00Z", "ada@example.com",
@@ -39,6 +55,16 @@ class _Unsupported(Exception):
     """The tree holds a construct this generator does not build."""
 
 
+@dataclass
+class _Build:
+    """One build: the generator, the groups captured so far, the steps taken."""
+
+    rng: random.Random
+    extra: int
+    groups: dict[int, str] = field(default_factory=dict)
+    steps: int = 0
+
+
 def string_for_pattern(
     pattern: str, rng: random.Random, words: tuple[str, ...], extra: int = _EXTRA_REPEATS
 ) -> str | None:
@@ -46,8 +72,10 @@ def string_for_pattern(
 
     Open-ended quantifiers draw up to `extra` repeats beyond their minimum.
     """
+    if pattern_cost(pattern)[1] > _MOST:  # matching it at all would hold the server
+        return None
     try:
-        built = _emit(_parser.parse(pattern), rng, {}, extra)
+        built = _emit(_parser.parse(pattern), _Build(rng, extra))
         if re.search(pattern, built):
             return built
     except (re.error, _Unsupported, RecursionError, OverflowError, ValueError):
@@ -59,11 +87,57 @@ def string_for_pattern(
         return None
 
 
-def _emit(tree: Any, rng: random.Random, groups: dict[int, str], extra: int) -> str:
-    return "".join(_emit_one(op, arg, rng, groups, extra) for op, arg in tree)
+@lru_cache(maxsize=512)
+def pattern_cost(pattern: str) -> tuple[int, int]:
+    """(the characters of the shortest match, the steps `re` takes at least in the
+    pattern's costliest alternative): the second counts the required repeats of parts
+    that match nothing too. (0, 0) when the pattern does not parse (the JSON schema
+    check refuses it)."""
+    try:
+        return _least(_parser.parse(pattern), {})
+    except (re.error, RecursionError, OverflowError, ValueError):
+        return 0, 0
 
 
-def _emit_one(op: Any, arg: Any, rng: random.Random, groups: dict[int, str], extra: int) -> str:
+def _least(tree: Any, groups: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    chars = steps = 0
+    for op, arg in tree:
+        more_chars, more_steps = _least_one(op, arg, groups)
+        chars, steps = chars + more_chars, steps + more_steps
+    return chars, steps
+
+
+def _least_one(op: Any, arg: Any, groups: dict[int, tuple[int, int]]) -> tuple[int, int]:
+    if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
+        chars, steps = _least(arg[2], groups)
+        return arg[0] * chars, arg[0] * max(1, steps)
+    if op is sre.SUBPATTERN:
+        cost = _least(arg[-1], groups)
+        if arg[0] is not None:
+            groups[arg[0]] = cost
+        return cost
+    if op in (sre.BRANCH, sre.GROUPREF_EXISTS):  # the matcher may try every alternative
+        branches = arg[1] if op is sre.BRANCH else (arg[1], arg[2] or [])
+        costs = [_least(branch, groups) for branch in branches]
+        return min(c for c, _ in costs), max(s for _, s in costs)
+    if op in (sre.ASSERT, sre.ASSERT_NOT):
+        return 0, _least(arg[1], groups)[1]
+    if op is sre.ATOMIC_GROUP:
+        return _least(arg, groups)
+    if op is sre.GROUPREF:
+        return groups.get(arg, (0, 0))
+    return (0, 0) if op is sre.AT else (1, 1)
+
+
+def _emit(tree: Any, b: _Build) -> str:
+    return "".join(_emit_one(op, arg, b) for op, arg in tree)
+
+
+def _emit_one(op: Any, arg: Any, b: _Build) -> str:
+    b.steps += 1
+    if b.steps > _MOST:
+        raise _Unsupported("too long")
+    rng = b.rng
     if op is sre.LITERAL:
         return chr(arg)
     if op is sre.NOT_LITERAL:
@@ -73,25 +147,38 @@ def _emit_one(op: Any, arg: Any, rng: random.Random, groups: dict[int, str], ext
     if op is sre.IN:
         return _from_class(arg, rng)
     if op is sre.BRANCH:
-        return _emit(rng.choice(arg[1]), rng, groups, extra)
+        return _emit(rng.choice(arg[1]), b)
     if op is sre.SUBPATTERN:
-        text = _emit(arg[-1], rng, groups, extra)
+        text = _emit(arg[-1], b)
         if arg[0] is not None:
-            groups[arg[0]] = text
+            b.groups[arg[0]] = text
         return text
     if op in (sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT):
         low, high, sub = arg
-        count = rng.randint(low, min(high, low + extra))
-        return "".join(_emit(sub, rng, groups, extra) for _ in range(count))
+        return _repeat(sub, low, rng.randint(low, min(high, low + b.extra)), b)
     if op is sre.ATOMIC_GROUP:
-        return _emit(arg, rng, groups, extra)
+        return _emit(arg, b)
     if op is sre.GROUPREF:
-        return groups.get(arg, "")
+        text = b.groups.get(arg, "")
+        b.steps += len(text)
+        return text
     if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):  # the final check decides lookarounds
         return ""
     if op is sre.CATEGORY:
         return _from_class([(op, arg)], rng)
     raise _Unsupported(str(op))
+
+
+def _repeat(sub: Any, low: int, count: int, b: _Build) -> str:
+    """`count` repeats of `sub`, fewer (not below `low`) once the string is long: the
+    draws stay those of earlier versions until then."""
+    parts = []
+    for n in range(count):
+        b.steps += 1  # a repeat of nothing (`(?:){9999}`) is a step too
+        if n >= low and b.steps > _LONG:
+            break
+        parts.append(_emit(sub, b))
+    return "".join(parts)
 
 
 def _from_class(items: list[tuple[Any, Any]], rng: random.Random) -> str:

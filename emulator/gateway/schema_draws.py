@@ -35,6 +35,15 @@ _BY_NAME = {
 }
 MAX_REF_DEPTH = 24  # nested `$ref` expansions on one path: deeper is a failed try
 MAX_NODES = 20_000  # values drawn for one answer
+# Past half of either budget, a try draws the smallest values the schema allows, as
+# below a repeated `$ref`: arrays of arrays, each of 1 to 3 items, multiply past
+# MAX_NODES in 10 levels. Answers of earlier versions, far smaller, are drawn as before.
+_CROWD = ("#crowded", "#crowded")  # on `refs`, makes `_minimal` true from there down
+# Characters of the strings drawn for one answer: a few times the most the gateway
+# accepts in a schema's smallest value (`schema_limits.MAX_CHARACTERS`), so a try
+# that draws sizes multiplying along the nesting ends in a fraction of a second.
+MAX_CHARS = 262_144
+_CROWDED_NODES, _CROWDED_CHARS = MAX_NODES // 2, MAX_CHARS // 2
 
 
 class Failed(Exception):
@@ -51,6 +60,7 @@ class Gen:
     strict: bool = False
     attempt: int = 0
     nodes: int = 0
+    chars: int = 0
 
     def fits(self, schema: Any, value: Any) -> bool:
         """Does `value` satisfy `schema`, a part of the root (its `$ref`s resolve there)?"""
@@ -71,6 +81,8 @@ def _value(schema: Any, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     g.nodes += 1
     if g.nodes > MAX_NODES:
         raise Failed("too many values")
+    if (g.nodes > _CROWDED_NODES or g.chars > _CROWDED_CHARS) and not _minimal(refs):
+        refs = (*refs, *_CROWD)
     if "$ref" in schema:
         return _ref(schema, g, name, refs)
     if "const" in schema:
@@ -88,7 +100,7 @@ def _value(schema: Any, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if schema.get("allOf"):
         merged: dict[str, Any] = {}
         for part in schema["allOf"]:
-            merged = _merge(merged, _resolve(part["$ref"], g.root) if "$ref" in part else part)
+            merged = _merge(merged, resolve(part["$ref"], g.root) if "$ref" in part else part)
         return _value(merged, g, name, refs)
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -103,7 +115,7 @@ def _ref(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> An
     ref = schema["$ref"]
     if len(refs) >= MAX_REF_DEPTH:
         raise Failed("recursion without end")
-    target = _resolve(ref, g.root)
+    target = resolve(ref, g.root)
     rest = {k: v for k, v in schema.items() if k != "$ref"}
     if g.strict and rest and isinstance(target, dict):
         target = meet(target, rest)
@@ -135,6 +147,14 @@ def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> 
 
 
 def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
+    text = _text(schema, g, name)
+    g.chars += len(text) if isinstance(text, str) else 0
+    if g.chars > MAX_CHARS:
+        raise Failed("too many characters")
+    return text
+
+
+def _text(schema: dict[str, Any], g: Gen, name: str) -> Any:
     rng = g.rng
     pattern = schema.get("pattern")
     if g.strict and isinstance(pattern, str):
@@ -233,7 +253,7 @@ _BUILDERS = {
 }
 
 
-def _resolve(ref: str, root: Any) -> Any:
+def resolve(ref: str, root: Any) -> Any:
     """The part of `root` a local `$ref` (`#`, `#/$defs/...`) points at; None if elsewhere."""
     if not ref.startswith("#"):
         return None
@@ -301,7 +321,7 @@ def _deref(part: Any, g: Gen, refs: tuple[str, ...]) -> tuple[Any, tuple[str, ..
         if len(refs) >= MAX_REF_DEPTH:
             raise Failed("recursion without end")
         ref = part["$ref"]
-        target = _resolve(ref, g.root)
+        target = resolve(ref, g.root)
         rest = {k: v for k, v in part.items() if k != "$ref"}
         part, refs = (meet(target, rest) if isinstance(target, dict) else target), (*refs, ref)
     return part, refs

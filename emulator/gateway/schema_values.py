@@ -23,8 +23,9 @@ below it are the smallest the schema allows (no optional properties, arrays
 at `minItems`, `null` branches first).
 
 `check_schema` is what the gateway calls before serving: a schema that is not
-a JSON schema, that has contradictory bounds, or for which no valid value can
-be found is refused with a sentence saying why. Verdicts are cached by the
+a JSON schema, that has contradictory bounds, that is past the emulator's
+limits (nesting, sizes, patterns: `schema_limits`), or for which no valid value
+can be found is refused with a sentence saying why. Verdicts are cached by the
 schema's text, so a schema sent again costs one `json.dumps`.
 """
 
@@ -36,7 +37,9 @@ import random
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from emulator.gateway.pattern_values import pattern_cost
 from emulator.gateway.schema_draws import WORDS, Gen, draw
+from emulator.gateway.schema_limits import MAX_DEPTH, too_deep, too_large
 
 if TYPE_CHECKING:  # jsonschema is imported on first use: plain chat never loads it
     from jsonschema import Draft202012Validator
@@ -44,7 +47,10 @@ if TYPE_CHECKING:  # jsonschema is imported on first use: plain chat never loads
 __all__ = ["WORDS", "SchemaProblem", "check_schema", "value_for"]
 
 STRICT_TRIES = 4
-MAX_SIZE = 4096  # the largest minItems / minLength / minProperties the emulator draws
+MAX_SIZE = 4096  # the largest minItems / minLength / minProperties / pattern the emulator draws
+_TOO_DEEP = (
+    f"it nests objects and arrays more than {MAX_DEPTH} levels deep, the most the emulator takes"
+)
 _NOTHING = object()
 _BOUNDS = (
     ("minimum", "maximum"),
@@ -67,11 +73,14 @@ class SchemaProblem(ValueError):
 
 def value_for(schema: Any, rng: random.Random) -> Any:
     """A value `schema` accepts, drawn from `rng`; SchemaProblem when there is none."""
-    text = _text(schema)
-    found, value = _search(schema, rng, _validator(text))
-    if found:
-        return value
-    found, value = _probe(text)
+    try:
+        text = _text(schema)
+        found, value = _search(schema, rng, _validator(text))
+        if found:
+            return value
+        found, value = _probe(text)
+    except RecursionError as exc:  # a schema check_schema would have refused as too deep
+        raise SchemaProblem(_TOO_DEEP) from exc
     if not found:
         raise SchemaProblem(value)
     return copy.deepcopy(value)
@@ -79,7 +88,10 @@ def value_for(schema: Any, rng: random.Random) -> Any:
 
 def check_schema(schema: Any) -> None:
     """Raise SchemaProblem when `schema` is not a JSON schema or cannot be satisfied."""
-    problem = _problem(_text(schema))
+    try:
+        problem = _problem(_text(schema))
+    except RecursionError as exc:  # the depth check runs first; this is the net below it
+        raise SchemaProblem(_TOO_DEEP) from exc
     if problem is not None:
         raise SchemaProblem(problem[0], invalid=problem[1])
 
@@ -89,6 +101,8 @@ def _problem(text: str) -> tuple[str, bool] | None:
     from jsonschema import Draft202012Validator, SchemaError
 
     schema = json.loads(text)
+    if too_deep(schema):  # before anything recursive runs over it
+        return _TOO_DEEP, False
     try:
         Draft202012Validator.check_schema(schema)
     except SchemaError as exc:
@@ -96,6 +110,11 @@ def _problem(text: str) -> tuple[str, bool] | None:
     contradiction = _contradiction(schema)
     if contradiction:
         return contradiction, False
+    if (large := too_large(schema)) is not None:
+        return (
+            f"{large} (sizes add up, and multiply along the nesting), the most the emulator draws",
+            False,
+        )
     found, value = _probe(text)
     return None if found else (value, False)
 
@@ -167,6 +186,8 @@ def _contradiction(schema: Any, where: str = "") -> str | None:
             return f"`{low_key}` {low} is above `{high_key}` {high} at {where or '/'}"
         if low_key != "minimum" and low is not None and low > MAX_SIZE:
             return f"`{low_key}` {low} at {where or '/'} is above the {MAX_SIZE} the emulator draws"
+    if (costly := _costly_pattern(schema, where)) is not None:
+        return costly
     lower = max(_present(schema, "minimum", "exclusiveMinimum"), default=None)
     upper = min(_present(schema, "maximum", "exclusiveMaximum"), key=_tightest, default=None)
     if (
@@ -177,6 +198,28 @@ def _contradiction(schema: Any, where: str = "") -> str | None:
         return f"no number meets both the lower and the upper bound at {where or '/'}"
     children = ((f"{where}/{k}", v) for k, v in schema.items() if k not in _NOT_SCHEMAS)
     return next((p for w, sub in children if (p := _contradiction(sub, w))), None)
+
+
+def _costly_pattern(schema: dict[str, Any], where: str) -> str | None:
+    """A `pattern` (or `patternProperties` key) no string of MAX_SIZE characters matches,
+    or whose required repeats alone would hold the matcher (`re` steps through each,
+    even of an empty group): validating a value would take as long as drawing it."""
+    patterns = [(schema.get("pattern"), f"`pattern` at {where or '/'}")]
+    if isinstance(schema.get("patternProperties"), dict):
+        at = f"{where}/patternProperties"
+        patterns += [
+            (key, f"`patternProperties` {key!r} at {at}") for key in schema["patternProperties"]
+        ]
+    for pattern, named in patterns:
+        chars, steps = pattern_cost(pattern) if isinstance(pattern, str) else (0, 0)
+        if chars > MAX_SIZE:
+            needs = f"matches no string shorter than {chars} characters"
+        elif steps > MAX_SIZE:
+            needs = f"needs {steps} characters or repeats in one of its alternatives"
+        else:
+            continue
+        return f"{named} {needs}, above the {MAX_SIZE} the emulator draws"
+    return None
 
 
 def _number(value: Any) -> float | None:
