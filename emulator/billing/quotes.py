@@ -43,12 +43,13 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     # Checked as the request itself would be: the quote's own schema leaves the
     # request's fields to the endpoint's.
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
-    if not chat_body:
-        talk = stored_responses.conversation(rt, caller.account_id, body)
-        check_body(talk.body, endpoint, talk.history)
-        body = talk.whole()
-    else:
-        check_body(body, endpoint)
+    talk = (
+        stored_responses.Conversation(body)
+        if chat_body
+        else stored_responses.conversation(rt, caller.account_id, body)
+    )
+    check_body(talk.body, endpoint, talk.history)
+    body = talk.whole()
     request = _request(body, chat_body)
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
