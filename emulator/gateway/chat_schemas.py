@@ -69,9 +69,24 @@ class FunctionDef(_Open):
     strict: bool | None = None
 
 
+def only_functions(tool: Any) -> Any:
+    """Refuse a tool that is not a function (chat's `custom`, the responses API's built-in
+    `web_search`, `file_search`, ...) with one clear reason, before its fields are
+    checked as a function's: nothing here would run it."""
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    if isinstance(kind, str) and kind != "function":
+        raise ValueError(
+            f"tools of type {kind!r} are not supported by the emulator, which runs function "
+            'tools only ({"type": "function", ...}); leave it out of `tools` in tests'
+        )
+    return tool
+
+
 class ToolDef(_Open):
     type: Literal["function"]
     function: FunctionDef
+
+    _not_a_function = model_validator(mode="before")(only_functions)
 
 
 class NamedFunction(_Open):

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
-from emulator.gateway.chat_schemas import Effort, ProviderPreferences
+from emulator.gateway.chat_schemas import Effort, ProviderPreferences, only_functions
 
 
 class _Open(WireModel):
@@ -68,6 +68,8 @@ class FunctionTool(_Open):
     description: str | None = None
     parameters: dict[str, Any] | None = None
     strict: bool | None = None
+
+    _not_a_function = model_validator(mode="before")(only_functions)
 
 
 class NamedTool(_Open):

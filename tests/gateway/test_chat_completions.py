@@ -670,3 +670,13 @@ def test_an_invalid_request_is_the_sdks_bad_request_error(client: openai.OpenAI)
     with pytest.raises(openai.BadRequestError) as raised:
         client.responses.create(model="openai/gpt-4o", input="hi", top_logprobs=99)
     assert raised.value.param == "top_logprobs"
+
+
+def test_tools_that_are_not_functions_are_refused_with_the_reason(client: openai.OpenAI) -> None:
+    custom: Any = [{"type": "custom", "custom": {"name": "grammar"}}]
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.chat.completions.create(model="openai/gpt-4o", messages=HELLO, tools=custom)
+    assert raised.value.param == "tools[0]" and "'custom' are not supported" in raised.value.message
+    with pytest.raises(openai.BadRequestError) as raised:
+        client.responses.create(model="openai/gpt-4o", input="hi", tools=[{"type": "web_search"}])
+    assert raised.value.param == "tools[0]" and "'web_search'" in raised.value.message
