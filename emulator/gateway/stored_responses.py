@@ -158,6 +158,19 @@ def forget(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
     return {"id": response_id, "object": "response", "deleted": True}
 
 
+def cancel(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
+    """OpenAI cancels a background response still queued or in progress; the emulator
+    answers every response whole at once (`background` too), so none ever is."""
+    stored = fetch(rt, account_id, response_id)
+    made_how = "completed" if stored.response.get("background") else "not made in background"
+    raise InvalidRequest(
+        f"Response {response_id!r} cannot be cancelled: it is {made_how}. Only a response "
+        "made with `background: true` that is still queued or in progress can be; the "
+        "emulator answers every response at once.",
+        param="response_id",
+    )
+
+
 def _missing(response_id: str) -> NotFound:
     return NotFound(
         f"Response with id {response_id!r} not found: responses are kept when made with "

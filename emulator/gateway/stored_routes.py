@@ -7,7 +7,6 @@ from typing import Annotated, Any, Literal
 from litestar import Controller, delete, get, post
 from litestar.params import FromPath, QueryParameter
 
-from emulator.errors import InvalidRequest
 from emulator.gateway import stored_responses
 from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
@@ -53,12 +52,4 @@ class StoredResponsesController(Controller):
     async def cancel(
         self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
     ) -> dict[str, Any]:
-        stored = stored_responses.fetch(rt, caller.account_id, response_id)
-        # Every response is answered whole at once (`background` too): none is pending.
-        made_how = "completed" if stored.response.get("background") else "not made in background"
-        raise InvalidRequest(
-            f"Response {response_id!r} cannot be cancelled: it is {made_how}. Only a "
-            "response made with `background: true` that is still queued or in progress can "
-            "be; the emulator answers every response at once.",
-            param="response_id",
-        )
+        return stored_responses.cancel(rt, caller.account_id, response_id)
