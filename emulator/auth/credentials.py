@@ -118,6 +118,12 @@ def _check_key(key: ApiKey, auth: RouteAuth) -> None:
             f"This API key ({key.id}) is disabled. Enable it with PATCH /api/v1/keys/{key.id} "
             '{"status": "active"}, or use another key.'
         )
+    require_scope(key, auth)
+
+
+def require_scope(key: ApiKey, auth: RouteAuth) -> None:
+    """403 unless the key has one of `auth.scopes`: for a route whose scope depends on
+    what it is asked (the route itself then takes any of them)."""
     if auth.scopes and not set(auth.scopes) & set(key.scopes):
         raise PermissionDenied(
             f"This API key lacks the scope {auth.describe_scopes()} that this route needs "

@@ -9,7 +9,8 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from emulator.auth.credentials import RouteAuth
+from emulator.auth.credentials import RouteAuth, require_scope
+from emulator.billing.generation_stats import generation_stats
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
@@ -50,6 +51,12 @@ def get_generation(request: DirectRequest) -> Reply:
 
 
 VIDEO = RouteAuth("api_key", ("video",))
+GATEWAY = RouteAuth("api_key", ("ai.gateway",))
+VIDEO_OR_GATEWAY = RouteAuth("api_key", ("video", "ai.gateway"))
+StatsId = Annotated[
+    str | None,
+    QueryParameter(description="A gateway request's id (`gen_...`): its OpenRouter stats."),
+]
 GET_GENERATION = DirectRoute("GET", f"{API_PREFIX}/generation/{{}}", VIDEO, get_generation)
 
 
@@ -85,8 +92,24 @@ class VideoController(Controller):
     ) -> Response[Any]:
         return await serve_declared(request, GET_GENERATION)
 
-    @get("/generation", summary="The account's generation records, newest first")
+    @get(
+        "/generation",
+        summary="The account's generation records, newest first; with `id`, OpenRouter's "
+        "stats of one gateway request",
+        opt={"auth": VIDEO_OR_GATEWAY},
+    )
     async def list_generations(
-        self, request: Request[Any, Any, Any], limit: JobsLimit = None, cursor: Cursor = None
+        self,
+        request: Request[Any, Any, Any],
+        limit: JobsLimit = None,
+        cursor: Cursor = None,
+        id: StatsId = None,
     ) -> dict[str, Any]:
+        # One path, two APIs: the interface's video records, and OpenRouter's
+        # `GET /generation?id=` that its SDKs call for a request's cost.
+        caller = caller_of(request)
+        if caller.key is not None:  # always, on an API-key route
+            require_scope(caller.key, VIDEO if id is None else GATEWAY)
+        if id is not None:
+            return generation_stats(runtime_of(request), caller.account_id, id)
         return job_list(request, "generation", limit, cursor, service.record)

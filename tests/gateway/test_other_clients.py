@@ -50,6 +50,30 @@ def test_openrouter_sdk_stream_and_fallback(router: OpenRouter) -> None:
     assert text == "streamed via openrouter"
 
 
+def test_openrouter_sdk_generation_stats(router: OpenRouter, tenant: Tenant) -> None:
+    """`generations.get_generation` (OpenRouter's `GET /generation?id=`) reads the request's
+    usage event: its tokens, its provider, and what it cost in USD."""
+    result = router.chat.send(
+        model="openai/gpt-4o-mini",
+        models=["emulator/echo"],
+        messages=[{"role": "user", "content": "what does this cost"}],
+        http_referer="https://app.test",
+    )
+    stats = router.generations.get_generation(id=result.id).data
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{result.id}").json()
+    assert stats.id == result.id and stats.model == "openai/gpt-4o-mini"
+    assert (stats.tokens_prompt, stats.tokens_completion) == (
+        result.usage.prompt_tokens,
+        result.usage.completion_tokens,
+    )
+    assert stats.total_cost == stats.usage == event["charge_micros"] / 1_000_000 > 0
+    assert stats.upstream_inference_cost == event["provider_cost_micros"] / 1_000_000
+    assert stats.provider_name == "OpenAI (emulated)" and stats.streamed is False
+    assert [r.status for r in stats.provider_responses] == [200]
+    assert stats.origin == stats.http_referer == "https://app.test"
+
+
 def test_openrouter_sdk_lists_models(router: OpenRouter) -> None:
     models = router.models.list()
     assert "openai/gpt-4o" in [m.id for m in models.result.data]

@@ -1,0 +1,101 @@
+"""OpenRouter's generation stats (`GET /api/v1/generation?id=gen_...`): a usage event in
+the shape OpenRouter's clients read (`{"data": {...}}`, costs in USD as numbers).
+
+The same event as `GET /ai-gateway/usage/{id}`, which stays the exact one (micros).
+What the emulator does not know (moderation, app ids, media counts, the client's
+user agent) is null, as OpenRouter leaves it when it does not apply.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from emulator.billing.money import MICROS_PER_USD
+from emulator.errors import NotFound
+from emulator.gateway.wire.responses import generation_of
+from emulator.store.usage import UsageEvent, get_usage_event
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+_API_TYPES = {"chat.completions": "completions", "responses": "completions"}
+# Stats OpenRouter keeps that nothing in the emulator produces.
+_UNKNOWN = (
+    "app_id",
+    "external_user",
+    "moderation_latency",
+    "native_tokens_completion_images",
+    "native_tokens_reasoning",
+    "num_fetches",
+    "num_input_audio_prompt",
+    "num_media_completion",
+    "num_media_prompt",
+    "num_search_results",
+    "preset_id",
+    "router",
+    "service_tier",
+    "session_id",
+    "upstream_id",
+    "user_agent",
+    "web_search_engine",
+    "workspace_id",
+    "finish_reason",
+    "native_finish_reason",
+)
+
+
+def generation_stats(rt: Runtime, account_id: str, generation_id: str) -> dict[str, Any]:
+    """The stats of one of the account's gateway requests, by its usage event's id (or its
+    response's: `resp_x` is `gen_x`)."""
+    with rt.store.read() as conn:
+        event = get_usage_event(conn, account_id, generation_of(generation_id))
+    if event is None:
+        raise NotFound(f"No generation {generation_id!r} in this account.", param="id")
+    names = {name: row.body["display_name"] for name, row in rt.catalog.view().providers.items()}
+    return {"data": _stats(event, names)}
+
+
+def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
+    attempts = event.route_attempts
+    served = next((a for a in attempts if a.get("status") == "succeeded"), None)
+    referer = event.metadata.get("http_referer")
+    return dict(
+        id=event.id,
+        model=event.model,
+        created_at=event.created_at,
+        api_type=_API_TYPES.get(event.endpoint, "completions"),
+        data_region="global",
+        is_byok=False,
+        streamed=bool(event.metadata.get("stream")),
+        cancelled=False,  # a stream the client left is settled for what it was sent
+        provider_name=provider_names.get(event.provider or "", event.provider),
+        provider_responses=[_attempt(a, provider_names) for a in attempts],
+        latency=sum(a.get("latency_ms") or 0 for a in attempts),
+        generation_time=served.get("latency_ms") if served else None,
+        tokens_prompt=event.prompt_tokens,
+        tokens_completion=event.completion_tokens,
+        native_tokens_prompt=event.prompt_tokens,
+        native_tokens_completion=event.completion_tokens,
+        native_tokens_cached=0,
+        cache_discount=0.0,
+        total_cost=event.charge_micros / MICROS_PER_USD,
+        usage=event.charge_micros / MICROS_PER_USD,
+        upstream_inference_cost=event.provider_cost_micros / MICROS_PER_USD,
+        origin=referer or "",
+        http_referer=referer,
+        request_id=event.metadata.get("request_id"),
+        **dict.fromkeys(_UNKNOWN),
+    )
+
+
+def _attempt(attempt: dict[str, Any], provider_names: dict[str, str]) -> dict[str, Any]:
+    """One route attempt as OpenRouter lists a provider's response (HTTP status 200 or,
+    for a failed one, the 503 the gateway saw)."""
+    provider = attempt.get("provider") or ""
+    return {
+        "status": 200 if attempt.get("status") == "succeeded" else 503,
+        "provider_name": provider_names.get(provider, provider),
+        "model_permaslug": attempt.get("model"),
+        "latency": attempt.get("latency_ms"),
+        "is_byok": False,
+    }

@@ -1,0 +1,75 @@
+"""GET /api/v1/generation?id=: OpenRouter's stats of one gateway request, from its usage
+event; the same path without `id` lists video records (tests/video)."""
+
+from __future__ import annotations
+
+import httpx
+
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error, bearer
+
+
+def _chat(http: httpx.Client, **body: object) -> httpx.Response:
+    body = {"messages": [{"role": "user", "content": "stats please"}], **body}
+    response = http.post("/chat/completions", json=body)
+    assert response.status_code == 200, response.text
+    return response
+
+
+def _scoped(tenant: Tenant, scope: str, product: str) -> httpx.Client:
+    """A client with a new key of the tenant's that has only `scope`."""
+    body = {"name": "scoped", "scopes": [scope], "product": product}
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(tenant.user_token)) as keys:
+        created = keys.post("/keys", json=body)
+    assert created.status_code == 201, created.text
+    return httpx.Client(base_url=tenant.base_url, headers=bearer(created.json()["key"]))
+
+
+def test_a_fallback_shows_every_provider_response_and_the_usd_cost(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        answer = _chat(http, model="emulator/fail-503", models=["emulator/echo"], stream=True)
+        gen_id = answer.headers["x-generation-id"]
+        stats = http.get("/generation", params={"id": gen_id}).json()["data"]
+        event = http.get(f"/ai-gateway/usage/{gen_id}").json()
+    assert stats["id"] == gen_id and stats["model"] == "emulator/echo"
+    assert [(r["status"], r["model_permaslug"]) for r in stats["provider_responses"]] == [
+        (503, "emulator/fail-503"),
+        (200, "emulator/echo"),
+    ]
+    assert stats["streamed"] is True and stats["api_type"] == "completions"
+    assert stats["latency"] == sum(a["latency_ms"] for a in event["route_attempts"])
+    assert stats["total_cost"] == event["charge_micros"] / 1_000_000
+    assert stats["native_tokens_prompt"] == event["prompt_tokens"]
+    assert stats["request_id"] == answer.headers["x-request-id"]
+
+
+def test_a_response_id_finds_its_generation(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        created = http.post("/responses", json={"model": "emulator/echo", "input": "hi"})
+        stats = http.get("/generation", params={"id": created.json()["id"]})
+    assert stats.status_code == 200
+    assert stats.json()["data"]["id"] == created.headers["x-generation-id"]
+
+
+def test_unknown_and_other_accounts_generations_are_not_found(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    other = emulator.create_tenant()
+    with tenant.client() as http, other.client() as theirs:
+        gen_id = _chat(http, model="emulator/echo").headers["x-generation-id"]
+        for client, asked in ((http, "gen_nope"), (theirs, gen_id)):
+            error = assert_error(client.get("/generation", params={"id": asked}), 404, "not_found")
+            assert error["param"] == "id" and asked in error["message"]
+
+
+def test_stats_take_the_gateway_scope_and_the_list_the_video_scope(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        gen_id = _chat(http, model="emulator/echo").headers["x-generation-id"]
+    gateway_only = _scoped(tenant, "ai.gateway", "ai_gateway")
+    video_only = _scoped(tenant, "video", "video")
+    with gateway_only, video_only:
+        assert gateway_only.get("/generation", params={"id": gen_id}).status_code == 200
+        assert_error(gateway_only.get("/generation"), 403, "insufficient_scope")
+        assert video_only.get("/generation").status_code == 200
+        refused = video_only.get("/generation", params={"id": gen_id})
+        assert "`ai.gateway`" in assert_error(refused, 403, "insufficient_scope")["message"]
