@@ -114,6 +114,10 @@ class Request:
     # Out of the repr too: the answer says the same with or without reasoning (the
     # reasoning's own generator is keyed apart), and answers without it are unchanged.
     reasoning: Reasoning | None = field(default=None, repr=False)
+    # With `reasoning` None, what a model that reasons unasked (`Route.default_reasoning`)
+    # does: `default`, its own way; `off`, none (the client turned it off); `hidden`,
+    # billed and not returned (`include_reasoning: false`).
+    reasoning_unasked: str = field(default="default", repr=False)
     # Log probabilities asked for: how many of the most likely tokens each token lists
     # (0 to 20); None: not asked. Out of the repr: asking does not change the answer.
     logprobs: int | None = field(default=None, repr=False)
@@ -132,6 +136,7 @@ class Request:
             self.n,
             self.parallel_tool_calls,
             self.reasoning,
+            self.reasoning_unasked,
             self.logprobs,
         )
 

@@ -156,6 +156,7 @@ def model_wire(
         "supported_parameters": parameters,
         "data_policy": body["data_policy"],
         "premium": model.premium,
+        "default_reasoning": body.get("default_reasoning"),
         "top_provider": {
             **top,
             "is_moderated": False,
@@ -222,6 +223,7 @@ def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
         "supported_parameters": VIDEO_PARAMETERS,
         "data_policy": {"training": False, "retention_days": 30, "zero_data_retention": False},
         "premium": False,
+        "default_reasoning": None,
         "top_provider": {"name": "vidprov", "is_moderated": False, "modality": "video"},
         "providers": [],
         "default_parameters": {},

@@ -59,7 +59,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
     ident, model, created = served.id, served.route.model, served.created
     answer_headers = {"X-Generation-Id": ident}
-    hidden = call.request.reasoning is not None and call.request.reasoning.exclude
+    reasoning = service.reasoning_of(call.request, served.route)
+    hidden = reasoning is not None and reasoning.exclude
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:

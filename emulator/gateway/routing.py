@@ -34,6 +34,7 @@ class Route:
     context_length: int
     prompt_micros_per_mtok: int
     completion_micros_per_mtok: int
+    default_reasoning: str | None = None  # the model's: `shown`, `hidden`, or none
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -141,7 +142,7 @@ def _candidates(
         for provider in entry["providers"]:
             excluded = _excluded(entry, provider, prefs)
             if excluded is None:
-                candidates.append(_route(model_id, provider))
+                candidates.append(_route(entry, provider))
             else:
                 last = max(last, excluded)
         routes += sorted(candidates, key=lambda r: _rank(r, prefs))
@@ -168,10 +169,10 @@ def _excluded(model: dict[str, Any], provider: dict[str, Any], prefs: ProviderPr
     return None
 
 
-def _route(model: str, provider: dict[str, Any]) -> Route:
+def _route(model: dict[str, Any], provider: dict[str, Any]) -> Route:
     pricing = provider["pricing"]
     return Route(
-        model=model,
+        model=model["id"],
         provider=provider["name"],
         wire_format=provider["wire_format"],
         status=provider["status"],
@@ -181,6 +182,7 @@ def _route(model: str, provider: dict[str, Any]) -> Route:
         context_length=provider["context_length"],
         prompt_micros_per_mtok=pricing["prompt_micros_per_mtok"],
         completion_micros_per_mtok=pricing["completion_micros_per_mtok"],
+        default_reasoning=model.get("default_reasoning"),
     )
 
 

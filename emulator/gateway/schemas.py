@@ -102,6 +102,8 @@ class ModelOut(WireModel):
     supported_parameters: list[str]
     data_policy: dict[str, Any]
     premium: bool
+    # Reasoning done unasked: `shown` returned, `hidden` billed only (an addition).
+    default_reasoning: Literal["shown", "hidden"] | None
     top_provider: TopProvider | VideoTopProvider | None
     providers: list[ModelProvider]  # the gateway's routes (none for video models)
     default_parameters: dict[str, Any]

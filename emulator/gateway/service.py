@@ -25,7 +25,7 @@ from emulator.errors import (
 )
 from emulator.faults import apply as fault_apply
 from emulator.gateway import chat_schemas, logprobs, responses_schemas
-from emulator.gateway.canonical import Completion, Delta, Request
+from emulator.gateway.canonical import Completion, Delta, Reasoning, Request, effort_tokens
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
 from emulator.gateway.providers import EVENTS, WIRE, FakeProvider, ProviderFailed
@@ -189,9 +189,27 @@ def _check_premium(caller: Caller, view: CatalogView, routes: list[Route]) -> No
 
 
 def capped(request: Request, route: Route) -> Request:
-    """No provider writes more than its model's output limit: it caps `max_tokens`."""
+    """What the route's provider is asked: no more than its model's output limit (it caps
+    `max_tokens`), and the reasoning its model does unasked."""
     limit = _output_limit(request, route)
-    return request if request.max_tokens == limit else request.with_max_tokens(limit)
+    asked = request if request.max_tokens == limit else request.with_max_tokens(limit)
+    reasoning = reasoning_of(request, route)
+    if reasoning is request.reasoning:
+        return asked
+    if asked is request:  # never changed: the call's request is shared by its routes
+        asked = request.with_max_tokens(limit)
+    asked.reasoning = reasoning
+    return asked
+
+
+def reasoning_of(request: Request, route: Route) -> Reasoning | None:
+    """The reasoning the route's model does: what the request asks for, else what the
+    model does unasked (`default_reasoning`: `hidden` is billed and not returned)."""
+    unasked = route.default_reasoning
+    if request.reasoning is not None or unasked is None or request.reasoning_unasked == "off":
+        return request.reasoning
+    hidden = unasked == "hidden" or request.reasoning_unasked == "hidden"
+    return Reasoning(effort_tokens(None), exclude=hidden)
 
 
 def _output_limit(request: Request, route: Route) -> int:

@@ -1,4 +1,5 @@
-"""Reasoning, for models with the `reasoning` capability when a request asks for it.
+"""Reasoning, for models with the `reasoning` capability when a request asks for it
+(or, unasked, for the models that always think: `service.reasoning_of`).
 
 What a model "thinks" before it answers: sentences about the words of the last
 user message, drawn from a generator of its own (keyed by the request like the

@@ -99,6 +99,9 @@ class ModelFixture(_Strict):
     ] = []
     data_policy: dict[str, Any] = {}
     premium: bool = False
+    # Reasons when not asked to (o-series, R1): `shown` returns the reasoning,
+    # `hidden` bills it only. Without it, a model reasons only when asked.
+    default_reasoning: Literal["shown", "hidden"] | None = None
     providers: list[ModelProviderFixture] = Field(min_length=1)
 
     @field_validator("id")
@@ -108,6 +111,12 @@ class ModelFixture(_Strict):
         if not vendor or not name:
             raise ValueError("a model id has the form <vendor>/<model_name>")
         return value
+
+    @model_validator(mode="after")
+    def _reasons_only_if_able(self) -> ModelFixture:
+        if self.default_reasoning and "reasoning" not in self.capabilities:
+            raise ValueError("default_reasoning needs the `reasoning` capability")
+        return self
 
 
 class PackageFixture(_Strict):

@@ -58,6 +58,11 @@ def test_every_model_has_the_documented_fields(api: httpx.Client) -> None:
             assert float(provider["pricing"]["prompt"]) >= 0
         # The customer-visible price is the default (first) provider's.
         assert model["pricing"] == model["providers"][0]["pricing"]
+        if model["default_reasoning"] is not None:  # reasons unasked: it can reason
+            assert model["capabilities"]["reasoning"]
+    reasons = {m["id"]: m["default_reasoning"] for m in body["data"]}
+    assert reasons["openai/o4-mini"] == "hidden" and reasons["deepseek/deepseek-r1"] == "shown"
+    assert reasons["anthropic/claude-sonnet-4"] is None  # only when asked
 
 
 def test_prices_are_per_token_usd_strings_and_micros_per_million(api: httpx.Client) -> None:

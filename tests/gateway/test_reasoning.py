@@ -1,6 +1,7 @@
-"""Opt-in reasoning through the openai SDK: every provider format, both client formats,
-whole and streamed; its tokens in usage and billing; `max_tokens`, `exclude`, summaries,
-capability routing, and streams cut in the middle of it."""
+"""Reasoning through the openai SDK: every provider format, both client formats, whole
+and streamed; its tokens in usage and billing; `max_tokens`, `exclude`, summaries,
+capability routing, streams cut in the middle of it, and the models that reason
+unasked."""
 
 from __future__ import annotations
 
@@ -131,12 +132,78 @@ def test_reasoning_from_every_provider_format(
 
 def test_the_answer_is_the_same_with_or_without_reasoning(client: openai.OpenAI) -> None:
     body = {"model": "deepseek/deepseek-r1", "messages": [{"role": "user", "content": QUESTION}]}
-    plain = client.chat.completions.create(**body)  # type: ignore[call-overload]
+    plain = client.chat.completions.create(  # type: ignore[call-overload]
+        **body, extra_body={"reasoning": {"enabled": False}}
+    )
     reasoned = chat(client, "chat", False)
     assert "reasoning" not in (plain.choices[0].message.model_extra or {})
     assert plain.usage.completion_tokens_details.reasoning_tokens == 0  # type: ignore[union-attr]
     assert reasoned.text == plain.choices[0].message.content
     assert reasoned.tokens()[0] == plain.usage.completion_tokens + reasoned.tokens()[1]  # type: ignore[union-attr]
+
+
+def unasked(client: openai.OpenAI, model: str, stream: bool, **extra: Any) -> Seen:
+    """A chat answer from `model` without a word about reasoning (but `extra`)."""
+    kwargs = {"model": model, "messages": [{"role": "user", "content": QUESTION}], **extra}
+    if not stream:
+        answer = client.chat.completions.create(**kwargs)
+        message = answer.choices[0].message
+        reasoning = (message.model_extra or {}).get("reasoning")
+        return Seen(message.content or "", reasoning, answer.usage, answer.choices[0].finish_reason)
+    chunks = list(client.chat.completions.create(stream=True, **kwargs))
+    pieces = [(c.delta.model_extra or {}).get("reasoning") for k in chunks for c in k.choices]
+    text = "".join(c.delta.content or "" for k in chunks for c in k.choices)
+    thoughts = "".join(p for p in pieces if p) or None
+    return Seen(text, thoughts, chunks[-1].usage, "stop")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize(
+    ("model", "shown"),
+    [("deepseek/deepseek-r1", True), ("x-ai/grok-3-mini", True), ("openai/o4-mini", False)],
+)
+def test_a_reasoning_model_reasons_unasked_and_bills_it(
+    tenant: Tenant, model: str, shown: bool, stream: bool
+) -> None:
+    """As upstream: o-series and R1 think whether asked or not, at the default effort;
+    R1 and Grok return the thinking, o-series bill it and keep it to themselves."""
+    client = openai.OpenAI(api_key=tenant.api_key, base_url=tenant.base_url, max_retries=0)
+    with client:
+        seen = unasked(client, model, stream)
+        off = unasked(client, model, stream, extra_body={"reasoning": {"enabled": False}})
+    output, reasoning = seen.tokens()
+    assert 45 <= reasoning <= 60  # the default effort, medium
+    assert (seen.reasoning is not None) is shown and seen.text == off.text
+    assert output == off.tokens()[0] + reasoning and off.tokens()[1] == 0
+    with tenant.client() as http:
+        event = http.get("/ai-gateway/usage", params={"limit": 2}).json()["data"][1]
+    assert event["completion_tokens"] == output  # billed: the event of `seen`
+
+
+def test_reasoning_unasked_follows_the_model_that_serves(client: openai.OpenAI) -> None:
+    """The serving model decides: a fallback to R1 reasons, a model that reasons only
+    when asked (Claude) does not."""
+    fallen = unasked(client, "emulator/fail-503", False, extra_body={"models": [ROUTES["chat"][0]]})
+    assert fallen.reasoning and fallen.tokens()[1] > 0
+    claude = unasked(client, "anthropic/claude-sonnet-4", False)
+    assert claude.reasoning is None and claude.tokens()[1] == 0
+
+
+def test_reasoning_unasked_turned_off_or_hidden(client: openai.OpenAI) -> None:
+    model = "deepseek/deepseek-r1"
+    for off in ({"reasoning": {"effort": "none"}}, {"reasoning_effort": "none"}):
+        seen = unasked(client, model, False, extra_body=off)
+        assert seen.reasoning is None and seen.tokens()[1] == 0
+    hidden = unasked(client, model, False, extra_body={"include_reasoning": False})
+    assert hidden.reasoning is None and hidden.tokens()[1] > 0  # still thought, and billed
+    kept = client.responses.create(model="openai/o4-mini", input=QUESTION)
+    assert isinstance(kept.output[0], ResponseReasoningItem) and kept.output[0].summary == []
+    assert kept.usage and kept.usage.output_tokens_details.reasoning_tokens > 0
+    none = client.responses.create(
+        model="openai/o4-mini", input=QUESTION, reasoning={"effort": "none"}
+    )
+    assert none.usage and none.usage.output_tokens_details.reasoning_tokens == 0
+    assert [item.type for item in none.output] == ["message"]
 
 
 @pytest.mark.parametrize(

@@ -213,6 +213,12 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
             "not valid YAML",
         ),
         ("video.yaml", '"1:1": {width', '"4:3": {width', "no output clip for aspect ratio 1:1"),
+        (
+            "models.yaml",
+            "capabilities: [streaming, reasoning]\n    default_reasoning: shown",
+            "capabilities: [streaming]\n    default_reasoning: shown",
+            "default_reasoning needs the `reasoning` capability",
+        ),
     ],
 )
 def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:

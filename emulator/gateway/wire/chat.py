@@ -61,7 +61,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         logprobs=(body.get("top_logprobs") or 0) if body.get("logprobs") else None,
     )
     if not REASONING_FIELDS.isdisjoint(body):  # what the hot path pays for it
-        request.reasoning = _reasoning(body)
+        request.reasoning, request.reasoning_unasked = _reasoning(body)
     return request
 
 
@@ -69,22 +69,25 @@ def parse_request(body: dict[str, Any]) -> Request:
 REASONING_FIELDS = frozenset({"reasoning", "include_reasoning", "reasoning_effort"})
 
 
-def _reasoning(body: dict[str, Any]) -> Reasoning | None:
+def _reasoning(body: dict[str, Any]) -> tuple[Reasoning | None, str]:
     """OpenRouter's `reasoning` object (`effort` or `max_tokens`, `enabled`, `exclude`),
     OpenAI's `reasoning_effort` (the same as `reasoning.effort`), or the older
-    `include_reasoning: true` (the default effort)."""
+    `include_reasoning: true` (the default effort); with none asked, what a model
+    that reasons unasked does (`Request.reasoning_unasked`)."""
     asked, effort = body.get("reasoning"), body.get("reasoning_effort")
     if asked is None and effort is None:
         on = body.get("include_reasoning")
-        return Reasoning(effort_tokens(None), asked_by="include_reasoning") if on else None
+        if on:
+            return Reasoning(effort_tokens(None), asked_by="include_reasoning"), "default"
+        return None, "default" if on is None else "hidden"
     by = "reasoning" if asked is not None else "reasoning_effort"
     asked = asked or {}
     if effort is not None:
         asked = {**asked, "effort": effort}
     if asked.get("enabled") is False or asked.get("effort") == "none":
-        return None
+        return None, "off"
     tokens = asked.get("max_tokens") or effort_tokens(asked.get("effort"))
-    return Reasoning(tokens, exclude=bool(asked.get("exclude")), asked_by=by)
+    return Reasoning(tokens, exclude=bool(asked.get("exclude")), asked_by=by), "default"
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:

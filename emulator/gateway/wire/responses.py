@@ -75,6 +75,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         temperature=body.get("temperature"),
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
         reasoning=_reasoning(body["reasoning"]) if "reasoning" in body else None,
+        reasoning_unasked="off" if _effort(body) == "none" else "default",
         logprobs=_logprobs(body),
     )
 
@@ -86,6 +87,11 @@ def _logprobs(body: dict[str, Any]) -> int | None:
 
 # A budget that is no effort's travels as this emulator's `reasoning.max_tokens`.
 _EFFORTS = {tokens: effort for effort, tokens in EFFORT_TOKENS.items()}
+
+
+def _effort(body: dict[str, Any]) -> str | None:
+    effort: str | None = (body.get("reasoning") or {}).get("effort")
+    return effort
 
 
 def _reasoning(asked: dict[str, Any]) -> Reasoning | None:
