@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from litestar import Controller, get, post, put
-from litestar.params import FromPath, JSONBody
+from litestar.params import FromPath, JSONBody, QueryParameter
 
 from emulator.control import replies, service
 from emulator.control.schemas import (
@@ -13,6 +13,7 @@ from emulator.control.schemas import (
     ClockOut,
     ClockSet,
     HealthOut,
+    LedgerList,
     ProviderList,
     ProviderOut,
     ProviderSet,
@@ -23,7 +24,12 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
-from emulator.web import RuntimeDep, auth_opt
+from emulator.web import Cursor, RuntimeDep, auth_opt
+
+Filter = Annotated[str | None, QueryParameter(max_length=100)]
+LedgerLimit = Annotated[
+    int | None, QueryParameter(ge=1, le=1000, description="Items a page, 1-1000 (default 100).")
+]
 
 # Open unless the emulator runs with --admin-token: "no credential" is a valid choice.
 ADMIN: list[dict[str, list[str]]] = [{}, {"admin": []}]
@@ -62,6 +68,22 @@ class ControlController(Controller):
         self, rt: RuntimeDep, account_id: FromPath[str], data: JSONBody[TopUp]
     ) -> TopUpOut:
         return service.top_up_account(rt, account_id, data)
+
+    @get(
+        "/accounts/{account_id:str}/ledger",
+        summary="The account's ledger entries, newest first (every change of a balance)",
+    )
+    async def ledger(
+        self,
+        rt: RuntimeDep,
+        account_id: FromPath[str],
+        asset: Filter = None,
+        kind: Filter = None,
+        limit: LedgerLimit = None,
+        cursor: Cursor = None,
+    ) -> LedgerList:
+        filters = {"asset": asset, "kind": kind}
+        return service.ledger_page(rt, account_id, filters, limit, cursor)
 
     @get("/providers", summary="The fake providers and their status")
     async def list_providers(self, rt: RuntimeDep) -> ProviderList:

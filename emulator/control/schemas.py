@@ -67,6 +67,26 @@ class TopUpOut(WireModel):
     amount_micros: int
 
 
+class LedgerEntryOut(WireModel):
+    """One change of a balance: every change is one, so the amounts add up to it."""
+
+    id: str
+    object: Literal["ledger_entry"] = "ledger_entry"
+    asset: Literal["usd_micros", "studio_credits"]
+    kind: str  # opening, topup, charge, job_charge, job_refund
+    amount: int  # signed: a charge is negative
+    balance_after: int
+    reference: str | None  # what it is for: a usage event, a job, a top-up's source
+    created_at: str
+
+
+class LedgerList(WireModel):
+    object: Literal["list"] = "list"
+    data: list[LedgerEntryOut]
+    has_more: bool
+    next_cursor: str | None
+
+
 class ClockOut(WireModel):
     mode: Literal["real", "manual"]
     now: str

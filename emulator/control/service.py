@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
 
 from emulator import __version__
 from emulator.billing.ledger import balance_view, top_up
@@ -13,6 +14,7 @@ from emulator.control.schemas import (
     ClockOut,
     ClockSet,
     HealthOut,
+    LedgerList,
     ProviderList,
     ProviderOut,
     ProviderSet,
@@ -26,6 +28,7 @@ from emulator.errors import NotFound, ValidationFailed
 from emulator.ids import hash_secret
 from emulator.jobs.service import settled_read
 from emulator.keys.service import issue_key
+from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
 from emulator.store.meta import get_platform, next_sequence
@@ -165,6 +168,50 @@ def account_out(account: account_rows.Account, pending: int = 0) -> AccountOut:
         created_at=account.created_at,
         **balance_view(account, pending),
     )
+
+
+LEDGER_ASSETS = ("usd_micros", "studio_credits")
+LEDGER_KINDS = ("opening", "topup", "charge", "job_charge", "job_refund")
+
+
+def ledger_page(
+    rt: Runtime,
+    account_id: str,
+    filters: dict[str, str | None],
+    limit: int | None,
+    cursor: str | None,
+) -> LedgerList:
+    """The account's ledger, newest first: what test code checks a balance against."""
+    size = check_limit(limit, default=100, maximum=1000)
+    before = decode_seq_cursor(cursor)
+    clean = {name: value for name, value in filters.items() if value}
+    for name, allowed in (("asset", LEDGER_ASSETS), ("kind", LEDGER_KINDS)):
+        if clean.get(name) not in (None, *allowed):
+            raise ValidationFailed(f"{name} is one of {', '.join(allowed)}.", param=name)
+    entries, account = settled_read(
+        rt,
+        account_id,
+        lambda c: (
+            account_rows.list_ledger(c, account_id, clean, size + 1, before),
+            account_rows.get_account(c, account_id),
+        ),
+    )
+    if account is None:
+        raise NotFound(f"No account {account_id!r}.", param="account_id")
+    return LedgerList.model_validate(
+        page(
+            entries,
+            size,
+            cursor_of=lambda item: encode_cursor(str(item[0])),
+            render=lambda item: _ledger_entry(item[1]),
+        )
+    )
+
+
+def _ledger_entry(entry: account_rows.LedgerEntry) -> dict[str, Any]:
+    data = asdict(entry)
+    data.pop("account_id")
+    return {"object": "ledger_entry", **data}
 
 
 def top_up_account(rt: Runtime, account_id: str, body: TopUp) -> TopUpOut:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from emulator.store.db import newest_first
 from emulator.store.meta import new_id
 
 if TYPE_CHECKING:
@@ -156,6 +157,24 @@ def ledger_sum(conn: sqlite3.Connection, account_id: str, asset: Asset) -> int:
         [account_id, asset],
     ).fetchone()
     return int(row[0])
+
+
+def list_ledger(
+    conn: sqlite3.Connection,
+    account_id: str,
+    filters: dict[str, str],
+    limit: int,
+    before_seq: int | None,
+) -> list[tuple[int, LedgerEntry]]:
+    """The account's ledger entries, newest first; `filters` on asset and kind."""
+    sql = "SELECT rowid AS seq, * FROM ledger WHERE account_id = ?"
+    params: list[Any] = [account_id]
+    for column in ("asset", "kind"):
+        if filters.get(column):
+            sql += f" AND {column} = ?"
+            params.append(filters[column])
+    rows = newest_first(conn, sql, params, limit, before_seq)
+    return [(seq, LedgerEntry(**row)) for seq, row in rows]
 
 
 def insert_user_token(

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 
@@ -227,6 +228,17 @@ class EmulatorHandle:
         body = {"amount_micros": amount_micros}
         result: dict[str, Any] = self.control("POST", f"/accounts/{account_id}/topup", body)
         return result
+
+    def ledger(self, account_id: str, **filters: str) -> list[dict[str, Any]]:
+        """Every ledger entry of the account (`asset`, `kind` filter), newest first."""
+        entries: list[dict[str, Any]] = []
+        query = {"limit": "1000", **filters}
+        while True:
+            page = self.control("GET", f"/accounts/{account_id}/ledger?{urlencode(query)}")
+            entries += page["data"]
+            if not page["has_more"]:
+                return entries
+            query["cursor"] = page["next_cursor"]
 
     def clock(self) -> dict[str, Any]:
         result: dict[str, Any] = self.control("GET", "/clock")
