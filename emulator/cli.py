@@ -369,7 +369,8 @@ def keys_create(
 @click.argument("usd")
 @db_option
 def topup(account: str, usd: str, db: str) -> None:
-    """Add USD (e.g. 10.00) to ACCOUNT's balance, as the dashboard does: a ledger entry."""
+    """Add USD to ACCOUNT's balance (USD such as 10.00): a ledger entry, as the dashboard
+    writes."""
     from emulator.billing.ledger import top_up
     from emulator.billing.money import micros_to_usd, usd_to_micros
     from emulator.store.accounts import get_account

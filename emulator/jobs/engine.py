@@ -60,7 +60,9 @@ def state_at(job: JobRow, now: float) -> JobState:
         return JobState("completed", 100, None, iso(min(start, job.done_ts)), iso(job.done_ts))
     if job.fail_ts is not None and job.fail_ts <= now:
         began = iso(start) if job.fail_ts >= start else None
-        return JobState("failed", _progress(job, job.fail_ts), None, began, iso(job.fail_ts))
+        # Without processing time (`instant`) a failure is still half-way, as planned.
+        reached = _progress(job, job.fail_ts) if job.processing_s > 0 else 50
+        return JobState("failed", reached, None, began, iso(job.fail_ts))
     if now < start:
         return JobState("queued", 0, round(end - now, 3), None, None)
     if now < end:

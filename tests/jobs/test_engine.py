@@ -54,3 +54,6 @@ def test_forced_outcomes_and_instant_speed() -> None:
     assert schedule_for(family, 5, 2.0) == Schedule(2.0, 15.0)
     instant = replace(JOB, queued_s=0.0, processing_s=0.0)
     assert state_at(instant, 1000.0).status == "completed"
+    # Failing at once, an instant job still fails half-way, as a timed one does.
+    failed = state_at(replace(instant, fail_ts=planned_failure(1000.0, Schedule(0, 0))), 1000.0)
+    assert (failed.status, failed.progress) == ("failed", 50)
