@@ -192,12 +192,10 @@ def capped(request: Request, route: Route) -> Request:
     """What the route's provider is asked: no more than its model's output limit (it caps
     `max_tokens`), and the reasoning its model does unasked."""
     limit = _output_limit(request, route)
-    asked = request if request.max_tokens == limit else request.with_max_tokens(limit)
     reasoning = reasoning_of(request, route)
-    if reasoning is request.reasoning:
-        return asked
-    if asked is request:  # never changed: the call's request is shared by its routes
-        asked = request.with_max_tokens(limit)
+    if request.max_tokens == limit and reasoning is request.reasoning:
+        return request
+    asked = request.with_max_tokens(limit)  # a copy: the call's request serves every route
     asked.reasoning = reasoning
     return asked
 
