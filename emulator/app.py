@@ -9,6 +9,7 @@ from litestar.plugins.pydantic import PydanticPlugin
 
 from emulator.billing.routes import (
     BalanceController,
+    OpenRouterAccountController,
     QuoteController,
     ReservationsController,
     UsageController,
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             ResponsesController,
             StoredResponsesController,
             BalanceController,
+            OpenRouterAccountController,
             QuoteController,
             UsageController,
             ReservationsController,

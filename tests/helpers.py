@@ -6,6 +6,8 @@ from typing import Any
 
 import httpx
 
+from emulator.testing import Tenant
+
 # Between response.created and response.completed, a text answer streams these.
 RESPONSES_STREAM_EVENTS = {
     "response.in_progress",
@@ -72,3 +74,12 @@ def mp4_facts(data: bytes) -> tuple[float, int, int]:
     tkhd = mp4_boxes(inner["trak"])["tkhd"]
     width, height = struct.unpack(">II", tkhd[-8:])
     return duration / timescale, width >> 16, height >> 16
+
+
+def scoped_client(tenant: Tenant, scope: str, product: str) -> httpx.Client:
+    """A client with a new key of the tenant's that has only `scope`."""
+    body = {"name": "scoped", "scopes": [scope], "product": product}
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(tenant.user_token)) as keys:
+        created = keys.post("/keys", json=body)
+    assert created.status_code == 201, created.text
+    return httpx.Client(base_url=tenant.base_url, headers=bearer(created.json()["key"]))

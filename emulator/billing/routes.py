@@ -1,13 +1,14 @@
-"""/api/v1/ai-gateway/usage: the account's usage events (API key, scope ai.gateway)."""
+"""/api/v1/ai-gateway/*: balance, quote, usage events and reservations (API key, scope
+ai.gateway), and OpenRouter's `/key` and `/credits`."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from litestar import Controller, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
 
-from emulator.billing import holds, ledger, quotes, usage
+from emulator.billing import holds, ledger, openrouter_account, quotes, usage
 from emulator.billing.schemas import (
     Balance,
     QuoteOut,
@@ -47,6 +48,30 @@ class BalanceController(Controller):
     @get("/", summary="Balance, pending holds and available balance, in micros and USD")
     async def balance(self, rt: RuntimeDep, caller: CallerDep) -> Balance:
         return Balance(account_id=caller.account_id, **ledger.balance_of(rt, caller.account_id))
+
+
+class OpenRouterAccountController(Controller):
+    """OpenRouter's own views of a key and of credits (its SDKs' `api_keys`, `credits`)."""
+
+    path = API_PREFIX
+    security = BEARER
+    tags = ["Billing"]
+
+    @get(
+        "/key",
+        summary="The calling key: spend, limit and budget (OpenRouter's shape)",
+        opt=auth_opt("api_key"),
+    )
+    async def current_key(self, rt: RuntimeDep, caller: CallerDep) -> dict[str, Any]:
+        return openrouter_account.current_key(rt, caller)
+
+    @get(
+        "/credits",
+        summary="Credits given and used, in USD (OpenRouter's shape)",
+        opt=auth_opt("api_key", "ai.gateway"),
+    )
+    async def credits(self, rt: RuntimeDep, caller: CallerDep) -> dict[str, Any]:
+        return openrouter_account.credits(rt, caller.account_id)
 
 
 class UsageController(Controller):

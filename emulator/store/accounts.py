@@ -159,6 +159,16 @@ def ledger_sum(conn: sqlite3.Connection, account_id: str, asset: Asset) -> int:
     return int(row[0])
 
 
+def credited(conn: sqlite3.Connection, account_id: str) -> int:
+    """The USD the account was given: its opening balance and its top-ups."""
+    row = conn.execute(
+        "SELECT COALESCE(SUM(amount), 0) FROM ledger WHERE account_id = ? "
+        "AND asset = 'usd_micros' AND kind IN ('opening', 'topup')",
+        [account_id],
+    ).fetchone()
+    return int(row[0])
+
+
 def list_ledger(
     conn: sqlite3.Connection,
     account_id: str,

@@ -60,6 +60,16 @@ def key_usage(conn: sqlite3.Connection, key_id: str, since: str) -> tuple[int, i
     return int(row[0]), int(row[1]), int(row[2])
 
 
+def key_charges_since(conn: sqlite3.Connection, key_id: str, starts: list[str]) -> list[int]:
+    """The key's charges since each of `starts` (ISO instants), in one query."""
+    since = "COALESCE(SUM(CASE WHEN created_at >= ? THEN charge_micros END), 0)"
+    row = conn.execute(
+        f"SELECT {', '.join(since for _ in starts)} FROM usage_events WHERE key_id = ?",
+        [*starts, key_id],
+    ).fetchone()
+    return [int(value) for value in row]
+
+
 def get_usage_event(conn: sqlite3.Connection, account_id: str, event_id: str) -> UsageEvent | None:
     row = conn.execute(
         "SELECT * FROM usage_events WHERE id = ? AND account_id = ?", [event_id, account_id]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 
 from emulator.testing import EmulatorHandle, Tenant
-from tests.helpers import assert_error, bearer
+from tests.helpers import assert_error, scoped_client
 
 
 def _chat(http: httpx.Client, **body: object) -> httpx.Response:
@@ -14,15 +14,6 @@ def _chat(http: httpx.Client, **body: object) -> httpx.Response:
     response = http.post("/chat/completions", json=body)
     assert response.status_code == 200, response.text
     return response
-
-
-def _scoped(tenant: Tenant, scope: str, product: str) -> httpx.Client:
-    """A client with a new key of the tenant's that has only `scope`."""
-    body = {"name": "scoped", "scopes": [scope], "product": product}
-    with httpx.Client(base_url=tenant.base_url, headers=bearer(tenant.user_token)) as keys:
-        created = keys.post("/keys", json=body)
-    assert created.status_code == 201, created.text
-    return httpx.Client(base_url=tenant.base_url, headers=bearer(created.json()["key"]))
 
 
 def test_a_fallback_shows_every_provider_response_and_the_usd_cost(tenant: Tenant) -> None:
@@ -65,8 +56,8 @@ def test_unknown_and_other_accounts_generations_are_not_found(
 def test_stats_take_the_gateway_scope_and_the_list_the_video_scope(tenant: Tenant) -> None:
     with tenant.client() as http:
         gen_id = _chat(http, model="emulator/echo").headers["x-generation-id"]
-    gateway_only = _scoped(tenant, "ai.gateway", "ai_gateway")
-    video_only = _scoped(tenant, "video", "video")
+    gateway_only = scoped_client(tenant, "ai.gateway", "ai_gateway")
+    video_only = scoped_client(tenant, "video", "video")
     with gateway_only, video_only:
         assert gateway_only.get("/generation", params={"id": gen_id}).status_code == 200
         assert_error(gateway_only.get("/generation"), 403, "insufficient_scope")

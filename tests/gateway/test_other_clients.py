@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 from langchain_core.messages import HumanMessage, ToolMessage
 from langchain_core.tools import tool
@@ -19,6 +20,7 @@ from openrouter.errors import ResponseValidationError
 from pydantic import BaseModel
 
 from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import bearer
 
 
 @pytest.fixture
@@ -72,6 +74,40 @@ def test_openrouter_sdk_generation_stats(router: OpenRouter, tenant: Tenant) -> 
     assert stats.provider_name == "OpenAI (emulated)" and stats.streamed is False
     assert [r.status for r in stats.provider_responses] == [200]
     assert stats.origin == stats.http_referer == "https://app.test"
+
+
+# The SDK warns of the deprecated fields OpenRouter still sends (`rate_limit`).
+@pytest.mark.filterwarnings("ignore:.*DEPRECATED:DeprecationWarning")
+def test_openrouter_sdk_current_key_and_credits(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    """`api_keys.get_current_key_metadata` (`GET /key`) shows the key's spend against its
+    daily limit, which the next UTC day frees; `credits.get_credits` (`GET /credits`)
+    what the account was given and used: the difference is its balance."""
+    body = {"name": "app", "spend_limit_micros": 50_000, "spend_reset_interval": "daily"}
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(tenant.user_token)) as keys:
+        secret = keys.post("/keys", json=body).json()["key"]
+    emulator.top_up(tenant.account_id, 1_000_000)
+    router = OpenRouter(api_key=secret, server_url=emulator.base_url)
+    answer = router.chat.send(
+        model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "spend a little"}]
+    )
+    charge = answer.usage.cost  # OpenRouter's usage: what it cost, in USD
+    key = router.api_keys.get_current_key_metadata().data
+    assert key.label == "app" and key.limit == 0.05 and key.limit_reset == "daily"
+    assert key.usage == key.usage_daily == key.usage_monthly == charge > 0
+    assert key.limit_remaining == pytest.approx(0.05 - charge)
+    (budget,) = key.budgets
+    assert (budget.scope, budget.spend_usd, budget.reset_interval) == ("key_limit", charge, "daily")
+    emulator.advance(86_400)
+    next_day = router.api_keys.get_current_key_metadata().data
+    assert (
+        next_day.usage_daily == 0 and next_day.usage == charge and next_day.limit_remaining == 0.05
+    )
+    credits = router.credits.get_credits().data
+    with tenant.client() as http:
+        balance = http.get("/ai-gateway/balance").json()["balance_micros"]
+    assert credits.total_credits == (tenant.balance_micros + 1_000_000) / 1_000_000
+    assert credits.total_credits - credits.total_usage == pytest.approx(balance / 1_000_000)
+    assert credits.total_usage == charge
 
 
 def test_openrouter_sdk_lists_models(router: OpenRouter) -> None:
