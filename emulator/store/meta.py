@@ -21,6 +21,19 @@ def next_sequence(conn: sqlite3.Connection, name: str) -> int:
     return int(row[0])
 
 
+def sequences(conn: sqlite3.Connection) -> dict[str, int]:
+    return {row[0]: int(row[1]) for row in conn.execute("SELECT name, value FROM sequences")}
+
+
+def raise_sequences(conn: sqlite3.Connection, floor: dict[str, int]) -> None:
+    """No sequence below `floor`'s: the numbers already given out are not given again."""
+    conn.executemany(
+        "INSERT INTO sequences (name, value) VALUES (?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
+        list(floor.items()),
+    )
+
+
 # Two small key-value tables: `meta` (run state such as the clock) and
 # `platform` (what the fixtures say: pricing, world settings).
 def _get(conn: sqlite3.Connection, table: str, key: str) -> Any:

@@ -52,6 +52,25 @@ def test_a_key_created_after_a_snapshot_is_gone_after_restore(
         assert_error(client.get("/ai-gateway/balance"), 401, "invalid_api_key")
 
 
+def test_ids_given_out_before_a_restore_are_not_given_again(
+    emulator: EmulatorHandle,
+) -> None:
+    """The journal and fault rules outlive a restore and name tenants and requests by
+    id: a tenant made after it must not take the id of one made before it."""
+    with emulator.snapshots.saved("t-ids"):
+        before = emulator.create_tenant()
+        with before.client() as client:
+            first = client.post("/chat/completions", json=CHAT).headers["x-generation-id"]
+    after = emulator.create_tenant()
+    with after.client() as client:
+        second = client.post("/chat/completions", json=CHAT).headers["x-generation-id"]
+    assert after.account_id != before.account_id and after.api_key != before.api_key
+    assert second != first
+    assert [e["account_id"] for e in emulator.journal.list(account_id=after.account_id)] == [
+        after.account_id
+    ]
+
+
 def test_unknown_and_bad_names(http: httpx.Client) -> None:
     assert_error(http.post("/_emulator/snapshots/nope/restore"), 404, "not_found")
     assert_error(http.delete("/_emulator/snapshots/nope"), 404, "not_found")
