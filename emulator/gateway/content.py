@@ -10,8 +10,8 @@
 - A scripted reply (fixtures/replies.yaml) whose pattern matches the last user
   message answers with its text, or makes its tool calls (all of them, or
   the first when `parallel_tool_calls` is false) when the request offers
-  every tool it names and `tool_choice` allows them; a text reply gives way
-  to generated tool calls, as before tool calls could be scripted.
+  every tool it names and `tool_choice` allows them; a text reply answers
+  where `auto` would call a tool, and gives way only to a call demanded.
 - `response_format` `json_schema` gets JSON valid against the schema;
   `json_object` gets a JSON object.
 - Otherwise a few sentences about the words of the last user message.
@@ -157,6 +157,8 @@ def _answer(
     rule = _scripted(model, request, replies)
     if rule is not None and rule.tool_calls:
         calls = _scripted_calls(rule, request, lazy)
+    elif rule is not None and request.tool_choice in ("auto", "none"):
+        calls = ()  # a scripted text, which `auto` lets the model say instead of a call
     else:
         calls = _tool_calls(request, lazy)
     if calls:
@@ -304,15 +306,16 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
         a, b = _topics(prompt, lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
     last = request.messages[-1]
-    if last.role == "tool":
-        return _after_tools(request.messages)
+    wanted = _TOKENS_DIRECTIVE.search(prompt)
+    tokens = int(wanted.group(1)) if wanted else None
+    if tokens is not None and request.max_tokens is not None:
+        tokens = min(tokens, request.max_tokens + 1)  # one more than the limit: enough to cut
+    if last.role == "tool":  # the directive holds for the answer after the tools too
+        said = _after_tools(request.messages)
+        return said if tokens is None else _exactly(tokens, family, prompt, lazy(), said)
     if model == "emulator/echo":
         return prompt
-    wanted = _TOKENS_DIRECTIVE.search(prompt)
-    if wanted:
-        tokens = int(wanted.group(1))
-        if request.max_tokens is not None:  # one more than the limit: enough to be cut
-            tokens = min(tokens, request.max_tokens + 1)
+    if tokens is not None:
         return _exactly(tokens, family, prompt, lazy())
     rng = lazy()
     return _sentences(prompt, rng, rng.randint(3, 6))
@@ -354,11 +357,12 @@ def _sentences(prompt: str, rng: random.Random, count: int) -> str:
     return " ".join(parts)
 
 
-def _exactly(tokens: int, family: str, prompt: str, rng: random.Random) -> str:
+def _exactly(tokens: int, family: str, prompt: str, rng: random.Random, start: str = "") -> str:
+    """`tokens` tokens of text, from `start` on (cut if it alone is longer)."""
     # Counted a paragraph at a time (a space ends every token), not the whole text
     # again each time: that was quadratic in `tokens`.
-    paragraphs: list[str] = []
-    spent = 0
+    paragraphs: list[str] = [start] if start else []
+    spent = count_text(start, family) if start else 0
     while spent < tokens:
         paragraphs.append(_sentences(prompt, rng, 4))
         spent += count_text(paragraphs[-1], family)

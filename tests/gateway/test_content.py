@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from emulator.gateway.canonical import Message, Request, Tool
+from emulator.gateway.canonical import Message, Request, Tool, ToolCall
 from emulator.gateway.content import generate
 from emulator.ids import Ids, LazyRng
 
@@ -65,5 +65,24 @@ def test_the_first_scripted_reply_that_applies_wins() -> None:
     # A rule whose tools are not all offered does not apply: the next one does.
     assert answer("a/b", (both, text), tools=tools[:1], tool_choice="none") == ("Booked.", [])
     assert answer("a/b", (both, text)) == ("Booked.", [])
-    # A text rule gives way to a generated tool call, as before tool calls were scripted.
-    assert answer("a/b", (text, both), tools=tools) == (None, ["book"])
+    # A text rule answers in words where `auto` would have called the first tool; a
+    # request that demands a call gets a generated one.
+    assert answer("a/b", (text, both), tools=tools) == ("Booked.", [])
+    assert answer("a/b", (text, both), tools=tools, tool_choice="required") == (None, ["book"])
+    assert answer("a/b", (text,), tools=tools, tool_choice="notify") == (None, ["notify"])
+
+
+def test_the_tokens_directive_holds_for_the_answer_after_tool_results() -> None:
+    call = ToolCall(id="call_1", name="lookup", arguments="{}")
+    messages = (
+        Message(role="user", text="Summarise it [emulator:tokens=40]"),
+        Message(role="assistant", tool_calls=(call,)),
+        Message(role="tool", text="42 orders", tool_call_id="call_1"),
+    )
+    completion = generate("openai/gpt-4o", Request(messages=messages), "chat", LazyRng(Counted()))
+    assert completion.output_tokens == 40 and completion.finish_reason == "stop"
+    assert completion.text and completion.text.startswith("According to lookup, the result is")
+    cut = generate(
+        "openai/gpt-4o", Request(messages=messages, max_tokens=10), "chat", LazyRng(Counted())
+    )
+    assert (cut.output_tokens, cut.finish_reason) == (10, "length")

@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from emulator.gateway.tokens import count_text
-from emulator.testing import Tenant
+from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error
 
 ASK = "What is the weather in Paris and London?"
@@ -165,6 +165,29 @@ def test_the_rule_applies_only_when_the_request_allows_its_calls(client: openai.
     assert calls(tool_choice={"type": "function", "function": {"name": "get_time"}}) == ["get_time"]
     assert calls(tools=CHAT_TOOLS[1:]) == ["get_time"]  # get_weather is not offered
     assert calls(tools=openai.NOT_GIVEN) is None
+
+
+def test_a_scripted_text_answers_an_agent_that_always_sends_its_tools(
+    emulator: EmulatorHandle, client: openai.OpenAI
+) -> None:
+    """`auto` lets a model answer in words: a `reply` rule does, where the generator would
+    call the first tool; a request that demands a call still gets one."""
+    rule = {"pattern": "^how long do refunds take", "reply": "Refunds take 5 days."}
+    ask = {"messages": [{"role": "user", "content": "How long do refunds take?"}]}
+    with emulator.replies.scripted(rule):
+        for stream in (False, True):
+            kwargs = chat_kwargs("emulator", **ask, stream=stream)
+            answer = client.chat.completions.create(**kwargs)
+            if stream:
+                text = "".join(c.choices[0].delta.content or "" for c in answer if c.choices)
+            else:
+                assert answer.choices[0].message.tool_calls is None
+                text = answer.choices[0].message.content
+            assert text == "Refunds take 5 days."
+        forced = client.chat.completions.create(
+            **chat_kwargs("emulator", **ask, tool_choice="required")
+        )
+    assert forced.choices[0].message.tool_calls
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
