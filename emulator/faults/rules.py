@@ -151,6 +151,14 @@ class FaultRule:
     matched: int = 0  # times it matched (fired or not)
 
     @property
+    def draw_key(self) -> str:
+        """What a `probability` draw is keyed by, with the match's count: what the rule
+        does and to which routes, not its id or the tenant it names, which depend on
+        what ran before it. The same rule fires on the same matches in any test order."""
+        m = self.match
+        return repr((m.path, m.method, m.model, m.provider, self.action, self.probability))
+
+    @property
     def spent(self) -> bool:
         return self.times is not None and self.hits >= self.times
 
@@ -240,7 +248,7 @@ class FaultBook:
                     continue
                 rule.matched += 1
                 if rule.probability is not None:
-                    draw = self.ids.rng("fault", rule.id, rule.matched).random()
+                    draw = self.ids.rng("fault", rule.draw_key, rule.matched).random()
                     if draw >= rule.probability:
                         continue
                 rule.hits += 1

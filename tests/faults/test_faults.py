@@ -163,16 +163,22 @@ def test_a_delay_rule_slows_the_answer(emulator: EmulatorHandle, tenant: Tenant)
 
 
 def test_a_probability_rule_is_seeded_so_runs_repeat(emulator: EmulatorHandle) -> None:
-    def outcomes() -> list[int]:
-        emulator.reset()  # the same state: the same rule id, the same draws
+    """The draws follow the rule's matches, not its id or its tenant's, which depend on
+    what ran before: other rules and tenants (another test order, `-n`) change nothing."""
+
+    def outcomes(rules_before: int) -> list[int]:
         tenant = emulator.create_tenant()
+        others = [emulator.faults.add(path="/nowhere", status=500) for _ in range(rules_before)]
         rule = emulator.faults.add(account_id=tenant.account_id, status=500, probability=0.5)
         with rule, tenant.client() as c:
-            return [c.get("/ai-gateway/balance").status_code for _ in range(20)]
+            seen = [c.get("/ai-gateway/balance").status_code for _ in range(20)]
+        for other in others:
+            other.remove()
+        return seen
 
-    first = outcomes()
+    first = outcomes(0)
     assert set(first) == {200, 500}  # about half fire
-    assert outcomes() == first
+    assert outcomes(3) == first
 
 
 def test_the_header_speaks_the_same_vocabulary(tenant: Tenant) -> None:
