@@ -1,5 +1,5 @@
 """Testing helpers for client teams: the pytest plugin and its handles."""
 
-from emulator.testing.handles import EmulatorHandle, Tenant
+from emulator.testing.handles import ControlError, EmulatorHandle, Tenant
 
-__all__ = ["EmulatorHandle", "Tenant"]
+__all__ = ["ControlError", "EmulatorHandle", "Tenant"]

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import httpx
+
+from emulator.testing.control_helpers import (
+    FaultRule,
+    Faults,
+    Jobs,
+    Journal,
+    Providers,
+    Replies,
+    Snapshots,
+)
+
+__all__ = ["ControlError", "EmulatorHandle", "FaultRule", "Tenant"]
 
 
 @dataclass(frozen=True)
@@ -28,157 +38,46 @@ class Tenant:
         headers = {"Authorization": f"Bearer {self.api_key}", **kwargs.pop("headers", {})}
         return httpx.Client(base_url=self.base_url, headers=headers, **kwargs)
 
+    def openai(self, **kwargs: Any) -> Any:
+        """An `openai.OpenAI` client with this tenant's key (the `openai` package needed).
+        `max_retries` is 0 unless given: on the manual clock a 429's `Retry-After` is
+        virtual time, which the SDK would sleep out in real time for nothing."""
+        import openai
 
-MATCH_FIELDS = {"path", "method", "model", "provider", "key_id", "api_key", "account_id"}
+        kwargs.setdefault("max_retries", 0)
+        return openai.OpenAI(api_key=self.api_key, base_url=self.base_url, **kwargs)
 
-
-class FaultRule:
-    """A fault rule on the emulator; as a context manager it removes itself on exit."""
-
-    def __init__(self, handle: EmulatorHandle, data: dict[str, Any]) -> None:
-        self._handle = handle
-        self.id: str = data["id"]
-        self.data = data
-
-    @property
-    def hits(self) -> int:
-        """How many times it fired so far (read from the emulator)."""
-        return int(self._handle.control("GET", f"/faults/{self.id}")["hits"])
-
-    def remove(self) -> None:
-        self._handle._control.delete(f"/faults/{self.id}")  # gone already is fine
-
-    def __enter__(self) -> FaultRule:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.remove()
-
-
-class Faults:
-    """`emulator.faults.add(status=503, path="/api/v1/chat/*", times=1)`: match fields
-    and action fields may be given flat; `match=` and `action=` dicts work too."""
-
-    def __init__(self, handle: EmulatorHandle) -> None:
-        self._handle = handle
-
-    def add(
-        self,
-        *,
-        times: int | None = None,
-        probability: float | None = None,
-        match: dict[str, Any] | None = None,
-        action: dict[str, Any] | None = None,
-        **fields: Any,
-    ) -> FaultRule:
-        flat_match = {k: v for k, v in fields.items() if k in MATCH_FIELDS}
-        flat_action = {k: v for k, v in fields.items() if k not in MATCH_FIELDS}
-        body: dict[str, Any] = {
-            "match": {**(match or {}), **flat_match},
-            "action": {**(action or {}), **flat_action},
-        }
-        if times is not None:
-            body["times"] = times
-        if probability is not None:
-            body["probability"] = probability
-        return FaultRule(self._handle, self._handle.control("POST", "/faults", body))
-
-    def list(self) -> list[dict[str, Any]]:
-        return list(self._handle.control("GET", "/faults")["data"])
-
-    def clear(self) -> None:
-        self._handle.control("DELETE", "/faults")
-
-
-class Journal:
-    """What clients sent and got: `emulator.journal.last(path="/api/v1/chat/*")`."""
-
-    page_size = 1000  # the most the journal gives a page
-
-    def __init__(self, handle: EmulatorHandle) -> None:
-        self._handle = handle
-
-    def list(self, **filters: Any) -> list[dict[str, Any]]:
-        """Newest first; filters: path (glob), method, status, key_id, account_id,
-        since, until. Every match (the pages followed), or the first `limit`."""
-        params = {k: v for k, v in filters.items() if v is not None}
-        whole = "limit" not in params
-        params.setdefault("limit", self.page_size)
-        found: list[dict[str, Any]] = []
-        while True:
-            response = self._handle._control.get("/requests", params=params)
-            response.raise_for_status()
-            page = response.json()
-            found += page["data"]
-            if not (whole and page["has_more"]):
-                return found
-            params["cursor"] = page["next_cursor"]
-
-    def last(self, **filters: Any) -> dict[str, Any] | None:
-        """The newest matching request, with its bodies."""
-        found = self.list(**filters, limit=1)
-        return self.get(found[0]["id"]) if found else None
-
-    def get(self, request_id: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._handle.control("GET", f"/requests/{request_id}")
+    def create_key(self, **body: Any) -> dict[str, Any]:
+        """POST /keys with this tenant's user token (`name` defaults to "test"): the key
+        with its secret in `key`; e.g. `spend_limit_micros=100, spend_reset_interval=
+        "daily"`, or `scopes=["video"], product="video"`."""
+        body.setdefault("name", "test")
+        headers = {"Authorization": f"Bearer {self.user_token}"}
+        with httpx.Client(base_url=self.base_url, headers=headers) as keys:
+            created = keys.post("/keys", json=body)
+        _raise_for(created, "POST", "/api/v1/keys")
+        result: dict[str, Any] = created.json()
         return result
 
-    def clear(self) -> None:
-        self._handle.control("DELETE", "/requests")
+
+class ControlError(httpx.HTTPStatusError):
+    """A control-plane call the emulator refused, with its error message (not just the
+    status): e.g. "Invalid field `action.tiems`: Extra inputs are not permitted"."""
 
 
-Rules = list[dict[str, Any]]  # scripted replies, as fixtures/replies.yaml writes them
-
-
-class Replies:
-    """Scripted replies in force (fixtures/replies.yaml's rules):
-    `with emulator.replies.scripted({"pattern": "^hi$", "tool_calls": [...]}):`"""
-
-    def __init__(self, handle: EmulatorHandle) -> None:
-        self._handle = handle
-
-    def list(self) -> Rules:
-        return list(self._handle.control("GET", "/replies")["replies"])
-
-    def set(self, rules: Rules) -> Rules:
-        """Replace every rule (a 422 names the field of a bad one)."""
-        return list(self._handle.control("PUT", "/replies", {"replies": rules})["replies"])
-
-    @contextmanager
-    def scripted(self, *rules: dict[str, Any]) -> Iterator[Rules]:
-        """These rules first (the first match wins), then those in force; afterwards
-        the rules in force before."""
-        before = self.list()
-        try:
-            yield self.set([*rules, *before])
-        finally:
-            self.set(before)
-
-
-class Snapshots:
-    def __init__(self, handle: EmulatorHandle) -> None:
-        self._handle = handle
-
-    def save(self, name: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._handle.control("POST", "/snapshots", {"name": name})
-        return result
-
-    def restore(self, name: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._handle.control("POST", f"/snapshots/{name}/restore")
-        return result
-
-    def delete(self, name: str) -> None:
-        self._handle.control("DELETE", f"/snapshots/{name}")
-
-    @contextmanager
-    def saved(self, name: str) -> Iterator[dict[str, Any]]:
-        """`with emulator.snapshots.saved("clean"):` the state comes back afterwards."""
-        snapshot = self.save(name)
-        try:
-            yield snapshot
-        finally:
-            self.restore(name)
-            self.delete(name)
+def _raise_for(response: httpx.Response, method: str, path: str) -> None:
+    if response.is_success:
+        return
+    try:
+        error = response.json()["error"]
+        said = f"{error.get('code')}: {error.get('message')}"
+    except (ValueError, KeyError, TypeError, AttributeError):
+        said = response.text[:500]
+    raise ControlError(
+        f"{method} {path} answered {response.status_code} {said}",
+        request=response.request,
+        response=response,
+    )
 
 
 class EmulatorHandle:
@@ -194,10 +93,13 @@ class EmulatorHandle:
         self.journal = Journal(self)
         self.snapshots = Snapshots(self)
         self.replies = Replies(self)
+        self.providers = Providers(self)
+        self.jobs = Jobs(self)
 
     def control(self, method: str, path: str, json: Any = None) -> Any:
+        """Any control-plane call; a refusal raises `ControlError` with its message."""
         response = self._control.request(method, path, json=json)
-        response.raise_for_status()
+        _raise_for(response, method, f"/_emulator{path}")
         return response.json()
 
     def health(self) -> dict[str, Any]:

@@ -1,0 +1,60 @@
+"""The handle's helpers that every client suite needs: errors that say why, rule hits
+after removal, providers down for a block, forced job outcomes, a tenant's keys and its
+openai client."""
+
+from __future__ import annotations
+
+import openai
+import pytest
+
+from emulator.testing import ControlError, EmulatorHandle, Tenant
+from tests.video.test_generate_video import generate
+
+CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+
+
+def test_a_refused_control_call_says_why(emulator: EmulatorHandle) -> None:
+    with pytest.raises(ControlError, match=r"422 .*action\.tiems") as caught:
+        emulator.faults.add(cut_stream_after=3, tiems=1)
+    assert caught.value.response.status_code == 422  # an httpx.HTTPStatusError too
+
+
+def test_a_removed_rule_still_counts_its_hits(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    rule = emulator.faults.add(account_id=tenant.account_id, status=503)
+    with rule, tenant.client() as c:
+        assert c.get("/ai-gateway/balance").status_code == 503
+    assert rule.hits == 1  # read when it was removed
+
+
+def test_a_provider_is_down_for_the_block_only(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as c:
+        with pytest.raises(RuntimeError), emulator.providers.down("openai"):
+            assert c.post("/chat/completions", json=CHAT).json()["provider"] == "azure"
+            raise RuntimeError("the test fails inside the block")
+        assert c.post("/chat/completions", json=CHAT).json()["provider"] == "openai"
+
+
+def test_jobs_are_completed_or_failed_on_demand(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as c:
+        done, failed = (generate(c).json()["id"] for _ in range(2))
+        emulator.jobs.complete(done)
+        emulator.jobs.fail(failed, code="nsfw_detected", message="no")
+        assert c.get(f"/generation/{done}").json()["status"] == "completed"
+        record = c.get(f"/generation/{failed}").json()
+    assert (record["status"], record["error"]["code"]) == ("failed", "nsfw_detected")
+
+
+def test_a_tenant_makes_keys_and_an_openai_client(tenant: Tenant) -> None:
+    limited = tenant.create_key(spend_limit_micros=1, spend_reset_interval="daily")
+    assert limited["key"].startswith("sk-emu-") and limited["spend_limit_micros"] == 1
+    client = tenant.openai()
+    assert client.max_retries == 0  # the manual clock: a retry would sleep for nothing
+    with client:
+        answer = client.chat.completions.create(model="emulator/echo", messages=CHAT["messages"])
+    assert answer.choices[0].message.content == "hi"
+    poor = openai.OpenAI(api_key=limited["key"], base_url=tenant.base_url, max_retries=0)
+    with poor, pytest.raises(openai.APIStatusError) as refused:
+        poor.chat.completions.create(**CHAT)
+    assert refused.value.status_code == 402 and refused.value.code == "budget_exceeded"
+    with pytest.raises(ControlError, match="scopes"):
+        tenant.create_key(scopes=["admin"])
