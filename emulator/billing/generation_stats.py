@@ -67,7 +67,7 @@ def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
         data_region="global",
         is_byok=False,
         streamed=bool(event.metadata.get("stream")),
-        cancelled=False,  # a stream the client left is settled for what it was sent
+        cancelled=event.metadata.get("stream_end") == "client_left",
         provider_name=provider_names.get(event.provider or "", event.provider),
         provider_responses=[_attempt(a, provider_names) for a in attempts],
         latency=sum(a.get("latency_ms") or 0 for a in attempts),

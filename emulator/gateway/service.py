@@ -232,12 +232,21 @@ def fees_of(view: CatalogView) -> Fees:
 
 
 def record_usage(
-    rt: Runtime, caller: Caller, call: Call, served: Served, prompt: int, completion: int
+    rt: Runtime,
+    caller: Caller,
+    call: Call,
+    served: Served,
+    prompt: int,
+    completion: int,
+    stream_end: str | None = None,
 ) -> Charge:
-    """Settle the hold at the real charge and write the usage event, in one transaction."""
+    """Settle the hold at the real charge and write the usage event, in one transaction.
+    A stream says how it ended (`complete`, `cut` by a fault, `client_left`)."""
     route = served.route
     charge = charge_of(rt, served, prompt, completion)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
+    if stream_end is not None:
+        event.metadata["stream_end"] = stream_end
     event.model, event.provider = route.model, route.provider
     event.prompt_tokens, event.completion_tokens = prompt, completion
     event.total_tokens = prompt + completion

@@ -124,6 +124,7 @@ async def paced_stream(
         carried = len(sent)
 
     cut = fault_apply.stream_cut(served.route.model, served.route.provider)
+    was_cut = False
     try:
         if slow:
             yield KEEP_ALIVE
@@ -131,6 +132,7 @@ async def paced_stream(
             if count == cut:  # lines before this one went out: what they carry is billed
                 del sent[carried:]
                 finish.clear()
+                was_cut = True
                 yield cut_event(call.endpoint, count, served)
                 return
             yield line
@@ -141,9 +143,11 @@ async def paced_stream(
     finally:
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
         output = sum(end.output_tokens for end in ends)
-        if len(finish) < len(ends):  # the client left before the end: count what was sent
+        end = "complete"
+        if len(finish) < len(ends):  # cut, or the client left: count what was sent
             output = _sent_tokens(sent, served.route.wire_format)
-        service.record_usage(rt, caller, call, served, ends[0].input_tokens, output)
+            end = "cut" if was_cut else "client_left"
+        service.record_usage(rt, caller, call, served, ends[0].input_tokens, output, end)
 
 
 def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> int:

@@ -117,8 +117,13 @@ def test_a_stream_cut_sends_an_error_event_and_records_what_was_sent(
     assert cut["object"] == "chat.completion.chunk" and cut["id"] and cut["model"]
     assert cut["choices"][0]["finish_reason"] == "error" and cut["error"]["code"] == "stream_cut"
     with tenant.client() as c:
-        events = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"]
+        events = c.get("/ai-gateway/usage", params={"limit": 2}).json()["data"]
         assert 0 < events[0]["completion_tokens"] < 40 and events[0]["status"] == "succeeded"
+        assert [e["metadata"]["stream_end"] for e in events] == ["cut", "cut"]
+        whole = c.post("/chat/completions", json=body)
+        assert whole.status_code == 200
+        last = c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
+        assert last["metadata"]["stream_end"] == "complete"
 
 
 def test_responses_streams_are_cut_with_a_typed_error_event(

@@ -189,4 +189,7 @@ def test_a_client_that_leaves_mid_stream_still_leaves_a_usage_event(
     assert recorded, "no usage event after the client left"
     event = recorded[0]
     assert event["metadata"]["stream"] is True
+    assert event["metadata"]["stream_end"] == "client_left"
     assert 0 < event["completion_tokens"] < 200
+    with tenant.client() as http:  # OpenRouter's stats call it cancelled
+        assert http.get("/generation", params={"id": event["id"]}).json()["data"]["cancelled"]
