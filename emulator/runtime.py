@@ -20,7 +20,14 @@ from emulator.settings import Settings, default_fixtures_dir
 from emulator.snapshots.service import Snapshots
 from emulator.store import Store
 from emulator.store.keys import KeyCache
-from emulator.store.meta import SequenceBlock, get_meta, get_platform, set_meta, set_platform
+from emulator.store.meta import (
+    GivenIdentities,
+    SequenceBlock,
+    get_meta,
+    get_platform,
+    set_meta,
+    set_platform,
+)
 from emulator.store.migrations import data_tables, migrate
 from emulator.store.orphans import end_orphaned_requests
 
@@ -40,6 +47,7 @@ class Runtime:
     # Which state requests run in: a reset or a restore replaces it, and a request
     # still running then (a stream) must not write its charge into the new one.
     world: int = 0
+    identities: GivenIdentities = field(default_factory=GivenIdentities)
     keys: KeyCache = field(init=False)
     faults: FaultBook = field(init=False)
     journal: Journal = field(init=False)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import NotFound
-from emulator.store.meta import get_meta, get_platform, raise_sequences, sequences
+from emulator.store.meta import get_meta, get_platform
 from emulator.store.migrations import migrate
 from emulator.store.orphans import end_orphaned_requests
 
@@ -96,11 +96,9 @@ class Snapshots:
 
 def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
     with rt.store.read() as conn:
-        given = sequences(conn)
+        rt.identities.note(conn)
         source.backup(conn)
-        # Ids are not given twice in a process: the journal and the fault rules, which
-        # a snapshot does not hold, name the tenants and requests made since it was saved.
-        raise_sequences(conn, given)
+        rt.identities.keep(conn)
         saved = get_meta(conn, "clock") or {}
         rt.after_restore(saved.get("manual_now"), saved.get("offset", 0.0))
     with rt.store.write() as conn:

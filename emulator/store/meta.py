@@ -25,13 +25,34 @@ def sequences(conn: sqlite3.Connection) -> dict[str, int]:
     return {row[0]: int(row[1]) for row in conn.execute("SELECT name, value FROM sequences")}
 
 
-def raise_sequences(conn: sqlite3.Connection, floor: dict[str, int]) -> None:
-    """No sequence below `floor`'s: the numbers already given out are not given again."""
-    conn.executemany(
-        "INSERT INTO sequences (name, value) VALUES (?, ?) "
-        "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
-        list(floor.items()),
-    )
+# The sequences a tenant's identity comes from: its account, its keys and their secrets.
+IDENTITY_SEQUENCES = frozenset({"tenant", "key", "api_key_secret"})
+
+
+class GivenIdentities:
+    """The highest identity numbers given out before a snapshot restore, which brings its
+    sequences back: fault rules and the journal (kept across a restore) and a test's own
+    variables name tenants by id, so a tenant made after a restore must not take the id
+    or the key of one made before. Every other id (generations, responses, ledger
+    entries, jobs) follows the restored state, and a reset starts all of them again (the
+    same ids as a fresh start, SPEC 2; it clears the rules and the journal too)."""
+
+    def __init__(self) -> None:
+        self._high: dict[str, int] = {}
+
+    def note(self, conn: sqlite3.Connection) -> None:
+        """Before a restore replaces the state: what it has given out."""
+        for name, value in sequences(conn).items():
+            if name in IDENTITY_SEQUENCES:
+                self._high[name] = max(self._high.get(name, 0), value)
+
+    def keep(self, conn: sqlite3.Connection) -> None:
+        """After: none of them given again."""
+        conn.executemany(
+            "INSERT INTO sequences (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
+            list(self._high.items()),
+        )
 
 
 # Two small key-value tables: `meta` (run state such as the clock) and
