@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.billing.money import micros_to_usd
 from emulator.errors import NotFound, ValidationFailed
-from emulator.jobs.service import settled_read
+from emulator.jobs.service import settle_refunds, settled_read
 from emulator.store.accounts import Account, LedgerEntry, add_ledger_entry, get_account
 from emulator.store.reservations import active_total
 
@@ -28,6 +28,9 @@ def top_up(
     with rt.store.write() as conn:
         if get_account(conn, account_id) is None:
             raise NotFound(f"No account {account_id!r}.", param="account_id")
+        # A job that failed by now is refunded first: its entry, dated when it failed,
+        # comes before the top-up in the ledger as in time.
+        settle_refunds(rt, conn, account_id)
         return add_ledger_entry(
             conn,
             rt.ids,

@@ -121,8 +121,11 @@ class SequenceBlock:
             return value
 
     def reset(self) -> None:
-        with self._lock:
-            self._drop()
+        """After a reset or a restore, which hold the store's lock. Not under ours: a
+        `next` holding it may be waiting for the store's (that was a deadlock). One
+        running in between may still take a number of the old block: its request runs
+        in the replaced state, and writes nothing into the new one (`Runtime.world`)."""
+        self._drop()
 
     def _drop(self) -> None:
         # Without the lock: called by the store, under its own lock, which every

@@ -171,7 +171,7 @@ class Snapshots:
 
 class Providers:
     """The fake providers' status: `with emulator.providers.down("openai"):` its routes
-    fail (fallbacks happen), and it is back up afterwards, even if the test fails."""
+    fail (fallbacks happen), and afterwards it is as it was, even if the test fails."""
 
     def __init__(self, handle: EmulatorHandle) -> None:
         self._handle = handle
@@ -193,12 +193,18 @@ class Providers:
         with self._status(name, "slow") as provider:
             yield provider
 
+    def get(self, name: str) -> dict[str, Any]:
+        listed = self._handle.control("GET", "/providers")["data"]
+        found: dict[str, Any] = next(p for p in listed if p["name"] == name)
+        return found
+
     @contextmanager
     def _status(self, name: str, status: str) -> Iterator[dict[str, Any]]:
+        before = self.get(name)
         try:
             yield self.set(name, status)
         finally:
-            self.set(name, "up")
+            self.set(name, before["status"], before["latency_ms"])
 
 
 class Jobs:

@@ -55,7 +55,11 @@ GATEWAY = RouteAuth("api_key", ("ai.gateway",))
 VIDEO_OR_GATEWAY = RouteAuth("api_key", ("video", "ai.gateway"))
 StatsId = Annotated[
     str | None,
-    QueryParameter(description="A gateway request's id (`gen_...`): its OpenRouter stats."),
+    QueryParameter(
+        min_length=1,
+        max_length=200,
+        description="A gateway request's id (`gen_...`): its OpenRouter stats.",
+    ),
 ]
 GET_GENERATION = DirectRoute("GET", f"{API_PREFIX}/generation/{{}}", VIDEO, get_generation)
 

@@ -51,6 +51,9 @@ def test_unknown_and_other_accounts_generations_are_not_found(
         for client, asked in ((http, "gen_nope"), (theirs, gen_id)):
             error = assert_error(client.get("/generation", params={"id": asked}), 404, "not_found")
             assert error["param"] == "id" and asked in error["message"]
+        for odd in ("", "x" * 201):  # neither a list nor an echo of any length
+            refused = http.get("/generation", params={"id": odd})
+            assert refused.status_code in (400, 422) and refused.json()["error"]["param"] == "id"
 
 
 def test_stats_take_the_gateway_scope_and_the_list_the_video_scope(tenant: Tenant) -> None:

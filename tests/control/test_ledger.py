@@ -58,3 +58,18 @@ def test_the_ledger_pages_and_filters(emulator: EmulatorHandle, tenant: Tenant) 
         assert response.status_code in (400, 422), response.text
         assert response.json()["error"]["param"] in ("kind", "asset", "limit", "cursor")
     assert assert_error(unknown, 404, "not_found")["param"] == "account_id"
+
+
+def test_a_top_up_after_a_job_failed_comes_after_its_refund(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A refund is written by the next write or read of the account's money, dated when
+    the job failed: a top-up is such a write, so the ledger stays in time order."""
+    with tenant.client() as client:
+        generate(client, prompt="a storm [emulator:fail]")
+    emulator.advance(3600)
+    emulator.top_up(tenant.account_id, 1_000)
+    entries = emulator.ledger(tenant.account_id, asset="usd_micros")
+    assert [e["kind"] for e in entries[:2]] == ["topup", "job_refund"]
+    assert entries[0]["created_at"] > entries[1]["created_at"]
+    assert entries[0]["balance_after"] == entries[1]["balance_after"] + 1_000

@@ -32,6 +32,11 @@ def test_a_provider_is_down_for_the_block_only(emulator: EmulatorHandle, tenant:
             assert c.post("/chat/completions", json=CHAT).json()["provider"] == "azure"
             raise RuntimeError("the test fails inside the block")
         assert c.post("/chat/completions", json=CHAT).json()["provider"] == "openai"
+    with emulator.providers.slow("openai"):  # nested: each block puts back what it found
+        with emulator.providers.down("openai"):
+            assert emulator.providers.get("openai")["status"] == "down"
+        assert emulator.providers.get("openai")["status"] == "slow"
+    assert emulator.providers.get("openai")["status"] == "up"
 
 
 def test_jobs_are_completed_or_failed_on_demand(emulator: EmulatorHandle, tenant: Tenant) -> None:
