@@ -25,7 +25,6 @@ _UNKNOWN = (
     "external_user",
     "moderation_latency",
     "native_tokens_completion_images",
-    "native_tokens_reasoning",
     "num_fetches",
     "num_input_audio_prompt",
     "num_media_completion",
@@ -39,8 +38,6 @@ _UNKNOWN = (
     "user_agent",
     "web_search_engine",
     "workspace_id",
-    "finish_reason",
-    "native_finish_reason",
 )
 
 
@@ -77,6 +74,9 @@ def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
         native_tokens_prompt=event.prompt_tokens,
         native_tokens_completion=event.completion_tokens,
         native_tokens_cached=0,
+        native_tokens_reasoning=event.reasoning_tokens,
+        finish_reason=event.finish_reason,
+        native_finish_reason=event.finish_reason,
         cache_discount=0.0,
         total_cost=event.charge_micros / MICROS_PER_USD,
         usage=event.charge_micros / MICROS_PER_USD,

@@ -113,6 +113,8 @@ class UsageEventOut(WireModel):
     margin_micros: int
     route_attempts: list[RouteAttempt]
     metadata: dict[str, Any]
+    reasoning_tokens: int  # of completion_tokens
+    finish_reason: str | None  # the first choice's; `error` for a cut stream
 
 
 class UsageList(WireModel):

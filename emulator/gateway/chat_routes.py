@@ -78,8 +78,14 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]
     answer = chat.render_response(completions, id=ident, model=model, created=created, extra=extra)
-    prompt, output = answer["usage"]["prompt_tokens"], answer["usage"]["completion_tokens"]
-    charge = service.record_usage(rt, caller, call, served, prompt, output)
+    usage = answer["usage"]
+    spent = service.Spent(
+        usage["prompt_tokens"],
+        usage["completion_tokens"],
+        usage["completion_tokens_details"]["reasoning_tokens"],
+        completions[0].finish_reason,
+    )
+    charge = service.record_usage(rt, caller, call, served, spent)
     answer["usage"] |= service.usage_money(charge)
     return Answer(answer_headers, body=answer)
 

@@ -113,9 +113,13 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra, shown=shown
     )
-    charge = service.record_usage(
-        rt, caller, call, served, completion.input_tokens, completion.output_tokens
+    spent = service.Spent(
+        completion.input_tokens,
+        completion.output_tokens,
+        completion.reasoning_tokens,
+        completion.finish_reason,
     )
+    charge = service.record_usage(rt, caller, call, served, spent)
     whole["usage"] |= service.usage_money(charge)
     if kept is not None:
         stored_responses.keep(rt, kept, whole)

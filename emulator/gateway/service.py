@@ -231,24 +231,29 @@ def fees_of(view: CatalogView) -> Fees:
     return view.fees
 
 
-def record_usage(
-    rt: Runtime,
-    caller: Caller,
-    call: Call,
-    served: Served,
-    prompt: int,
-    completion: int,
-    stream_end: str | None = None,
-) -> Charge:
-    """Settle the hold at the real charge and write the usage event, in one transaction.
-    A stream says how it ended (`complete`, `cut` by a fault, `client_left`)."""
+@dataclass(slots=True)
+class Spent:
+    """What an answer used: its tokens (reasoning among the output), why it ended, and
+    for a stream how (`complete`, `cut` by a fault, `client_left`)."""
+
+    prompt: int
+    completion: int
+    reasoning: int = 0
+    finish: str | None = None
+    stream_end: str | None = None
+
+
+def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
+    """Settle the hold at the real charge and write the usage event, in one transaction."""
     route = served.route
+    prompt, completion = spent.prompt, spent.completion
     charge = charge_of(rt, served, prompt, completion)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
-    if stream_end is not None:
-        event.metadata["stream_end"] = stream_end
+    if spent.stream_end is not None:
+        event.metadata["stream_end"] = spent.stream_end
     event.model, event.provider = route.model, route.provider
     event.prompt_tokens, event.completion_tokens = prompt, completion
+    event.reasoning_tokens, event.finish_reason = spent.reasoning, spent.finish
     event.total_tokens = prompt + completion
     event.provider_cost_micros = charge.provider_cost_micros
     event.platform_fee_micros = charge.platform_fee_micros

@@ -142,20 +142,26 @@ async def paced_stream(
             yield tail
     finally:
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
-        output = sum(end.output_tokens for end in ends)
-        end = "complete"
-        if len(finish) < len(ends):  # cut, or the client left: count what was sent
-            output = _sent_tokens(sent, served.route.wire_format)
-            end = "cut" if was_cut else "client_left"
-        service.record_usage(rt, caller, call, served, ends[0].input_tokens, output, end)
+        prompt = ends[0].input_tokens
+        if len(finish) == len(ends):
+            output = sum(e.output_tokens for e in ends)
+            reasoning = sum(e.reasoning_tokens for e in ends)
+            spent = service.Spent(prompt, output, reasoning, ends[0].reason, "complete")
+        else:  # cut, or the client left: count what was sent
+            output, reasoning = _sent_tokens(sent, served.route.wire_format)
+            end, reason = ("cut", "error") if was_cut else ("client_left", None)
+            spent = service.Spent(prompt, output, reasoning, reason, end)
+        service.record_usage(rt, caller, call, served, spent)
 
 
-def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> int:
-    """Output tokens of what was sent, counted as a whole answer counts them: each
-    choice's reasoning and text on their own (joined, the last word of one and the
-    first of the next would count as one), and each tool call's name with its
-    arguments."""
+def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> tuple[int, int]:
+    """Output tokens of what was sent, and of them the reasoning's, counted as a whole
+    answer counts them: each choice's reasoning and text on their own (joined, the last
+    word of one and the first of the next would count as one), and each tool call's name
+    with its arguments."""
     pieces: dict[tuple[int, int], list[str]] = {}
     for owner, text in sent:
         pieces.setdefault(owner, []).append(text)
-    return sum(count_text("".join(texts), family) for texts in pieces.values())
+    counts = {owner: count_text("".join(texts), family) for owner, texts in pieces.items()}
+    reasoning = sum(n for (_, part), n in counts.items() if part == -2)
+    return sum(counts.values()), reasoning

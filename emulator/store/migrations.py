@@ -300,6 +300,14 @@ def m0009_stored_responses(db: Any) -> None:
     )
 
 
+@migration
+def m0010_usage_reasoning_and_finish(db: Any) -> None:
+    """What billing code asks of a usage event besides its tokens: how many of the
+    output tokens were reasoning, and why the answer ended (the first choice's)."""
+    db["usage_events"].add_column("reasoning_tokens", int, not_null_default=0)
+    db["usage_events"].add_column("finish_reason", str)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

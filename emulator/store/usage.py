@@ -31,6 +31,8 @@ class UsageEvent:
     margin_micros: int
     route_attempts: list[dict[str, Any]]
     metadata: dict[str, Any]
+    reasoning_tokens: int = 0  # of completion_tokens
+    finish_reason: str | None = None  # the first choice's; a cut stream's `error`
 
 
 _COLUMNS = [f.name for f in fields(UsageEvent)]

@@ -330,8 +330,16 @@ def test_the_usage_event_counts_and_charges_the_reasoning(tenant: Tenant, stream
         held = http.get("/ai-gateway/reservations", params={"limit": 1}).json()["data"][0]
     assert usage["completion_tokens_details"]["reasoning_tokens"] > 100
     assert event["completion_tokens"] == usage["completion_tokens"]
+    assert event["reasoning_tokens"] == usage["completion_tokens_details"]["reasoning_tokens"]
+    assert event["finish_reason"] == "stop"
     assert event["charge_micros"] == usage["charge_micros"] > 0
     assert held["charge_micros"] == event["charge_micros"] <= held["amount_micros"]
+    with tenant.client() as http:  # OpenRouter's stats say the same
+        stats = http.get("/generation", params={"id": event["id"]}).json()["data"]
+    assert (stats["native_tokens_reasoning"], stats["finish_reason"]) == (
+        event["reasoning_tokens"],
+        "stop",
+    )
 
 
 def test_a_stream_cut_inside_the_reasoning_bills_what_of_it_was_sent(tenant: Tenant) -> None:
@@ -349,6 +357,8 @@ def test_a_stream_cut_inside_the_reasoning_bills_what_of_it_was_sent(tenant: Ten
     with tenant.client() as http:
         event = http.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0]
     assert event["completion_tokens"] == count_text(sent, "chat") > 0
+    assert event["reasoning_tokens"] == event["completion_tokens"]  # all of it reasoning
+    assert event["finish_reason"] == "error" and event["metadata"]["stream_end"] == "cut"
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,28 @@ def events(http: httpx.Client, **params) -> list[dict]:
     return http.get("/ai-gateway/usage", params=params).json()["data"]
 
 
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_the_usage_event_says_why_the_answer_ended(tenant: Tenant, stream: bool) -> None:
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
+    asks = {
+        "stop": {"messages": HELLO},
+        "length": {"messages": HELLO, "max_tokens": 3},
+        "tool_calls": {"messages": HELLO, "tools": [tool], "tool_choice": "required"},
+    }
+    with tenant.client() as http:
+        for reason, ask in asks.items():
+            body = {"model": "openai/gpt-4o-mini", **ask, "stream": stream}
+            answer = http.post("/chat/completions", json=body)
+            event = http.get(f"/ai-gateway/usage/{answer.headers['x-generation-id']}").json()
+            assert (event["finish_reason"], event["reasoning_tokens"]) == (reason, 0)
+        made = http.post(
+            "/responses", json={"model": "openai/gpt-4o-mini", "input": "hi", "stream": stream}
+        )
+        event = http.get(f"/ai-gateway/usage/{made.headers['x-generation-id']}").json()
+    assert event["finish_reason"] == "stop" and event["endpoint"] == "responses"
+    assert ("stream_end" in event["metadata"]) is stream
+
+
 def test_a_request_records_a_usage_event_with_attempts_and_attribution(tenant: Tenant) -> None:
     headers = {
         "HTTP-Referer": "https://app.example",
