@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.billing.money import MICROS_PER_USD
+from emulator.billing.money import usd_number
 from emulator.errors import NotFound
 from emulator.gateway.wire.responses import generation_of
 from emulator.store.usage import UsageEvent, get_usage_event
@@ -78,9 +78,9 @@ def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
         finish_reason=event.finish_reason,
         native_finish_reason=event.finish_reason,
         cache_discount=0.0,
-        total_cost=event.charge_micros / MICROS_PER_USD,
-        usage=event.charge_micros / MICROS_PER_USD,
-        upstream_inference_cost=event.provider_cost_micros / MICROS_PER_USD,
+        total_cost=usd_number(event.charge_micros),
+        usage=usd_number(event.charge_micros),
+        upstream_inference_cost=usd_number(event.provider_cost_micros),
         origin=referer or "",
         http_referer=referer,
         request_id=event.metadata.get("request_id"),

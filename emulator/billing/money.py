@@ -18,6 +18,12 @@ def micros_to_usd(micros: int) -> str:
     return f"{sign}{whole}.{frac:06d}"
 
 
+def usd_number(micros: int) -> float:
+    """USD as a JSON number, where OpenAI- and OpenRouter-shaped answers put one (`cost`,
+    `total_cost`): for display; the micros beside or behind it are the exact figure."""
+    return micros / MICROS_PER_USD
+
+
 def usd_to_micros(text: str) -> int:
     """`"10.00"` -> `10000000`; more than six decimals or not a number raises ValueError.
     Plain decimal text only (no exponent, as in `1e3`): the CLI and the HTTP top-up agree."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.billing.money import MICROS_PER_USD
+from emulator.billing.money import usd_number
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import NotFound
@@ -29,10 +29,6 @@ _LEGACY_RATE_LIMIT = {
 }
 
 
-def usd(micros: int) -> float:
-    return micros / MICROS_PER_USD
-
-
 def current_key(rt: Runtime, caller: Caller) -> dict[str, Any]:
     """The calling key: its label, its spend (all time, this UTC day, week and month),
     and its spend limit as OpenRouter's `limit` and as a budget of scope `key_limit`."""
@@ -50,13 +46,13 @@ def current_key(rt: Runtime, caller: Caller) -> dict[str, Any]:
     return {
         "data": {
             "label": key.name,
-            "limit": None if limit is None else usd(limit),
-            "limit_remaining": None if limit is None else usd(max(0, limit - window)),
+            "limit": None if limit is None else usd_number(limit),
+            "limit_remaining": None if limit is None else usd_number(max(0, limit - window)),
             "limit_reset": key.spend_reset_interval,
-            "usage": usd(total),
-            "usage_daily": usd(daily),
-            "usage_weekly": usd(weekly),
-            "usage_monthly": usd(monthly),
+            "usage": usd_number(total),
+            "usage_daily": usd_number(daily),
+            "usage_weekly": usd_number(weekly),
+            "usage_monthly": usd_number(monthly),
             "byok_usage": 0.0,
             "byok_usage_daily": 0.0,
             "byok_usage_weekly": 0.0,
@@ -85,9 +81,9 @@ def _budget(key: ApiKey, spent: int, resets: float | None) -> dict[str, Any]:
         "budget_id": None,
         "guardrail_id": None,
         "include_byok": False,
-        "limit_usd": usd(key.spend_limit_micros),
-        "spend_usd": usd(spent),
-        "remaining_usd": usd(key.spend_limit_micros - spent),
+        "limit_usd": usd_number(key.spend_limit_micros),
+        "spend_usd": usd_number(spent),
+        "remaining_usd": usd_number(key.spend_limit_micros - spent),
         "reset_interval": key.spend_reset_interval,
         "resets_at": None if resets is None else iso(resets),
     }
@@ -103,7 +99,7 @@ def credits(rt: Runtime, account_id: str) -> dict[str, Any]:
         raise NotFound(f"No account {account_id!r}.", param="account_id")
     return {
         "data": {
-            "total_credits": usd(given),
-            "total_usage": usd(given - account.balance_micros),
+            "total_credits": usd_number(given),
+            "total_usage": usd_number(given - account.balance_micros),
         }
     }

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from emulator import __version__
 from emulator.auth.credentials import Caller
 from emulator.billing import holds
+from emulator.billing.money import usd_number
 from emulator.billing.pricing import Charge, Fees, charge_for
 from emulator.bodies import validate
 from emulator.errors import (
@@ -282,7 +283,7 @@ def record_failure(rt: Runtime, caller: Caller, call: Call) -> str:
 
 def usage_money(charge: Charge) -> dict[str, Any]:
     """What chat and responses answers add to `usage`: the charge, in USD and micros."""
-    return {"cost": charge.charge_micros / 1_000_000, "charge_micros": charge.charge_micros}
+    return {"cost": usd_number(charge.charge_micros), "charge_micros": charge.charge_micros}
 
 
 def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> UsageEvent:
