@@ -15,6 +15,7 @@ from emulator.clock import iso
 from emulator.errors import NotFound
 from emulator.jobs.service import settled_read
 from emulator.store.accounts import credited, get_account
+from emulator.store.jobs import key_job_spend
 from emulator.store.usage import key_charges_since
 
 if TYPE_CHECKING:
@@ -37,10 +38,11 @@ def current_key(rt: Runtime, caller: Caller) -> dict[str, Any]:
     now = rt.clock.now()
     window_start, resets = window_bounds(key.spend_reset_interval, now)
     starts = ["", *(iso(window_bounds(i, now)[0]) for i in ("daily", "weekly", "monthly"))]
-    with rt.store.read() as conn:
-        total, daily, weekly, monthly, window = key_charges_since(
-            conn, key.id, [*starts, iso(window_start)]
-        )
+    since = [*starts, iso(window_start)]
+    with rt.store.read() as conn:  # gateway requests, and jobs not refunded
+        gateway = key_charges_since(conn, key.id, since)
+        jobs = key_job_spend(conn, key.id, since, now)
+    total, daily, weekly, monthly, window = (g + j for g, j in zip(gateway, jobs, strict=True))
     budgets = [_budget(key, window, resets)] if key.spend_limit_micros is not None else []
     limit = key.spend_limit_micros
     return {

@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.auth.credentials import Caller
-from emulator.billing.holds import spend_standing
 from emulator.billing.pricing import charge_for
+from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
 from emulator.gateway import stored_responses

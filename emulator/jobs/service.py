@@ -19,6 +19,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from emulator.billing.money import insufficient_credits
+from emulator.billing.spend import check_spend
 from emulator.clock import iso
 from emulator.errors import Conflict, NotFound
 from emulator.jobs.engine import Schedule, planned_failure, state_at
@@ -59,6 +60,8 @@ def create_job(
     job_id = job_id or rt.new_id(prefix)
     with rt.store.write() as conn:
         settle_refunds(rt, conn, caller.account_id)
+        if price_micros:  # the key's spend limit covers its jobs too
+            check_spend(conn, caller.key, price_micros, now, "this job costs")
         left = available(conn, caller.account_id) or 0
         if price_micros > left:
             raise insufficient_credits(price_micros, left, advice)

@@ -18,6 +18,7 @@ from emulator.errors import NotFound, ValidationFailed
 from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import keys as key_rows
+from emulator.store.jobs import key_job_spend
 from emulator.store.meta import new_id, next_sequence
 from emulator.store.usage import key_usage
 
@@ -162,7 +163,12 @@ def usage_of(conn: sqlite3.Connection, key: key_rows.ApiKey, now: float) -> KeyU
     without an interval)."""
     start, _ = window_bounds(key.spend_reset_interval, now)
     requests, charge, window = key_usage(conn, key.id, iso(start))
-    return KeyUsage(requests=requests, charge_micros=charge, window_charge_micros=window)
+    jobs_total, jobs_window = key_job_spend(conn, key.id, ["", iso(start)], now)
+    return KeyUsage(
+        requests=requests,
+        charge_micros=charge + jobs_total,
+        window_charge_micros=window + jobs_window,
+    )
 
 
 def _live_key(conn: sqlite3.Connection, account_id: str, key_id: str) -> key_rows.ApiKey:

@@ -111,6 +111,20 @@ def force_outcome(
     )
 
 
+def key_job_spend(
+    conn: sqlite3.Connection, key_id: str, starts: list[str], now: float
+) -> list[int]:
+    """What a key's jobs created since each of `starts` charged, less those refunded or
+    failed by `now` (their refund is due: the next read of the money writes it)."""
+    since = "COALESCE(SUM(CASE WHEN created_at >= ? THEN charge_micros END), 0)"
+    row = conn.execute(
+        f"SELECT {', '.join(since for _ in starts)} FROM jobs WHERE key_id = ? "
+        "AND refunded = 0 AND (fail_ts IS NULL OR fail_ts > ?)",
+        [*starts, key_id, now],
+    ).fetchone()
+    return [int(value) for value in row]
+
+
 def any_refund_due(conn: sqlite3.Connection, account_id: str, now: float) -> bool:
     row = conn.execute(
         f"SELECT 1 FROM jobs WHERE account_id = ? AND {REFUND_DUE} LIMIT 1",

@@ -308,6 +308,12 @@ def m0010_usage_reasoning_and_finish(db: Any) -> None:
     db["usage_events"].add_column("finish_reason", str)
 
 
+@migration
+def m0011_jobs_by_key(db: Any) -> None:
+    """A key's spend limit counts its jobs' charges in the window (`billing.spend`)."""
+    db["jobs"].create_index(["key_id", "created_at"])
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

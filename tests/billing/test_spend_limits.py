@@ -9,6 +9,7 @@ import httpx
 from emulator.testing import EmulatorHandle, Tenant
 from tests.billing.test_charges import EXACT, charge_of_exact
 from tests.helpers import assert_error, bearer
+from tests.video.test_generate_video import generate
 
 
 def limited_key(tenant: Tenant, limit: int, interval: str | None) -> dict:
@@ -69,3 +70,51 @@ def test_a_spend_limit_holds_under_concurrency(emulator: EmulatorHandle) -> None
         statuses = list(pool.map(attempt, range(50)))
     assert statuses.count(200) == 10 and statuses.count(402) == 40
     assert window_charge(tenant, key["id"]) == 10 * price
+
+
+JOB_PRICE = 175_000  # a 5-second standard generation (fixtures/video.yaml)
+
+
+def limited_video_key(tenant: Tenant, limit: int) -> dict:
+    return tenant.create_key(
+        scopes=["ai.gateway", "video"], spend_limit_micros=limit, spend_reset_interval="daily"
+    )
+
+
+def test_a_key_s_limit_covers_its_video_jobs_and_a_refund_frees_it(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    key = limited_video_key(tenant, 2 * JOB_PRICE)
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+        assert generate(http).status_code == 200
+        failing = generate(http, prompt="a storm [emulator:fail]")
+        assert failing.status_code == 200
+        balance = http.get("/ai-gateway/balance").json()["balance_micros"]
+        refused = generate(http)
+        spend = assert_error(refused, 402, "budget_exceeded", "billing_error")["metadata"]
+        assert spend["used_micros"] == 2 * JOB_PRICE and spend["decision"] == "deny"
+        assert http.get("/ai-gateway/balance").json()["balance_micros"] == balance  # no charge
+        chat = http.post("/chat/completions", json=EXACT)  # one limit for both
+        assert_error(chat, 402, "budget_exceeded")
+        emulator.advance(600)  # the failing job fails: its refund frees its share
+        assert generate(http).status_code == 200
+        assert window_charge(tenant, key["id"]) == 2 * JOB_PRICE
+        assert http.get("/key").json()["data"]["usage_daily"] == 2 * JOB_PRICE / 1_000_000
+        emulator.advance(86_400)  # the next day
+        assert generate(http).status_code == 200
+
+
+def test_a_key_s_limit_holds_for_concurrent_video_jobs(emulator: EmulatorHandle) -> None:
+    tenant = emulator.create_tenant(rate_limit_rpm=10_000)
+    key = limited_video_key(tenant, 3 * JOB_PRICE)
+
+    def attempt(_: int) -> int:
+        with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+            return generate(http).status_code
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(attempt, range(20)))
+    assert statuses.count(200) == 3 and statuses.count(402) == 17
+    assert window_charge(tenant, key["id"]) == 3 * JOB_PRICE
+    entries = emulator.ledger(tenant.account_id, kind="job_charge")
+    assert sum(e["amount"] for e in entries) == -3 * JOB_PRICE
