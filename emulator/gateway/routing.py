@@ -14,7 +14,7 @@ replaces: clients ask the same few questions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -129,7 +129,9 @@ def _candidates(
     last = 0  # the index in _FILTERS of the last filter that took a route out
     for model_id in dict.fromkeys(models):  # each model once, in the order given
         field = "model" if model_id == model else f"models[{fallbacks.index(model_id)}]"
-        entry = find_model(view, model_id, param=field)
+        slug, variant_sort = model_variant(model_id)
+        entry = find_model(view, slug, param=field)
+        ranked = prefs if variant_sort is None or prefs.sort else replace(prefs, sort=variant_sort)
         if entry["modality"] != "text":
             raise ValidationFailed(
                 f"{model_id!r} is a {entry['modality']} model: the gateway's text routes do "
@@ -145,8 +147,21 @@ def _candidates(
                 candidates.append(_route(entry, provider))
             else:
                 last = max(last, excluded)
-        routes += sorted(candidates, key=lambda r: _rank(r, prefs))
+        routes += sorted(candidates, key=lambda r: _rank(r, ranked))
     return tuple(routes), _FILTERS[last]
+
+
+# OpenRouter's routing variants: a suffix on a model id that stands for `provider.sort`.
+VARIANT_SORTS = {"nitro": "throughput", "floor": "price"}
+
+
+def model_variant(model_id: str) -> tuple[str, str | None]:
+    """`openai/gpt-4o:nitro` -> (`openai/gpt-4o`, `throughput`): the catalog id, and the
+    sort its variant asks for (a `provider.sort` sent wins over it)."""
+    slug, colon, variant = model_id.rpartition(":")
+    if colon and variant in VARIANT_SORTS:
+        return slug, VARIANT_SORTS[variant]
+    return model_id, None
 
 
 def _excluded(model: dict[str, Any], provider: dict[str, Any], prefs: ProviderPrefs) -> int | None:

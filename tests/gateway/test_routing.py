@@ -41,6 +41,30 @@ def test_data_collection_deny_skips_models_that_train_on_prompts(
     assert served(client, "deepseek/deepseek-chat-v3", provider=allow)[1] == "deepseek"
 
 
+def test_nitro_and_floor_variants_sort_by_throughput_and_price(
+    client: openai.OpenAI, tenant: Tenant
+) -> None:
+    """OpenRouter's `:nitro` is `provider.sort: throughput`, `:floor` is `price`, per
+    model: a fallback's variant sorts its own providers; a `provider.sort` sent wins."""
+    chat_v3 = "deepseek/deepseek-chat-v3"  # deepseek is cheapest, fireworks fastest
+    assert served(client, chat_v3) == (chat_v3, "deepseek")
+    assert served(client, f"{chat_v3}:nitro") == (chat_v3, "fireworks")
+    assert served(client, f"{chat_v3}:floor") == (chat_v3, "deepseek")
+    sorted_by_price = served(client, f"{chat_v3}:nitro", provider={"sort": "price"})
+    assert sorted_by_price == (chat_v3, "deepseek")
+    fallen = served(client, "emulator/fail-503", models=[f"{chat_v3}:nitro"])
+    assert fallen == (chat_v3, "fireworks")
+    with tenant.client() as http:
+        quote = http.post(
+            "/ai-gateway/quote", json={"model": f"{chat_v3}:nitro", "messages": HELLO}
+        ).json()
+        unknown = http.post(
+            "/chat/completions", json={"model": f"{chat_v3}:turbo", "messages": HELLO}
+        )
+    assert quote["provider"] == "fireworks"
+    assert chat_v3 in assert_error(unknown, 404, "model_not_found")["message"]
+
+
 def test_zdr_keeps_to_zero_data_retention(client: openai.OpenAI, tenant: Tenant) -> None:
     zdr = {"zdr": True}
     assert served(client, "anthropic/claude-sonnet-4", provider=zdr)[1] == "anthropic"
