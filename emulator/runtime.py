@@ -63,8 +63,7 @@ class Runtime:
         """The database was replaced: drop what the process kept of the old one."""
         self.world += 1
         self.keys = self.new_key_cache()
-        for block in self._blocks.values():
-            block.reset()
+        self.drop_id_blocks()
         self.limiter.reset()
         self.clock.restore(manual_now, offset)
         self.catalog.invalidate()
@@ -72,6 +71,12 @@ class Runtime:
     # Numbers of the ids the hot path makes (generations, reservations, ledger
     # entries), reserved a block at a time: one write per block, not per id.
     _blocks: dict[str, SequenceBlock] = field(default_factory=dict)
+
+    def drop_id_blocks(self) -> None:
+        """Forget the numbers reserved and not used (under the store's lock): the next id
+        of each kind starts a new block from the database's sequence."""
+        for block in self._blocks.values():
+            block.reset()
 
     def new_key_cache(self) -> KeyCache:
         # No other process can write to an in-memory database.
@@ -103,8 +108,7 @@ class Runtime:
             self.world += 1
             self.clock.reset(fx.world.clock_start_ts)
             self.ids.reset()
-            for block in self._blocks.values():
-                block.reset()
+            self.drop_id_blocks()
             self.limiter.reset()
             self.faults.clear()
             self.journal.clear()

@@ -29,9 +29,11 @@ def session(seed: int) -> list[bytes]:
 
 
 def money_and_answers(client: TestClient, tenant: dict) -> list[bytes]:
-    """Gateway answers and every view of their money, then the same after a restore."""
+    """Gateway answers and every view of their money right after saving a snapshot, then
+    the same after restoring it: the same bytes."""
     key = {"Authorization": f"Bearer {tenant['api_key']}"}
     chat = {"model": "openai/o4-mini", "messages": [{"role": "user", "content": "Why cache?"}]}
+    client.post("/api/v1/chat/completions", json=chat, headers=key)  # ids taken before saving
     client.post("/_emulator/snapshots", json={"name": "det"})
     seen: list[bytes] = []
     for _ in range(2):  # the second time after restoring the state of the first

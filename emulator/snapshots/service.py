@@ -67,6 +67,9 @@ class Snapshots:
         copy = sqlite3.connect(":memory:", check_same_thread=False)
         with rt.store.read() as conn:
             conn.backup(copy)
+            # The numbers left in the blocks were reserved before the copy: drop them, so
+            # the ids after saving are those after a restore of it (the next block's).
+            rt.drop_id_blocks()
         snapshot = Snapshot(name, rt.clock.now_iso(), copy)
         with self._lock:
             old = self._saved.pop(name, None)
