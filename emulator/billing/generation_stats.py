@@ -18,7 +18,6 @@ from emulator.store.usage import UsageEvent, get_usage_event
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
-_API_TYPES = {"chat.completions": "completions", "responses": "completions"}
 # Stats OpenRouter keeps that nothing in the emulator produces.
 _UNKNOWN = (
     "app_id",
@@ -60,7 +59,7 @@ def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
         id=event.id,
         model=event.model,
         created_at=event.created_at,
-        api_type=_API_TYPES.get(event.endpoint, "completions"),
+        api_type="completions",  # OpenRouter's word for chat and responses alike
         data_region="global",
         is_byok=False,
         streamed=bool(event.metadata.get("stream")),

@@ -18,6 +18,7 @@ from emulator.errors import BudgetExceeded
 from emulator.store import reservations
 from emulator.store.jobs import key_job_spend
 from emulator.store.keys import ApiKey
+from emulator.store.usage import key_charges_since
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -54,8 +55,9 @@ def spend_standing(conn: sqlite3.Connection, key: ApiKey | None, now: float) -> 
     if key is None or key.spend_limit_micros is None:
         return SpendStanding(None, 0, 0, None, None)
     start, reset = window_bounds(key.spend_reset_interval, now)
-    used, held = reservations.key_spend(conn, key.id, iso(start))
-    used += key_job_spend(conn, key.id, [iso(start)], now)[0]
+    since = [iso(start)]  # the same sums as `GET /key` and `/keys` show
+    used = key_charges_since(conn, key.id, since)[0] + key_job_spend(conn, key.id, since, now)[0]
+    held = reservations.key_held(conn, key.id)
     return SpendStanding(
         key.spend_limit_micros,
         used,

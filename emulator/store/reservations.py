@@ -111,19 +111,14 @@ def list_reservations(
     return newest_first(conn, sql, params, limit, before_seq)
 
 
-def key_spend(conn: sqlite3.Connection, key_id: str, since: str) -> tuple[int, int]:
-    """(settled charges since `since`, active holds) of one key."""
-    settled = conn.execute(
-        "SELECT COALESCE(SUM(charge_micros), 0) FROM usage_events "
-        "WHERE key_id = ? AND created_at >= ?",
-        [key_id, since],
-    ).fetchone()[0]
+def key_held(conn: sqlite3.Connection, key_id: str) -> int:
+    """What one key's active holds keep back."""
     held = conn.execute(
         "SELECT COALESCE(SUM(amount_micros), 0) FROM reservations "
         "WHERE key_id = ? AND status = 'active'",
         [key_id],
     ).fetchone()[0]
-    return int(settled), int(held)
+    return int(held)
 
 
 def fail_all_active(conn: sqlite3.Connection, reason: str, now: str) -> int:

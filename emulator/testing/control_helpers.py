@@ -195,8 +195,12 @@ class Providers:
 
     def get(self, name: str) -> dict[str, Any]:
         listed = self._handle.control("GET", "/providers")["data"]
-        found: dict[str, Any] = next(p for p in listed if p["name"] == name)
-        return found
+        for provider in listed:
+            if provider["name"] == name:
+                found: dict[str, Any] = provider
+                return found
+        names = ", ".join(p["name"] for p in listed)
+        raise LookupError(f"No provider {name!r}; the providers are {names}.")
 
     @contextmanager
     def _status(self, name: str, status: str) -> Iterator[dict[str, Any]]:

@@ -37,6 +37,8 @@ def test_a_provider_is_down_for_the_block_only(emulator: EmulatorHandle, tenant:
             assert emulator.providers.get("openai")["status"] == "down"
         assert emulator.providers.get("openai")["status"] == "slow"
     assert emulator.providers.get("openai")["status"] == "up"
+    with pytest.raises(LookupError, match="the providers are openai"):
+        emulator.providers.get("nobody")
 
 
 def test_jobs_are_completed_or_failed_on_demand(emulator: EmulatorHandle, tenant: Tenant) -> None:
