@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.billing.money import usd_number
 from emulator.errors import NotFound
+from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.responses import generation_of
 from emulator.store.usage import UsageEvent, get_usage_event
 
@@ -75,7 +76,9 @@ def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
         native_tokens_cached=0,
         native_tokens_reasoning=event.reasoning_tokens,
         finish_reason=event.finish_reason,
-        native_finish_reason=event.finish_reason,
+        native_finish_reason=native_finish(served["wire_format"], event.finish_reason)
+        if served
+        else None,
         cache_discount=0.0,
         total_cost=usd_number(event.charge_micros),
         usage=usd_number(event.charge_micros),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
+from emulator.gateway.chat_schemas import messages_from_prompt, model_from_models
 
 
 class Balance(WireModel):
@@ -34,6 +35,12 @@ class QuoteRequest(WireModel):
     max_tokens: Annotated[int, Field(ge=1)] | None = None
     models: list[str] | None = None
     provider: dict[str, Any] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openrouter_forms(cls, body: Any) -> Any:
+        """As the requests quoted: `models` alone, and chat's `prompt`."""
+        return messages_from_prompt(model_from_models(body))
 
 
 class SpendLimitOut(WireModel):

@@ -18,7 +18,7 @@ from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
-from emulator.gateway.wire import chat
+from emulator.gateway.wire import NATIVE_FINISH, chat
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply
 
@@ -61,6 +61,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     answer_headers = {"X-Generation-Id": ident}
     reasoning = service.reasoning_of(call.request, served.route)
     hidden = reasoning is not None and reasoning.exclude
+    native = NATIVE_FINISH[served.route.wire_format]
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
@@ -68,7 +69,13 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
                 deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
             tools_first = chat.starts_with_tool_call(served.deltas)
             chunks = chat.render_chunks(
-                deltas, id=ident, model=model, created=created, extra=extra, tools_first=tools_first
+                deltas,
+                id=ident,
+                model=model,
+                created=created,
+                extra=extra,
+                tools_first=tools_first,
+                native=native,
             )
             return sse_lines(_priced(rt, served, chunks))
 
@@ -77,7 +84,9 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     completions = served.completions
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]
-    answer = chat.render_response(completions, id=ident, model=model, created=created, extra=extra)
+    answer = chat.render_response(
+        completions, id=ident, model=model, created=created, extra=extra, native=native
+    )
     usage = answer["usage"]
     spent = service.Spent(
         usage["prompt_tokens"],
@@ -86,7 +95,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         completions[0].finish_reason,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
-    answer["usage"] |= service.usage_money(charge)
+    answer["usage"] |= service.usage_money(charge, served.route, spent.prompt, spent.completion)
     return Answer(answer_headers, body=answer)
 
 
@@ -96,7 +105,8 @@ def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Itera
         usage = chunk.get("usage")
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
-            usage |= service.usage_money(service.charge_of(rt, served, *tokens))
+            charge = service.charge_of(rt, served, *tokens)
+            usage |= service.usage_money(charge, served.route, *tokens)
         yield chunk
 
 

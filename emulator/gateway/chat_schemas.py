@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import WireModel
+from emulator.errors import ValidationFailed
 
 
 class _Open(WireModel):
@@ -133,12 +134,25 @@ class MaxPrice(_Open):
     completion: Usd | None = None
 
 
+# `exacto`: OpenRouter's providers of the best tool-calling quality; here the catalog's
+# order, which is the emulator's order of quality.
+SortBy = Literal["price", "latency", "throughput", "exacto"]
+
+
+class SortConfig(_Open):
+    """`sort` as an object: `partition: "none"` sorts the routes of every model
+    together, so a fallback model's route may come first (default `"model"`)."""
+
+    by: SortBy | None = None
+    partition: Literal["model", "none"] | None = None
+
+
 class ProviderPreferences(_Open):
     order: list[str] | None = None
     only: list[str] | None = None
     ignore: list[str] | None = None
     allow_fallbacks: bool | None = None
-    sort: Literal["price", "latency", "throughput"] | None = None
+    sort: SortBy | SortConfig | None = None
     # OpenRouter's: which routes may see the prompt, the most they may cost, and
     # whether a route must take every parameter the request sets.
     data_collection: Literal["allow", "deny"] | None = None
@@ -199,6 +213,30 @@ class SamplingFields(_Open):
 SAMPLING_FIELDS = frozenset(SamplingFields.model_fields)
 
 
+def model_from_models(body: Any) -> Any:
+    """OpenRouter's: a body with `models` and no `model` is served by the first of them
+    (the others are its fallbacks, as `model` + `models` would be)."""
+    if isinstance(body, dict) and body.get("model") is None:
+        models = body.get("models")
+        if isinstance(models, list) and models and isinstance(models[0], str):
+            return {**body, "model": models[0], "models": models[1:]}
+    return body
+
+
+def messages_from_prompt(body: Any) -> Any:
+    """OpenRouter's: chat takes a `prompt` string in place of `messages`, as one user
+    message."""
+    if isinstance(body, dict) and "prompt" in body:
+        prompt = body["prompt"]
+        if "messages" in body:
+            raise ValidationFailed("Send `messages` or `prompt`, not both.", param="prompt")
+        if not isinstance(prompt, str) or not prompt:
+            raise ValidationFailed("`prompt` must be a non-empty string.", param="prompt")
+        body = {k: v for k, v in body.items() if k != "prompt"}
+        return {**body, "messages": [{"role": "user", "content": prompt}]}
+    return body
+
+
 class StreamOptions(_Open):
     include_usage: bool | None = None
 
@@ -227,3 +265,8 @@ class ChatCompletionRequest(_Open):
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
     # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openrouter_forms(cls, body: Any) -> Any:
+        return messages_from_prompt(model_from_models(body))

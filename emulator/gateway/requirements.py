@@ -2,11 +2,12 @@
 
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
-`tool_choice` is `none`; `vision` for image parts; `reasoning` when reasoning
-is asked for; catalog `capabilities`)
+`tool_choice` is `none`; `vision` for image parts; catalog `capabilities`)
 and its provider's context can hold the prompt (`context_length`). With
-`provider.require_parameters`, its provider's format must also carry every
-parameter the request sets (log probabilities: not the messages format).
+`provider.require_parameters`, it must also take every parameter the request
+sets: reasoning settings (the `reasoning` capability; without it a model that
+cannot reason ignores them, as OpenRouter's providers do) and log
+probabilities (not the messages format).
 If that leaves no route, the answer names the need: 503 `no_route_available`
 for a capability or parameter (`param` `tools`, `logprobs`, or the prompt's
 field), 400 `context_length_exceeded` for a prompt too long for every route.
@@ -58,8 +59,8 @@ def able_routes(
             most += len(call.name) + len(call.arguments)
     if request.tools and request.tool_choice != "none":
         needs.add("tools")
-    if request.reasoning is not None:
-        needs.add("reasoning")
+    if request.reasoning is not None and prefs is not None and prefs.require_parameters:
+        needs.add("reasoning")  # else a model that cannot reason ignores it
     if needs:
         routes = _capable(view, routes, request, needs, prompt_param)
     if all(most <= r.context_length for r in routes):

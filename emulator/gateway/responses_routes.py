@@ -120,7 +120,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion.finish_reason,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
-    whole["usage"] |= service.usage_money(charge)
+    whole["usage"] |= service.usage_money(charge, served.route, spent.prompt, spent.completion)
     if kept is not None:
         stored_responses.keep(rt, kept, whole)
     return Answer(answer_headers, body=whole)
@@ -142,7 +142,8 @@ def _priced(
         if event["type"] in ("response.completed", "response.incomplete"):
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
-            usage |= service.usage_money(service.charge_of(rt, served, *tokens))
+            charge = service.charge_of(rt, served, *tokens)
+            usage |= service.usage_money(charge, served.route, *tokens)
             if kept is not None:
                 stored_responses.keep(rt, kept, event["response"])
         yield event

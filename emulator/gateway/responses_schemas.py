@@ -7,7 +7,12 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
-from emulator.gateway.chat_schemas import Effort, ProviderPreferences, only_functions
+from emulator.gateway.chat_schemas import (
+    Effort,
+    ProviderPreferences,
+    model_from_models,
+    only_functions,
+)
 
 
 class _Open(WireModel):
@@ -135,6 +140,8 @@ class ResponsesRequest(_Open):
     truncation: Literal["auto", "disabled"] | None = None
     user: str | None = None
     # `reasoning`: see ReasoningFields
+
+    _first_of_models = model_validator(mode="before")(model_from_models)
 
 
 class InputTokensRequest(_Open):

@@ -2,13 +2,15 @@
 
 Candidates are `model`, then each of `models` (only `model` when
 `provider.allow_fallbacks` is false), each expanded to the providers that
-serve it, filtered by `provider.only` / `provider.ignore`, then by
-OpenRouter's other preferences (`data_collection: "deny"`: models whose data
-policy says no training on prompts; `zdr: true`: zero data retention;
-`max_price`: USD per million tokens), ordered by `provider.order`, then by
-`provider.sort` (`price`, `latency`, `throughput`), else by the catalog's
-order. None left: 503 `no_route_available` naming the preference that took
-the last ones. The answer is kept on the catalog view, which a catalog change
+serve it, filtered by `provider.only` / `provider.ignore` (slugs or display
+names, in any case), then by OpenRouter's other preferences
+(`data_collection: "deny"`: models whose data policy says no training on
+prompts; `zdr: true`: zero data retention; `max_price`: USD per million
+tokens), ordered by `provider.order`, then by
+`provider.sort` (`price`, `latency`, `throughput`; `exacto` and none: the
+catalog's order), within each model unless `sort.partition` is `"none"`.
+None left: 503 `no_route_available` naming the preference that took the
+last ones. The answer is kept on the catalog view, which a catalog change
 replaces: clients ask the same few questions.
 """
 
@@ -35,6 +37,7 @@ class Route:
     prompt_micros_per_mtok: int
     completion_micros_per_mtok: int
     default_reasoning: str | None = None  # the model's: `shown`, `hidden`, or none
+    reasons: bool = False  # the model's `reasoning` capability: it takes reasoning settings
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -44,6 +47,7 @@ class ProviderPrefs:
     ignore: tuple[str, ...] = ()
     allow_fallbacks: bool = True
     sort: str | None = None
+    sort_across_models: bool = False  # `sort.partition: "none"`
     deny_data_collection: bool = False
     zdr: bool = False
     max_price: tuple[int | None, int | None] | None = None  # micros per Mtok: prompt, output
@@ -54,12 +58,17 @@ class ProviderPrefs:
         if not raw:
             return cls()
         only = raw.get("only")
+        sort = raw.get("sort")
+        across = isinstance(sort, dict) and sort.get("partition") == "none"
+        if isinstance(sort, dict):
+            sort = sort.get("by")
         return cls(
             order=tuple(raw.get("order") or ()),
             only=tuple(only) if only is not None else None,
             ignore=tuple(raw.get("ignore") or ()),
             allow_fallbacks=raw.get("allow_fallbacks", True) is not False,
-            sort=raw.get("sort"),
+            sort=sort,
+            sort_across_models=across and sort is not None,
             deny_data_collection=raw.get("data_collection") == "deny",
             zdr=bool(raw.get("zdr")),
             max_price=_max_price(raw.get("max_price")),
@@ -100,7 +109,8 @@ def route_candidates(
     """The routes in the order they are tried; raises 503 `no_route_available` when the
     preferences leave none."""
     key: tuple[object, ...] = (model, *fallbacks, None, prefs.order, prefs.only, prefs.ignore)
-    key += (prefs.allow_fallbacks, prefs.sort, prefs.deny_data_collection, prefs.zdr)
+    key += (prefs.allow_fallbacks, prefs.sort, prefs.sort_across_models)
+    key += (prefs.deny_data_collection, prefs.zdr)
     key += (prefs.max_price,)
     plans = view.route_plans
     plan = plans.get(key)
@@ -125,6 +135,7 @@ def _candidates(
     """The routes, and the filter that took the last of the others (for the error of a
     request left with none)."""
     models = [model] if not prefs.allow_fallbacks else [model, *fallbacks]
+    prefs = _by_slug(view, prefs)
     routes: list[Route] = []
     last = 0  # the index in _FILTERS of the last filter that took a route out
     for model_id in dict.fromkeys(models):  # each model once, in the order given
@@ -148,7 +159,27 @@ def _candidates(
             else:
                 last = max(last, excluded)
         routes += sorted(candidates, key=lambda r: _rank(r, ranked))
+    if prefs.sort_across_models:  # stable: a tie keeps the models' order
+        routes.sort(key=lambda r: _rank(r, prefs))
     return tuple(routes), _FILTERS[last]
+
+
+def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
+    """`order`, `only` and `ignore` with each provider as its slug: OpenRouter takes a
+    provider's slug or its display name (`"OpenAI"`, `"Amazon Bedrock"`), in any case.
+    A name that is no provider's stays as sent, and matches none."""
+    if not (prefs.order or prefs.only or prefs.ignore):
+        return prefs
+    slugs: dict[str, str] = {}
+    for name, row in view.providers.items():
+        shown = row.body["display_name"].removesuffix(" (emulated)").lower()
+        slugs |= {shown: name, shown.replace(" ", "-"): name, name: name}
+
+    def slug(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(slugs.get(n.lower(), n) for n in names)
+
+    only = slug(prefs.only) if prefs.only is not None else None
+    return replace(prefs, order=slug(prefs.order), only=only, ignore=slug(prefs.ignore))
 
 
 # OpenRouter's routing variants: a suffix on a model id that stands for `provider.sort`.
@@ -198,6 +229,7 @@ def _route(model: dict[str, Any], provider: dict[str, Any]) -> Route:
         prompt_micros_per_mtok=pricing["prompt_micros_per_mtok"],
         completion_micros_per_mtok=pricing["completion_micros_per_mtok"],
         default_reasoning=model.get("default_reasoning"),
+        reasons=bool(model["capabilities"].get("reasoning")),
     )
 
 

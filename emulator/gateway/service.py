@@ -203,7 +203,10 @@ def capped(request: Request, route: Route) -> Request:
 
 def reasoning_of(request: Request, route: Route) -> Reasoning | None:
     """The reasoning the route's model does: what the request asks for, else what the
-    model does unasked (`default_reasoning`: `hidden` is billed and not returned)."""
+    model does unasked (`default_reasoning`: `hidden` is billed and not returned). A model
+    that cannot reason drops the request's settings, as its providers do."""
+    if not route.reasons:
+        return None
     unasked = route.default_reasoning
     if request.reasoning is not None or unasked is None or request.reasoning_unasked == "off":
         return request.reasoning
@@ -281,9 +284,22 @@ def record_failure(rt: Runtime, caller: Caller, call: Call) -> str:
     return event.id
 
 
-def usage_money(charge: Charge) -> dict[str, Any]:
-    """What chat and responses answers add to `usage`: the charge, in USD and micros."""
-    return {"cost": usd_number(charge.charge_micros), "charge_micros": charge.charge_micros}
+def usage_money(charge: Charge, route: Route, prompt: int, completion: int) -> dict[str, Any]:
+    """What chat and responses answers add to `usage`: the charge, in USD and micros, and
+    OpenRouter's accounting: the provider's cost (`upstream_inference_cost`, rounded up
+    to the micro as billed) and its prompt and completion parts (exact, in USD)."""
+    return {
+        "cost": usd_number(charge.charge_micros),
+        "is_byok": False,
+        "cost_details": {
+            "upstream_inference_cost": usd_number(charge.provider_cost_micros),
+            "upstream_inference_prompt_cost": prompt * route.prompt_micros_per_mtok / 1e12,
+            "upstream_inference_completions_cost": completion
+            * route.completion_micros_per_mtok
+            / 1e12,
+        },
+        "charge_micros": charge.charge_micros,
+    }
 
 
 def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> UsageEvent:

@@ -77,7 +77,13 @@ def cut_event(endpoint: str, sent: int, served: service.Served) -> ErrorEvent:
         "system_fingerprint": service.FINGERPRINT,
         "error": error,
         "choices": [
-            {"index": 0, "delta": {"content": ""}, "finish_reason": "error", "logprobs": None}
+            {
+                "index": 0,
+                "delta": {"content": ""},
+                "finish_reason": "error",
+                "native_finish_reason": "error",
+                "logprobs": None,
+            }
         ],
     }
     return ErrorEvent(b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
@@ -118,6 +119,15 @@ def test_streaming_sends_role_deltas_finish_usage_and_done(
     # The usage chunk carries the charge, as a whole answer does, and it is what settled.
     assert usage["charge_micros"] == event["charge_micros"] > 0
     assert usage["cost"] == event["charge_micros"] / 1_000_000
+    # OpenRouter's usage accounting: the provider's cost, and no key of the caller's own.
+    details = usage["cost_details"]
+    assert details["upstream_inference_cost"] == event["provider_cost_micros"] / 1e6
+    # Its parts, exact: their sum rounded up to the micro is the cost billed.
+    parts = (
+        details["upstream_inference_prompt_cost"] + details["upstream_inference_completions_cost"]
+    )
+    assert math.ceil(round(parts * 1e6, 6)) == event["provider_cost_micros"]
+    assert usage["is_byok"] is False and usage["prompt_tokens_details"]["cached_tokens"] == 0
     text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
     whole = httpx.post(
         f"{tenant.base_url}/chat/completions",

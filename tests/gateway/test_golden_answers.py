@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "c11d84be906d821d5cd1aff0e6a968cbb2a815147895cd40980a0f4fa23c7c51"
+DIGEST = "aca401c8cdb5f71570b7fe8b545cec81c951f88c2698215e6a2c185c87f03c34"
 
 
 def answers() -> bytes:

@@ -39,6 +39,10 @@ def test_openrouter_sdk_chat(router: OpenRouter, tenant: Tenant) -> None:
     with tenant.client() as http:
         event = http.get(f"/ai-gateway/usage/{result.id}").json()
     assert event["metadata"]["x_title"] == "SDK test"
+    # The SDK's typed usage accounting.
+    assert result.usage.is_byok is False
+    upstream = result.usage.cost_details.upstream_inference_cost  # type: ignore[union-attr]
+    assert upstream == event["provider_cost_micros"] / 1_000_000
 
 
 def test_openrouter_sdk_stream_and_fallback(router: OpenRouter) -> None:
@@ -334,3 +338,13 @@ def test_openrouter_sdk_routing_preferences_and_logprobs(
     entries = result.choices[0].logprobs.content
     assert "".join(entry.token for entry in entries) == result.choices[0].message.content
     assert all(len(entry.top_logprobs) == 2 for entry in entries)
+
+
+def test_openrouter_sdk_models_alone_and_a_sort_config(router: OpenRouter) -> None:
+    """The SDK's optional `model` with `models`, and its typed `ProviderSortConfig`."""
+    result = router.chat.send(
+        models=["emulator/fail-503", "meta-llama/llama-3.3-70b-instruct"],
+        messages=[{"role": "user", "content": "Explain vector clocks"}],
+        provider={"sort": {"by": "price", "partition": "none"}},
+    )
+    assert result.model == "meta-llama/llama-3.3-70b-instruct"

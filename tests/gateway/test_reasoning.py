@@ -373,20 +373,29 @@ def test_a_stream_cut_inside_the_reasoning_bills_what_of_it_was_sent(tenant: Ten
         ("/responses", {"input": "hi", "reasoning": {"effort": "low"}}, "reasoning"),
     ],
 )  # fmt: skip
-def test_reasoning_needs_a_model_with_the_capability(
+def test_a_model_that_cannot_reason_ignores_reasoning_unless_parameters_are_required(
     tenant: Tenant, path: str, body: dict, param: str
 ) -> None:
     with tenant.client() as http:
-        refused = http.post(path, json={"model": "openai/gpt-4o", **body})
-        error = assert_error(refused, 503, "no_route_available")
+        # OpenRouter's default: a provider gets only the parameters it takes.
+        ignored = http.post(path, json={"model": "openai/gpt-4o", **body})
+        plain = {k: v for k, v in body.items() if k != param}
+        same = http.post(path, json={"model": "openai/gpt-4o", **plain})
+        assert ignored.status_code == same.status_code == 200, ignored.text
+        assert _text(ignored.json()) == _text(same.json())
+        assert ignored.json()["usage"] == same.json()["usage"]  # no reasoning billed
+        strict = {"model": "openai/gpt-4o", "provider": {"require_parameters": True}, **body}
+        error = assert_error(http.post(path, json=strict), 503, "no_route_available")
         # It names the field the client sent, and the capability to look for.
         assert error["param"] == param and '"reasoning"' in error["message"]
-        served = http.post(
-            path, json={"model": "openai/gpt-4o", "models": ["openai/o4-mini"], **body}
-        )
+        served = http.post(path, json={**strict, "models": ["openai/o4-mini"]})
         assert served.status_code == 200 and served.json()["model"] == "openai/o4-mini"
-        plain = {k: v for k, v in body.items() if k != param}
-        assert http.post(path, json={"model": "openai/gpt-4o", **plain}).status_code == 200
+
+
+def _text(answer: dict) -> str:
+    if answer["object"] == "response":
+        return answer["output_text"]
+    return answer["choices"][0]["message"]["content"]
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,7 @@
 """OpenRouter's routing preferences beyond order and sort: `data_collection`, `zdr` and
 `max_price` take routes out (fallback models included); none left is 503
-`no_route_available` naming the preference that took the last ones."""
+`no_route_available` naming the preference that took the last ones. Also OpenRouter's
+sort object (`by`, `partition`), `models` without `model`, and chat's `prompt`."""
 
 from __future__ import annotations
 
@@ -123,3 +124,94 @@ def test_malformed_preferences_are_400(
             json={"model": "openai/gpt-4o", "messages": HELLO, "provider": provider},
         )
     assert assert_error(answer, 400, "invalid_request")["param"] == param
+
+
+def test_sort_as_an_object_and_its_partition(client: openai.OpenAI, tenant: Tenant) -> None:
+    """`sort: {"by", "partition"}`: by model (the default) a fallback stays a fallback;
+    `partition: "none"` sorts every model's routes together."""
+    gpt4o, llama = "openai/gpt-4o", "meta-llama/llama-3.3-70b-instruct"
+    by_model = {"sort": {"by": "price"}}
+    assert served(client, gpt4o, models=[llama], provider=by_model)[0] == gpt4o
+    across = {"sort": {"by": "price", "partition": "none"}}
+    assert served(client, gpt4o, models=[llama], provider=across) == (llama, "groq")
+    assert served(client, gpt4o, models=[llama], provider={"sort": {"partition": "none"}}) == (
+        gpt4o,
+        "openai",
+    )  # no `by`: nothing to sort by, the catalog's order
+    # `exacto` (OpenRouter's providers of the best tool calling): the catalog's order.
+    chat_v3 = "deepseek/deepseek-chat-v3"
+    assert served(client, chat_v3, provider={"sort": "exacto"}) == (chat_v3, "deepseek")
+    with tenant.client() as http:
+        quote = http.post(
+            "/ai-gateway/quote",
+            json={"model": gpt4o, "models": [llama], "messages": HELLO, "provider": across},
+        ).json()
+        bad = http.post(
+            "/chat/completions",
+            json={"model": gpt4o, "messages": HELLO, "provider": {"sort": {"by": "vibes"}}},
+        )
+    assert (quote["model"], quote["provider"]) == (llama, "groq")
+    assert assert_error(bad, 400, "invalid_request")["param"] == "provider.sort.by"
+
+
+def test_models_without_model_are_served_by_the_first(
+    client: openai.OpenAI, tenant: Tenant
+) -> None:
+    """OpenRouter's: `models` alone, the first serves and the rest are its fallbacks."""
+    with tenant.client() as http:
+        fallen = http.post(
+            "/chat/completions",
+            json={"models": ["emulator/fail-503", "emulator/echo"], "messages": HELLO},
+        )
+        response = http.post("/responses", json={"models": ["emulator/echo"], "input": "hi"})
+        quote = http.post("/ai-gateway/quote", json={"models": ["emulator/echo"], "input": "hi"})
+        neither = http.post("/chat/completions", json={"messages": HELLO})
+    assert fallen.status_code == 200 and fallen.json()["model"] == "emulator/echo"
+    attempts = [a["model"] for a in _attempts(tenant, fallen)]
+    assert attempts == ["emulator/fail-503", "emulator/echo"]
+    assert response.json()["output_text"] == "hi"
+    assert quote.status_code == 200 and quote.json()["model"] == "emulator/echo"
+    assert assert_error(neither, 400, "invalid_request")["param"] == "model"
+
+
+def _attempts(tenant: Tenant, answer: Any) -> list[dict[str, Any]]:
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{answer.headers['x-generation-id']}").json()
+    return event["route_attempts"]
+
+
+def test_a_prompt_string_stands_for_one_user_message(tenant: Tenant) -> None:
+    """OpenRouter's chat takes `prompt` in place of `messages`."""
+    with tenant.client() as http:
+        answer = http.post("/chat/completions", json={"model": "emulator/echo", "prompt": "ping"})
+        as_messages = http.post(
+            "/chat/completions",
+            json={"model": "emulator/echo", "messages": [{"role": "user", "content": "ping"}]},
+        )
+        quote = http.post("/ai-gateway/quote", json={"model": "emulator/echo", "prompt": "ping"})
+        both = http.post(
+            "/chat/completions", json={"model": "emulator/echo", "prompt": "a", "messages": HELLO}
+        )
+        empty = http.post("/chat/completions", json={"model": "emulator/echo", "prompt": ""})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["choices"][0]["message"]["content"] == "ping"
+    assert answer.json()["usage"] == as_messages.json()["usage"]
+    assert quote.json()["endpoint"] == "chat.completions"
+    assert quote.json()["estimated_input_tokens"] == answer.json()["usage"]["prompt_tokens"]
+    for refused_body in (both, empty):
+        assert assert_error(refused_body, 400, "invalid_request")["param"] == "prompt"
+
+
+def test_providers_are_named_by_slug_or_display_name_in_any_case(
+    client: openai.OpenAI, tenant: Tenant
+) -> None:
+    """As OpenRouter takes them: `"Azure"`, `"OPENAI"`, `"Amazon Bedrock"` or
+    `"amazon-bedrock"` for the emulated providers `azure`, `openai`, `bedrock`."""
+    gpt4o, sonnet = "openai/gpt-4o", "anthropic/claude-sonnet-4"
+    assert served(client, gpt4o, provider={"only": ["Azure"]}) == (gpt4o, "azure")
+    assert served(client, gpt4o, provider={"ignore": ["OPENAI"]}) == (gpt4o, "azure")
+    assert served(client, gpt4o, provider={"order": ["Azure", "OpenAI"]}) == (gpt4o, "azure")
+    for bedrock in ("Amazon Bedrock", "amazon-bedrock", "Bedrock"):
+        assert served(client, sonnet, provider={"order": [bedrock]}) == (sonnet, "bedrock")
+    error = refused(tenant, gpt4o, provider={"only": ["Not A Provider"]})
+    assert error["param"] == "provider"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import httpx
@@ -215,3 +216,60 @@ def test_a_client_that_leaves_mid_stream_still_leaves_a_usage_event(
     assert 0 < event["completion_tokens"] < 200
     with tenant.client() as http:  # OpenRouter's stats call it cancelled
         assert http.get("/generation", params={"id": event["id"]}).json()["data"]["cancelled"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_native_finish_reasons_are_the_serving_providers_words(
+    tenant: Tenant, stream: bool
+) -> None:
+    """OpenRouter's `native_finish_reason` beside the normalised one: what the provider's
+    own format said (chat: the same; messages: its `stop_reason`; responses: its status
+    or why it is incomplete), in the answer and in the generation stats."""
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
+    asks = {
+        "stop": {},
+        "length": {"max_tokens": 3},
+        "tool_calls": {"tools": [tool], "tool_choice": "required"},
+    }
+    native = {
+        "emulator": {"stop": "stop", "length": "length", "tool_calls": "tool_calls"},
+        "emulator-messages": {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"},
+        "emulator-responses": {
+            "stop": "completed",
+            "length": "max_output_tokens",
+            "tool_calls": "completed",
+        },
+    }
+    with tenant.client() as http:
+        for provider, words in native.items():
+            for reason, ask in asks.items():
+                body = {
+                    "model": "emulator/echo",
+                    "messages": HELLO,
+                    "provider": {"only": [provider]},
+                    "stream": stream,
+                    **ask,
+                }
+                answer = http.post("/chat/completions", json=body)
+                assert answer.status_code == 200, answer.text
+                if stream:
+                    chunks = [
+                        json.loads(line[6:])
+                        for line in answer.text.splitlines()
+                        if line.startswith("data: {")
+                    ]
+                    choices = [c["choices"][0] for c in chunks if c["choices"]]
+                    assert all(c["native_finish_reason"] is None for c in choices[:-1])
+                    choice = choices[-1]
+                else:
+                    choice = answer.json()["choices"][0]
+                assert (choice["finish_reason"], choice["native_finish_reason"]) == (
+                    reason,
+                    words[reason],
+                ), provider
+                gen = answer.headers["x-generation-id"]
+                stats = http.get("/generation", params={"id": gen}).json()["data"]
+                assert (stats["finish_reason"], stats["native_finish_reason"]) == (
+                    reason,
+                    words[reason],
+                )

@@ -7,3 +7,17 @@ blocks, `stop_reason`); the responses format's stream events live apart, in
 speaks the client's format on one side and the provider's on the other, and
 only canonical types cross between.
 """
+
+# What each format's own answer calls a finish (OpenRouter's `native_finish_reason`):
+# a messages provider's `stop_reason`, a responses provider's status (or why it is
+# incomplete); a chat provider's is the finish reason itself.
+NATIVE_FINISH: dict[str, dict[str, str]] = {
+    "chat": {},
+    "messages": {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"},
+    "responses": {"stop": "completed", "tool_calls": "completed", "length": "max_output_tokens"},
+}
+
+
+def native_finish(wire_format: str, reason: str | None) -> str | None:
+    """The serving provider's own word for a finish reason."""
+    return None if reason is None else NATIVE_FINISH.get(wire_format, {}).get(reason, reason)

@@ -200,8 +200,17 @@ def _render_call(c: ToolCall) -> dict[str, Any]:
 
 
 def render_response(
-    completions: list[Completion], *, id: str, model: str, created: int, extra: dict[str, Any]
+    completions: list[Completion],
+    *,
+    id: str,
+    model: str,
+    created: int,
+    extra: dict[str, Any],
+    native: dict[str, str] | None = None,
 ) -> dict[str, Any]:
+    """A chat completion. `native`: the serving provider's words for the finish reasons
+    (`wire.NATIVE_FINISH`), for the gateway's answer (`native_finish_reason`, as
+    OpenRouter's); a provider's own answer has none."""
     prompt = completions[0].input_tokens
     output = sum(c.output_tokens for c in completions)
     body = {
@@ -224,6 +233,7 @@ def render_response(
                     ),
                 },
                 "finish_reason": c.finish_reason,
+                **_native(native, c.finish_reason),
                 "logprobs": None if c.logprobs is None else _logprobs(c.logprobs),
             }
             for i, c in enumerate(completions)
@@ -233,6 +243,12 @@ def render_response(
     if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
         _add_reasoning(body, completions)
     return body
+
+
+def _native(native: dict[str, str] | None, reason: str | None) -> dict[str, Any]:
+    if native is None:
+        return {}
+    return {"native_finish_reason": None if reason is None else native.get(reason, reason)}
 
 
 def _logprobs(entries: Iterable[TokenLogprob]) -> dict[str, Any]:
@@ -275,7 +291,7 @@ def usage(prompt: int, completion: int, reasoning: int = 0) -> dict[str, Any]:
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": 0},
+        "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0, "audio_tokens": 0},
         "completion_tokens_details": {"reasoning_tokens": reasoning},
     }
 
@@ -348,8 +364,10 @@ def render_chunks(
     created: int,
     extra: dict[str, Any],
     tools_first: bool = False,
+    native: dict[str, str] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Chat chunks: the role first, content and tool-call deltas, finish, then usage.
+    `native`: as for `render_response`, each chunk's `native_finish_reason`.
     `tools_first`: the (first) answer is tool calls, so its role chunk has null content.
     It is told, not peeked at: the role chunk goes out before any delta is taken,
     so that a stream cut after it counts none of them as sent."""
@@ -367,12 +385,11 @@ def render_chunks(
         finish: str | None = None,
         logprobs: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        return {
-            **head,
-            "choices": [
-                {"index": choice, "delta": delta, "finish_reason": finish, "logprobs": logprobs}
-            ],
-        }
+        entry = {"index": choice, "delta": delta, "finish_reason": finish}
+        if native is not None:
+            entry["native_finish_reason"] = None if finish is None else native.get(finish, finish)
+        entry["logprobs"] = logprobs
+        return {**head, "choices": [entry]}
 
     yield chunk(_role(tools_first), 0)
     opened = {0}
