@@ -17,6 +17,7 @@ from emulator.gateway import stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import prompt_tokens
+from emulator.gateway.middle_out import asked
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
@@ -56,7 +57,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
     routes = route_candidates(view, body["model"], list(body.get("models") or ()), prefs)
-    routes = able_routes(view, routes, request, "messages" if chat_body else "input", prefs)
+    routes, request = able_routes(
+        view, routes, request, "messages" if chat_body else "input", prefs, asked(body)
+    )
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)

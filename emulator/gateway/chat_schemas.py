@@ -237,6 +237,25 @@ def messages_from_prompt(body: Any) -> Any:
     return body
 
 
+class Plugin(_Open):
+    """One of OpenRouter's plugins: `context-compression` is acted on (`middle_out`);
+    `web` is refused, as the web-search tools are (nothing here searches); others are
+    taken and ignored."""
+
+    id: Annotated[str, Field(min_length=1)]
+    enabled: bool | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _not_web(cls, plugin: str) -> str:
+        if plugin == "web":
+            raise ValueError(
+                "the web plugin is not supported by the emulator, which searches nothing; "
+                "leave it out in tests (a `:online` model id is refused the same way)"
+            )
+        return plugin
+
+
 class StreamOptions(_Open):
     include_usage: bool | None = None
 
@@ -264,6 +283,9 @@ class ChatCompletionRequest(_Open):
     stream_options: StreamOptions | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
+    # OpenRouter's: `["middle-out"]` compresses a prompt too long for the context.
+    transforms: list[str] | None = None
+    plugins: list[Plugin] | None = None
     # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields
 
     @model_validator(mode="before")

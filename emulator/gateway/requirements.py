@@ -8,7 +8,9 @@ and its provider's context can hold the prompt (`context_length`). With
 sets: reasoning settings (the `reasoning` capability; without it a model that
 cannot reason ignores them, as OpenRouter's providers do) and log
 probabilities (not the messages format).
-If that leaves no route, the answer names the need: 503 `no_route_available`
+A prompt too long for every route is cut from the middle when the request asks
+for OpenRouter's middle-out compression (`middle_out`). If that leaves no
+route, the answer names the need: 503 `no_route_available`
 for a capability or parameter (`param` `tools`, `logprobs`, or the prompt's
 field), 400 `context_length_exceeded` for a prompt too long for every route.
 A request that is clearly short is not tokenized: one pass over its messages
@@ -18,6 +20,7 @@ bounds its tokens (about 1 us a request).
 from __future__ import annotations
 
 from emulator.errors import InvalidRequest, NoRouteAvailable
+from emulator.gateway import middle_out
 from emulator.gateway.canonical import Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens, tools_text
@@ -41,9 +44,12 @@ def able_routes(
     request: Request,
     prompt_param: str = "messages",
     prefs: ProviderPrefs | None = None,
-) -> list[Route]:
-    """The routes that can serve `request`; raises when none of `routes` can.
-    `prompt_param` is the field that holds the prompt (`input` in the responses format)."""
+    compression: bool | None = False,
+) -> tuple[list[Route], Request]:
+    """The routes that can serve `request`, and the request they are sent (its prompt
+    cut from the middle when it is too long and `compression` says so: see
+    `middle_out.asked`); raises when none of `routes` can. `prompt_param` is the field
+    that holds the prompt (`input` in the responses format)."""
     if prefs is not None and prefs.require_parameters and request.logprobs is not None:
         routes = _taking_logprobs(routes, "include" if prompt_param == "input" else "logprobs")
     # One pass over the messages (this runs on every request): what they need, and an
@@ -64,8 +70,10 @@ def able_routes(
     if needs:
         routes = _capable(view, routes, request, needs, prompt_param)
     if all(most <= r.context_length for r in routes):
-        return routes  # surely fits: no need to count
+        return routes, request  # surely fits: no need to count
     fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= r.context_length]
+    if not fitting and compression is not False:
+        fitting, request = _compressed(routes, request, compression)
     if not fitting:
         longest = max(routes, key=lambda r: r.context_length)
         tokens = prompt_tokens(request, longest.wire_format)
@@ -77,7 +85,22 @@ def able_routes(
             param=prompt_param,
             code="context_length_exceeded",
         )
-    return fitting
+    return fitting, request
+
+
+def _compressed(
+    routes: list[Route], request: Request, mode: bool | None
+) -> tuple[list[Route], Request]:
+    """OpenRouter's choice of route to compress for: the first whose context holds at
+    least half the prompt, else the longest; then the routes the shorter prompt fits."""
+    tokens = {id(r): prompt_tokens(request, r.wire_format) for r in routes}
+    roomy = [r for r in routes if 2 * r.context_length >= tokens[id(r)]]
+    target = roomy[0] if roomy else max(routes, key=lambda r: r.context_length)
+    if not middle_out.applies(mode, target.context_length):
+        return [], request
+    shorter = middle_out.compress(request, target.wire_format, target.context_length)
+    fitting = [r for r in routes if prompt_tokens(shorter, r.wire_format) <= r.context_length]
+    return fitting, shorter
 
 
 def _taking_logprobs(routes: list[Route], param: str) -> list[Route]:

@@ -9,6 +9,7 @@ from pydantic import ConfigDict, Field, model_validator
 from emulator.bodies import WireModel
 from emulator.gateway.chat_schemas import (
     Effort,
+    Plugin,
     ProviderPreferences,
     model_from_models,
     only_functions,
@@ -128,6 +129,8 @@ class ResponsesRequest(_Open):
     stream: bool | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
+    transforms: list[str] | None = None  # OpenRouter's, as in chat
+    plugins: list[Plugin] | None = None
     metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
     # What else to return: `reasoning.encrypted_content` and
     # `message.output_text.logprobs` are acted on, others ignored.

@@ -25,7 +25,7 @@ from emulator.errors import (
     ValidationFailed,
 )
 from emulator.faults import apply as fault_apply
-from emulator.gateway import chat_schemas, logprobs, responses_schemas
+from emulator.gateway import chat_schemas, logprobs, middle_out, responses_schemas
 from emulator.gateway.canonical import Completion, Delta, Reasoning, Request, effort_tokens
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
@@ -60,6 +60,7 @@ class Call:
     metadata: dict[str, Any]
     attempts: list[dict[str, Any]] = field(default_factory=list)
     hold: holds.Hold | None = None
+    compression: bool | None = None  # middle-out: asked, refused, or by the route's context
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -76,7 +77,9 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     view = rt.catalog.view()
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
     prompt_param = "input" if call.endpoint == "responses" else "messages"
-    routes = able_routes(view, routes, call.request, prompt_param, call.prefs)
+    routes, call.request = able_routes(
+        view, routes, call.request, prompt_param, call.prefs, call.compression
+    )
     _check_premium(caller, view, routes)
     held = worst_hold(routes, call.request, fees_of(view))
     # A whole answer served inside a transaction (answers.respond) is settled in it:
@@ -338,6 +341,7 @@ def new_call(
         request=request,
         stream=bool(body.get("stream")),
         metadata=metadata,
+        compression=middle_out.asked(body),
     )
 
 
