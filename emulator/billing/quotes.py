@@ -13,7 +13,7 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import stored_responses
+from emulator.gateway import auto_router, stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import prompt_tokens
@@ -27,6 +27,7 @@ from emulator.gateway.service import (
     check_output_schema,
     check_tools,
     fees_of,
+    premium_ok,
     premium_unapproved,
     worst_case,
     worst_hold,
@@ -56,7 +57,12 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    routes = route_candidates(view, body["model"], list(body.get("models") or ()), prefs)
+    model = body["model"]
+    if model == auto_router.AUTO:
+        model = auto_router.choose(
+            view, request, auto_router.allowed_patterns(body), premium_ok(caller)
+        )
+    routes = route_candidates(view, model, list(body.get("models") or ()), prefs)
     routes, request = able_routes(
         view, routes, request, "messages" if chat_body else "input", prefs, asked(body)
     )

@@ -12,7 +12,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import service, stored_responses
+from emulator.gateway import auto_router, service, stored_responses
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -71,9 +71,12 @@ class ResponsesController(Controller):
         body = talk.whole()
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
-        routes = route_candidates(
-            rt.catalog.view(), body["model"], [], ProviderPrefs.from_body(body.get("provider"))
-        )
+        view, model = rt.catalog.view(), body["model"]
+        if model == auto_router.AUTO:
+            model = auto_router.choose(
+                view, request, auto_router.allowed_patterns(body), service.premium_ok(caller)
+            )
+        routes = route_candidates(view, model, [], ProviderPrefs.from_body(body.get("provider")))
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
         count = prompt_tokens(request, EXACT_FAMILY)

@@ -25,7 +25,13 @@ from emulator.errors import (
     ValidationFailed,
 )
 from emulator.faults import apply as fault_apply
-from emulator.gateway import chat_schemas, logprobs, middle_out, responses_schemas
+from emulator.gateway import (
+    auto_router,
+    chat_schemas,
+    logprobs,
+    middle_out,
+    responses_schemas,
+)
 from emulator.gateway.canonical import Completion, Delta, Reasoning, Request, effort_tokens
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
@@ -61,6 +67,7 @@ class Call:
     attempts: list[dict[str, Any]] = field(default_factory=list)
     hold: holds.Hold | None = None
     compression: bool | None = None  # middle-out: asked, refused, or by the route's context
+    auto_allowed: tuple[str, ...] | None = None  # `openrouter/auto`: what it may pick
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -75,6 +82,8 @@ class Served:
 def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     """Try the routes in turn; the first that answers serves the call."""
     view = rt.catalog.view()
+    if call.model == auto_router.AUTO:  # the router's pick stands for it from here on
+        call.model = auto_router.choose(view, call.request, call.auto_allowed, premium_ok(caller))
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
     prompt_param = "input" if call.endpoint == "responses" else "messages"
     routes, call.request = able_routes(
@@ -174,9 +183,14 @@ def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
     }
 
 
+def premium_ok(caller: Caller) -> bool:
+    """Whether the caller's account is approved for premium models."""
+    return bool(caller.owner and caller.owner.premium_approved)
+
+
 def premium_unapproved(caller: Caller, view: CatalogView, routes: list[Route]) -> list[str]:
     """The premium models among `routes` this caller's account is not approved for."""
-    if caller.owner and caller.owner.premium_approved:
+    if premium_ok(caller):
         return []
     return [r.model for r in routes if view.by_id[r.model]["premium"]]
 
@@ -342,6 +356,7 @@ def new_call(
         stream=bool(body.get("stream")),
         metadata=metadata,
         compression=middle_out.asked(body),
+        auto_allowed=auto_router.allowed_patterns(body),
     )
 
 

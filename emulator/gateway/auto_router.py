@@ -1,0 +1,75 @@
+"""OpenRouter's Auto Router: `model: "openrouter/auto"` lets the gateway pick the model.
+
+Upstream a meta-model (NotDiamond) reads the prompt. Here the pick is a plain function
+of the request, so the same prompt always gets the same model and tests can rely on
+it: among the models the router may use that can serve the request (its tools, images,
+structured output, and a context that holds the prompt), the one the last user
+message's digest points at. The router may use every text model of the catalog
+except the emulator's own test models and premium ones, or those the
+`{"id": "auto-router", "allowed_models": [...]}` plugin names (`*` wildcards, as
+`"anthropic/*"`; premium ones only for an account approved for them). The
+answer's `model` says which was picked, and it is billed at that model's prices.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+from typing import Any
+
+from emulator.errors import NoRouteAvailable
+from emulator.gateway.canonical import Request
+from emulator.gateway.catalog import CatalogView
+from emulator.gateway.content import prompt_tokens
+
+AUTO = "openrouter/auto"
+PLUGIN = "auto-router"
+
+
+def allowed_patterns(body: dict[str, Any]) -> tuple[str, ...] | None:
+    """The `allowed_models` of the body's auto-router plugin, if it names any."""
+    for plugin in body.get("plugins") or ():
+        if plugin.get("id") == PLUGIN and plugin.get("enabled", True):
+            allowed = plugin.get("allowed_models")
+            return tuple(allowed) if allowed else None
+    return None
+
+
+def choose(
+    view: CatalogView, request: Request, allowed: tuple[str, ...] | None, premium: bool
+) -> str:
+    """The model the router picks for `request`; 503 `no_route_available` when none it
+    may use can serve it. `premium`: the caller's account may use premium models (else
+    the router leaves them out, even when `allowed` names them)."""
+    pool = [m for m in view.models if _may_use(m, allowed) and (premium or not m["premium"])]
+    able = [m for m in pool if _can_serve(m, request)]
+    if not able:
+        which = "the models allowed_models names" if allowed else "the models it routes to"
+        raise NoRouteAvailable(
+            f"The auto router found none of {which} able to serve this request (its "
+            "tools, images, structured output or prompt length). Name a model, or allow "
+            "others.",
+            param="model",
+        )
+    last = next((m.text for m in reversed(request.messages) if m.role == "user"), "")
+    digest = hashlib.sha256(last.encode()).digest()
+    return str(able[int.from_bytes(digest[:8], "big") % len(able)]["id"])
+
+
+def _may_use(model: dict[str, Any], allowed: tuple[str, ...] | None) -> bool:
+    if model["modality"] != "text":
+        return False
+    if allowed is not None:
+        return any(fnmatch.fnmatchcase(model["id"], pattern) for pattern in allowed)
+    return not model["premium"] and not model["id"].startswith("emulator/")
+
+
+def _can_serve(model: dict[str, Any], request: Request) -> bool:
+    capable = model["capabilities"]
+    if request.tools and request.tool_choice != "none" and not capable.get("tools"):
+        return False
+    if any(m.images for m in request.messages) and not capable.get("vision"):
+        return False
+    if request.response_format and not capable.get("structured_output"):
+        return False
+    return bool(prompt_tokens(request, "chat") <= model["context_length"])
