@@ -183,7 +183,7 @@ def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
 
 
 # OpenRouter's routing variants: a suffix on a model id that stands for `provider.sort`.
-VARIANT_SORTS = {"nitro": "throughput", "floor": "price"}
+VARIANT_SORTS = {"nitro": "throughput", "floor": "price", "exacto": "exacto"}
 
 
 def model_variant(model_id: str) -> tuple[str, str | None]:

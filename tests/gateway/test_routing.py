@@ -51,6 +51,7 @@ def test_nitro_and_floor_variants_sort_by_throughput_and_price(
     assert served(client, chat_v3) == (chat_v3, "deepseek")
     assert served(client, f"{chat_v3}:nitro") == (chat_v3, "fireworks")
     assert served(client, f"{chat_v3}:floor") == (chat_v3, "deepseek")
+    assert served(client, f"{chat_v3}:exacto") == (chat_v3, "deepseek")  # the catalog's order
     sorted_by_price = served(client, f"{chat_v3}:nitro", provider={"sort": "price"})
     assert sorted_by_price == (chat_v3, "deepseek")
     fallen = served(client, "emulator/fail-503", models=[f"{chat_v3}:nitro"])
