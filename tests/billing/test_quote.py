@@ -134,3 +134,51 @@ def test_the_quote_says_which_endpoint_it_quoted(tenant: Tenant) -> None:
         for body, param in cases:
             error = assert_error(http.post("/ai-gateway/quote", json=body), 400, "invalid_request")
             assert error["param"] == param and error["message"][0].isupper(), error
+
+
+CALLS = [
+    {"id": f"c{i}", "type": "function", "function": {"name": "lookup", "arguments": '{"q":1}'}}
+    for i in range(3)
+]
+TURNS = {
+    "parallel calls": [
+        {"role": "user", "content": "look it up"},
+        {"role": "assistant", "content": None, "tool_calls": CALLS},
+        *[{"role": "tool", "tool_call_id": f"c{i}", "content": "found"} for i in range(3)],
+    ],
+    "text and calls": [
+        {"role": "user", "content": "look it up"},
+        {"role": "assistant", "content": "Looking.", "tool_calls": CALLS[:2]},
+        *[{"role": "tool", "tool_call_id": f"c{i}", "content": "found"} for i in range(2)],
+    ],
+    "two system messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "system", "content": "Be kind."},
+        {"role": "user", "content": "hello"},
+    ],
+}
+
+
+@pytest.mark.parametrize("provider", ["emulator", "emulator-responses", "emulator-messages"])
+@pytest.mark.parametrize("turns", list(TURNS), ids=list(TURNS))
+def test_the_hold_covers_what_each_provider_format_bills(
+    tenant: Tenant, provider: str, turns: str
+) -> None:
+    """The prompt counted for the hold (and the quote) is never under what the provider
+    bills once the request is in its own format: parallel tool calls travel as one item
+    each in the responses format, and were billed a few tokens over the hold."""
+    tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
+    body = {
+        "model": "emulator/echo",
+        "messages": TURNS[turns],
+        "tools": [tool],
+        "provider": {"only": [provider]},
+        "max_tokens": 5,
+    }
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json=body).json()
+        answer = http.post("/chat/completions", json=body)
+        held = http.get("/ai-gateway/reservations").json()["data"][0]
+    usage = answer.json()["usage"]
+    assert usage["prompt_tokens"] <= quote["estimated_input_tokens"]
+    assert usage["charge_micros"] <= held["amount_micros"] == quote["hold_micros"]

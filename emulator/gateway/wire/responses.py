@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from emulator.gateway.canonical import (
@@ -50,8 +50,17 @@ def parse_request(body: dict[str, Any]) -> Request:
         messages.append(Message("user", items))
     else:
         for item in items:
-            if item.get("type") != "reasoning":  # an earlier answer's, sent back: not read
-                messages.append(_item(item))
+            if item.get("type") == "reasoning":  # an earlier answer's, sent back: not read
+                continue
+            message = _item(item)
+            last = messages[-1] if messages else None
+            if item.get("type") == "function_call" and last and last.role == "assistant":
+                # One turn's calls (and the text before them) are one assistant message,
+                # as in the other formats: the turn reads and counts the same in all.
+                message = replace(last, tool_calls=last.tool_calls + message.tool_calls)
+                messages[-1] = message
+            else:
+                messages.append(message)
     tools = tuple(
         Tool(t["name"], t.get("description") or "", t.get("parameters") or {"type": "object"})
         for t in body.get("tools") or ()
