@@ -214,12 +214,17 @@ SAMPLING_FIELDS = frozenset(SamplingFields.model_fields)
 
 
 def model_from_models(body: Any) -> Any:
-    """OpenRouter's: a body with `models` and no `model` is served by the first of them
-    (the others are its fallbacks, as `model` + `models` would be)."""
+    """OpenRouter's: a body with `models` and no `model` is served by the first of them,
+    the others its fallbacks (the list is kept whole, so that errors name its items)."""
     if isinstance(body, dict) and body.get("model") is None:
         models = body.get("models")
-        if isinstance(models, list) and models and isinstance(models[0], str):
-            return {**body, "model": models[0], "models": models[1:]}
+        if isinstance(models, list) and models:
+            if not isinstance(models[0], str) or not models[0]:
+                raise ValidationFailed(
+                    "`models[0]` must be a model id: with no `model`, it is the model asked for.",
+                    param="models[0]",
+                )
+            return {**body, "model": models[0]}
     return body
 
 
@@ -245,15 +250,14 @@ class Plugin(_Open):
     id: Annotated[str, Field(min_length=1)]
     enabled: bool | None = None
 
-    @field_validator("id")
-    @classmethod
-    def _not_web(cls, plugin: str) -> str:
-        if plugin == "web":
+    @model_validator(mode="after")
+    def _not_web(self) -> Plugin:
+        if self.id == "web" and self.enabled is not False:
             raise ValueError(
                 "the web plugin is not supported by the emulator, which searches nothing; "
                 "leave it out in tests (a `:online` model id is refused the same way)"
             )
-        return plugin
+        return self
 
 
 class StreamOptions(_Open):

@@ -4,10 +4,10 @@ from the middle until it fits, instead of being refused.
 Asked for by `transforms: ["middle-out"]` or the plugin `{"id": "context-compression"}`;
 on by default for a route of 8,192 tokens of context or less (`transforms: []` turns
 that off), as OpenRouter does. Whole messages go first, the middlemost first; the first
-and the last message stay, and an assistant's tool calls go with their results (a
-provider refuses a result without its call). If the two left are still too long, the
-longest message loses the middle of its text to a `…`. All of it is counted in the
-route's own tokenizer, so what is billed is what was sent.
+and the last message stay, and tool calls go with their results, a turn's run of
+calls and results together (a provider refuses a result without its call). If the two
+left are still too long, the longest message loses the middle of its text to a `…`.
+All of it is counted in the route's own tokenizer, so what is billed is what was sent.
 """
 
 from __future__ import annotations
@@ -55,25 +55,27 @@ def compress(request: Request, family: str, budget: int) -> Request:
 
 
 def _groups(messages: tuple[Message, ...]) -> list[list[Message]]:
-    """The messages in the units they can be dropped in: an assistant's tool calls with
-    the tool results that follow them; any other message alone."""
+    """The messages in the units they can be dropped in: a run of assistant tool calls
+    and tool results (one turn's parallel calls may come as several assistant
+    messages, their results after them all); any other message alone."""
     groups: list[list[Message]] = []
     for message in messages:
-        if message.role == "tool" and groups and _has_calls(groups[-1]):
+        in_run = message.role == "tool" or (message.role == "assistant" and message.tool_calls)
+        if in_run and groups and _is_run(groups[-1]):
             groups[-1].append(message)
         else:
             groups.append([message])
     return groups
 
 
-def _has_calls(group: list[Message]) -> bool:
+def _is_run(group: list[Message]) -> bool:
     return bool(group[0].tool_calls)
 
 
 def _shorten_longest(messages: list[Message], family: str, excess: int) -> list[Message]:
     """The messages with the middle of the longest one's text taken out: `excess` tokens
     and the one the gap marker costs."""
-    longest = max(range(len(messages)), key=lambda i: len(messages[i].text))
+    longest = max(range(len(messages)), key=lambda i: count_text(messages[i].text, family))
     message = messages[longest]
     spans = token_spans(message.text, family)
     keep = len(spans) - excess - 1

@@ -72,11 +72,12 @@ def able_routes(
     if all(most <= r.context_length for r in routes):
         return routes, request  # surely fits: no need to count
     fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= r.context_length]
+    sent = request
     if not fitting and compression is not False:
         fitting, request = _compressed(routes, request, compression)
     if not fitting:
         longest = max(routes, key=lambda r: r.context_length)
-        tokens = prompt_tokens(request, longest.wire_format)
+        tokens = prompt_tokens(sent, longest.wire_format)
         raise InvalidRequest(
             f"This request's prompt is {tokens:,} tokens and the "
             f"longest context of its routes is {longest.context_length:,} ({longest.model!r} "

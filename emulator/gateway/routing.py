@@ -139,7 +139,7 @@ def _candidates(
     routes: list[Route] = []
     last = 0  # the index in _FILTERS of the last filter that took a route out
     for model_id in dict.fromkeys(models):  # each model once, in the order given
-        field = "model" if model_id == model else f"models[{fallbacks.index(model_id)}]"
+        field = f"models[{fallbacks.index(model_id)}]" if model_id in fallbacks else "model"
         slug, variant_sort = model_variant(model_id)
         entry = find_model(view, slug, param=field)
         ranked = prefs if variant_sort is None or prefs.sort else replace(prefs, sort=variant_sort)
@@ -173,7 +173,8 @@ def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
     slugs: dict[str, str] = {}
     for name, row in view.providers.items():
         shown = row.body["display_name"].removesuffix(" (emulated)").lower()
-        slugs |= {shown: name, shown.replace(" ", "-"): name, name: name}
+        slugs |= {shown: name, shown.replace(" ", "-"): name}
+    slugs |= {name.lower(): name for name in view.providers}  # a slug wins over a name
 
     def slug(names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(slugs.get(n.lower(), n) for n in names)

@@ -94,7 +94,7 @@ def test_malformed_transforms_and_plugins_are_400(tenant: Tenant) -> None:
         for field, value, param in (
             ("transforms", "middle-out", "transforms"),
             ("plugins", [{"name": "web"}], "plugins[0].id"),
-            ("plugins", [{"id": "web", "max_results": 3}], "plugins[0].id"),
+            ("plugins", [{"id": "web", "max_results": 3}], "plugins[0]"),
         ):
             answer = http.post(
                 "/chat/completions",
@@ -189,3 +189,54 @@ def test_the_route_compressed_for_holds_half_the_prompt_or_is_the_longest() -> N
     # None does: the longest.
     routes, cut = able_routes(view, [route(2_000), route(3_000)], request, compression=True)
     assert [r.context_length for r in routes] == [3_000]
+
+
+def test_a_run_of_parallel_calls_and_results_goes_whole() -> None:
+    """Calls of one turn may come as several assistant messages, their results after
+    them all: none is dropped without the others."""
+
+    def call(i: str) -> tuple[ToolCall, ...]:
+        return (ToolCall(id=i, name="lookup", arguments="{}"),)
+
+    messages = (
+        Message("system", "Be brief."),
+        Message("user", text_of(200)),
+        Message("assistant", "", tool_calls=call("a")),
+        Message("assistant", "", tool_calls=call("b")),
+        Message("tool", text_of(200), tool_call_id="a"),
+        Message("tool", text_of(200), tool_call_id="b"),
+        Message("user", text_of(200)),
+        Message("user", "last"),
+    )
+    request = Request(messages=messages)
+    for budget in range(50, prompt_tokens(request, "chat"), 40):
+        kept = middle_out.compress(request, "chat", budget).messages
+        calls = {c.id for m in kept for c in m.tool_calls}
+        results = {m.tool_call_id for m in kept if m.role == "tool"}
+        assert calls == results, budget
+
+
+def test_the_context_error_counts_the_prompt_sent(tenant: Tenant) -> None:
+    """When even the cut prompt does not fit (here: tools' definitions alone too big),
+    the error gives the size of the prompt as sent."""
+    huge = {"type": "object", "description": "x " * 40_000}
+    tool = {"type": "function", "function": {"name": "big", "parameters": huge}}
+    body = {"model": "emulator/echo", "messages": long_talk(4), "tools": [tool]}
+    with tenant.client() as http:
+        plain = http.post("/chat/completions", json=body)
+        cut = http.post("/chat/completions", json={**body, "transforms": ["middle-out"]})
+    first = assert_error(plain, 400, "context_length_exceeded")["message"]
+    assert assert_error(cut, 400, "context_length_exceeded")["message"] == first
+
+
+def test_a_disabled_web_plugin_is_no_refusal(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        answer = http.post(
+            "/chat/completions",
+            json={
+                "model": "emulator/echo",
+                "messages": [{"role": "user", "content": "hi"}],
+                "plugins": [{"id": "web", "enabled": False}],
+            },
+        )
+    assert answer.status_code == 200, answer.text

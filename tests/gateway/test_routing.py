@@ -168,6 +168,15 @@ def test_models_without_model_are_served_by_the_first(
         quote = http.post("/ai-gateway/quote", json={"models": ["emulator/echo"], "input": "hi"})
         neither = http.post("/chat/completions", json={"messages": HELLO})
     assert fallen.status_code == 200 and fallen.json()["model"] == "emulator/echo"
+    with tenant.client() as http:  # errors name the item of `models` at fault
+        for models, status, param in (
+            (["openai/gpt-4o", "nope/x"], 404, "models[1]"),
+            (["openai/gpt-4o", 5], 400, "models[1]"),
+            ([""], 400, "models[0]"),
+            ([7], 400, "models[0]"),
+        ):
+            bad = http.post("/chat/completions", json={"models": models, "messages": HELLO})
+            assert bad.status_code == status and bad.json()["error"]["param"] == param, models
     attempts = [a["model"] for a in _attempts(tenant, fallen)]
     assert attempts == ["emulator/fail-503", "emulator/echo"]
     assert response.json()["output_text"] == "hi"
@@ -216,3 +225,19 @@ def test_providers_are_named_by_slug_or_display_name_in_any_case(
         assert served(client, sonnet, provider={"order": [bedrock]}) == (sonnet, "bedrock")
     error = refused(tenant, gpt4o, provider={"only": ["Not A Provider"]})
     assert error["param"] == "provider"
+
+
+def test_a_slug_wins_over_another_providers_display_name() -> None:
+    """A provider whose display name is another's slug does not take that slug."""
+    from types import SimpleNamespace
+
+    from emulator.gateway.routing import ProviderPrefs, _by_slug
+
+    def row(shown: str) -> SimpleNamespace:
+        return SimpleNamespace(body={"display_name": shown})
+
+    view = SimpleNamespace(
+        providers={"together": row("Together (emulated)"), "together-lite": row("Together")}
+    )
+    assert _by_slug(view, ProviderPrefs(only=("together",))).only == ("together",)  # type: ignore[arg-type]
+    assert _by_slug(view, ProviderPrefs(only=("TOGETHER",))).only == ("together",)  # type: ignore[arg-type]
