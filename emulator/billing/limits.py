@@ -36,6 +36,8 @@ class RateLimiter:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._counts: dict[tuple[str, int], int] = {}
+        # Windows of any length (`count`): (scope, length, index) -> requests.
+        self._long_counts: dict[tuple[str, int, int], int] = {}
 
     def admit(self, now: float, limits: list[tuple[str, int]]) -> Standing:
         """Count one request against every (scope, rpm) limit, or refuse it whole."""
@@ -66,6 +68,26 @@ class RateLimiter:
         tightest = min(((rpm - count - 1, rpm) for _, rpm, count in used), default=(0, 0))
         return Standing(tightest[1], max(tightest[0], 0), reset_s)
 
+    def count(self, now: float, windows: list[tuple[str, int, int]]) -> tuple[int, int] | None:
+        """Count one request in each (scope, limit, window in seconds) of the clock's
+        windows of that length, or none of them when one is full: its (limit, window)."""
+        with self._lock:
+            if len(self._long_counts) > 100_000:  # old windows: forget them
+                self._long_counts = {
+                    k: v for k, v in self._long_counts.items() if k[2] == int(now // k[1])
+                }
+            keys = [
+                ((scope, window_s, int(now // window_s)), limit)
+                for scope, limit, window_s in windows
+            ]
+            for (key, limit), (_, _, window_s) in zip(keys, windows, strict=True):
+                if self._long_counts.get(key, 0) >= limit:
+                    return limit, window_s
+            for key, _ in keys:
+                self._long_counts[key] = self._long_counts.get(key, 0) + 1
+        return None
+
     def reset(self) -> None:
         with self._lock:
             self._counts.clear()
+            self._long_counts.clear()

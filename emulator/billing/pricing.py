@@ -6,6 +6,9 @@
     charge        = max(minimum_charge_micros, provider_cost + platform_fee)
     margin        = charge - provider_cost
 
+A route priced at zero for both prompt and completion (a `:free` variant) is
+free: its charge is 0, the minimum charge is for priced routes.
+
 Worked example (also in the README): 1,000 prompt and 500 completion tokens on
 a provider at 150,000 / 600,000 micros per million tokens, with a 5.5 % fee
 and a 20-micro minimum: provider cost = ceil(150 + 300) = 450; fee =
@@ -60,6 +63,8 @@ def charge_for(
     completion_per_mtok: int,
     fees: Fees,
 ) -> Charge:
+    if not prompt_per_mtok and not completion_per_mtok:  # a free route
+        return Charge(0, 0, 0, 0)
     cost = provider_cost(prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok)
     numerator, denominator = fees.fee_ratio
     fee = _ceil_div(cost * numerator, denominator)

@@ -5,7 +5,7 @@ of the request, so the same prompt always gets the same model and tests can rely
 it: among the models the router may use that can serve the request (its tools, images,
 structured output, and a context that holds the prompt), the one the last user
 message's digest points at. The router may use every text model of the catalog
-except the emulator's own test models and premium ones, or those the
+except the emulator's own test models, premium ones and free variants, or those the
 `{"id": "auto-router", "allowed_models": [...]}` plugin names (`*` wildcards, as
 `"anthropic/*"`; premium ones only for an account approved for them). The
 answer's `model` says which was picked, and it is billed at that model's prices.
@@ -61,7 +61,8 @@ def _may_use(model: dict[str, Any], allowed: tuple[str, ...] | None) -> bool:
         return False
     if allowed is not None:
         return any(fnmatch.fnmatchcase(model["id"], pattern) for pattern in allowed)
-    return not model["premium"] and not model["id"].startswith("emulator/")
+    test_or_free = model["id"].startswith("emulator/") or model["id"].endswith(":free")
+    return not model["premium"] and not test_or_free
 
 
 def _can_serve(model: dict[str, Any], request: Request) -> bool:

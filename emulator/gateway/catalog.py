@@ -18,6 +18,7 @@ from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
 from emulator.clock import Clock
 from emulator.errors import ModelNotFound
+from emulator.gateway import free_tier
 from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
 from emulator.gateway.scripted import ScriptedReply
 from emulator.paging import check_limit, decode_cursor, encode_cursor, page
@@ -95,7 +96,11 @@ def build_view(
     serving: dict[str, list[ServingRow]] = {}
     for entry in rows.serving:
         serving.setdefault(entry.model_id, []).append(entry)
-    models = [model_wire(m, serving.get(m.id, []), providers) for m in rows.models]
+    models = []
+    for row in rows.models:
+        models.append(model_wire(row, serving.get(row.id, []), providers))
+        if row.body.get("free_variant") and models[-1]["providers"]:
+            models.append(free_tier.variant_wire(models[-1]))
     models += [video_model_wire(m) for m in video_models or ()]
     page = catalog_page(models, len(models), None)
     pricing_body = pricing_wire(pricing, models)

@@ -28,6 +28,7 @@ from emulator.faults import apply as fault_apply
 from emulator.gateway import (
     auto_router,
     chat_schemas,
+    free_tier,
     logprobs,
     middle_out,
     responses_schemas,
@@ -90,6 +91,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
         view, routes, call.request, prompt_param, call.prefs, call.compression
     )
     _check_premium(caller, view, routes)
+    if free_tier.asks_free(call.model, call.fallbacks):
+        free_tier.admit(rt, caller.account_id)
     held = worst_hold(routes, call.request, fees_of(view))
     # A whole answer served inside a transaction (answers.respond) is settled in it:
     # no one can see its hold in between, so the row is written once, closed.
@@ -144,7 +147,8 @@ def _ask(
     rt: Runtime, provider: FakeProvider, route: Route, call: Call
 ) -> tuple[list[Completion], list[Delta]]:
     wire = WIRE[route.wire_format]
-    native = wire.render_request(capped(call.request, route), route.model, stream=call.stream)
+    model = free_tier.upstream(route.model)  # what the provider calls the model
+    native = wire.render_request(capped(call.request, route), model, stream=call.stream)
     if call.stream:
         if route.wire_format == "chat":  # the chat format carries `n` itself
             return [], list(wire.parse_chunks(provider.stream(native, _rng(rt, route, call, 0))))
@@ -167,9 +171,8 @@ def _rng(rt: Runtime, route: Route, call: Call, index: int) -> LazyRng:
     # Keyed by the model, not the provider: a fallback to another host of the
     # same model says the same thing.
     # `label` keys the other generators of the request (`LazyRng.fork`).
-    return LazyRng(
-        lambda label="completion": rt.ids.rng(label, route.model, repr(call.request), index)
-    )
+    model = free_tier.upstream(route.model)  # a free variant says what its model says
+    return LazyRng(lambda label="completion": rt.ids.rng(label, model, repr(call.request), index))
 
 
 def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:

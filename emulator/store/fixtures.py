@@ -102,6 +102,9 @@ class ModelFixture(_Strict):
     # Reasons when not asked to (o-series, R1): `shown` returns the reasoning,
     # `hidden` bills it only. Without it, a model reasons only when asked.
     default_reasoning: Literal["shown", "hidden"] | None = None
+    # OpenRouter's `<id>:free`: a variant at no charge, on the first provider, with the
+    # free tier's limits (`gateway.free_tier`).
+    free_variant: bool = False
     providers: list[ModelProviderFixture] = Field(min_length=1)
 
     @field_validator("id")

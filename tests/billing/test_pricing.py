@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator.billing.pricing import Fees, charge_for, provider_cost
+from emulator.billing.pricing import Charge, Fees, charge_for, provider_cost
 
 FEES = Fees(platform_fee_percent=5.5, minimum_charge_micros=20)
 
@@ -55,10 +55,18 @@ def test_properties(p: int, c: int, pp: int, cp: int, percent: float, minimum: i
         or exact_cost == 0
     )
     assert charge.platform_fee_micros * 100 >= charge.provider_cost_micros * percent
-    assert charge.charge_micros >= minimum
+    free = pp == cp == 0  # a free route: nothing at all
+    assert charge.charge_micros >= minimum or (free and charge == Charge(0, 0, 0, 0))
     assert charge.charge_micros >= charge.provider_cost_micros + charge.platform_fee_micros or (
-        charge.charge_micros == minimum
+        charge.charge_micros == minimum or free
     )
     assert charge.margin_micros == charge.charge_micros - charge.provider_cost_micros >= 0
     # More tokens never cost less.
     assert charge_for(p + 1, c, pp, cp, fees).charge_micros >= charge.charge_micros
+
+
+def test_a_route_priced_at_zero_is_free_whatever_the_minimum() -> None:
+    assert charge_for(1000, 500, 0, 0, FEES) == Charge(0, 0, 0, 0)
+    assert charge_for(0, 0, 0, 0, FEES).charge_micros == 0
+    # A route free for one side only is priced: the minimum still applies.
+    assert charge_for(0, 0, 0, 1_000_000, FEES).charge_micros == 20

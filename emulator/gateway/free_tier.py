@@ -1,0 +1,97 @@
+"""OpenRouter's free variants: `<model>:free`, for the models whose fixture says
+`free_variant: true`.
+
+The variant is a model of its own in the catalog (listed after its model): served by
+the model's first provider at a price of zero, so it is never charged (the minimum
+charge is for priced routes), and, as free endpoints upstream, with a data policy
+that allows training on prompts (`provider.data_collection: "deny"` skips it). Its
+requests are limited per account, on the virtual clock: 20 a minute, and a day (UTC)
+50, or 1,000 once the account was given at least $10 of credits (opening balance and
+top-ups), as OpenRouter limits them; past either, 429 `rate_limit_exceeded`.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from typing import TYPE_CHECKING, Any
+
+from emulator.errors import RateLimited
+from emulator.store.accounts import credited
+
+if TYPE_CHECKING:
+    from emulator.runtime import Runtime
+
+SUFFIX = ":free"
+PER_MINUTE = 20
+PER_DAY = 50
+PER_DAY_WITH_CREDITS = 1000
+CREDITS_FOR_MORE = 10_000_000  # micros given ($10) that raise the daily limit
+_FREE_POLICY = {"training": True, "retention_days": 30, "zero_data_retention": False}
+_ZERO_PRICES = {
+    "prompt": "0",
+    "completion": "0",
+    "prompt_micros_per_mtok": 0,
+    "completion_micros_per_mtok": 0,
+}
+
+
+def variant_wire(model: dict[str, Any]) -> dict[str, Any]:
+    """The catalog entry of a model's free variant, from the model's own."""
+    free = copy.deepcopy(model)
+    first = free["providers"][0]
+    first["pricing"] |= _ZERO_PRICES
+    free_id = model["id"] + SUFFIX
+    free |= {
+        "id": free_id,
+        "name": f"{model['name']} (free)",
+        "providers": [first],
+        "pricing": first["pricing"],
+        "data_policy": dict(_FREE_POLICY),
+        "top_provider": {
+            **first,
+            "is_moderated": False,
+            "max_completion_tokens": first["max_output_tokens"],
+        },
+        "links": {"details": f"/api/v1/models/{free_id}"},
+    }
+    return free
+
+
+def upstream(model: str) -> str:
+    """The model a route's provider is asked for: a free variant's own model."""
+    return model.removesuffix(SUFFIX)
+
+
+def asks_free(model: str, fallbacks: list[str]) -> bool:
+    return model.endswith(SUFFIX) or any(m.endswith(SUFFIX) for m in fallbacks)
+
+
+def admit(rt: Runtime, account_id: str) -> None:
+    """Count a request to a free variant against the account's free limits, or refuse it
+    with 429."""
+    now = rt.clock.now()
+    with rt.store.read() as conn:
+        given = credited(conn, account_id)
+    per_day = PER_DAY_WITH_CREDITS if given >= CREDITS_FOR_MORE else PER_DAY
+    windows = [
+        (f"free-minute:{account_id}", PER_MINUTE, 60),
+        (f"free-day:{account_id}", per_day, 86_400),
+    ]
+    refused = rt.limiter.count(now, windows)
+    if refused is None:
+        return
+    limit, window_s = refused
+    retry = math.ceil((int(now // window_s) + 1) * window_s - now)
+    more = (
+        f" Give the account $10 of credits to raise it to {PER_DAY_WITH_CREDITS} a day."
+        if window_s == 86_400 and per_day == PER_DAY
+        else ""
+    )
+    period = "minute" if window_s == 60 else "day"
+    raise RateLimited(
+        f"Rate limit of free models reached: {limit} requests a {period}.{more} Retry in "
+        f"{retry} s (Retry-After), or use the model without `:free`.",
+        headers={"Retry-After": str(retry), "retry-after-ms": str(retry * 1000)},
+        metadata={"limit": limit, "scope": f"free-models-per-{period}"},
+    )
