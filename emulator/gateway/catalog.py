@@ -215,7 +215,7 @@ def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
             "modality": f"{'+'.join(inputs)}->video",
             "input_modalities": inputs,
             "output_modalities": ["video"],
-            "tokenizer": None,
+            "tokenizer": "Other",  # OpenRouter's word for no text tokenizer (never null)
         },
         "pricing": _NO_TOKEN_PRICES,
         "capabilities": {

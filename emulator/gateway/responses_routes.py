@@ -123,7 +123,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion.finish_reason,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
-    whole["usage"] |= service.usage_money(charge, served.route, spent.prompt, spent.completion)
+    whole["usage"] |= service.usage_money(
+        charge, served.route, spent.prompt, spent.completion, "responses"
+    )
     if kept is not None:
         stored_responses.keep(rt, kept, whole)
     return Answer(answer_headers, body=whole)
@@ -146,7 +148,7 @@ def _priced(
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
             charge = service.charge_of(rt, served, *tokens)
-            usage |= service.usage_money(charge, served.route, *tokens)
+            usage |= service.usage_money(charge, served.route, *tokens, "responses")
             if kept is not None:
                 stored_responses.keep(rt, kept, event["response"])
         yield event

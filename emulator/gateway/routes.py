@@ -11,6 +11,7 @@ from litestar.params import FromPath, QueryParameter
 
 from emulator.auth.credentials import RouteAuth
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
+from emulator.gateway import openrouter_catalog
 from emulator.gateway.catalog import find_model, models_page
 from emulator.gateway.schemas import ModelList, ModelOut, Pricing
 from emulator.web import (
@@ -61,9 +62,34 @@ class CatalogController(Controller):
     ) -> Response[Any]:
         return await serve_declared(request, LIST_MODELS)
 
-    @get("/models/{model_id:path}", summary="One catalog entry by its <vendor>/<model_name> id")
-    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> ModelOut:
-        return ModelOut.model_validate(find_model(rt.catalog.view(), model_id.lstrip("/")))
+    @get("/models/count", summary="How many models the catalog lists (OpenRouter's)")
+    async def count_models(self, rt: RuntimeDep) -> dict[str, Any]:
+        return openrouter_catalog.count(rt.catalog.view())
+
+    @get("/models/user", summary="The catalog as the caller sees it: all of it (OpenRouter's)")
+    async def list_models_for_user(
+        self, rt: RuntimeDep, limit: ModelsLimit = None, cursor: Cursor = None
+    ) -> Response[bytes]:
+        return json_bytes(models_page(rt.catalog.view(), limit, cursor))
+
+    @get(
+        "/models/{model_id:path}",
+        summary="One catalog entry by its <vendor>/<model_name> id; with `/endpoints` "
+        "after it, its endpoints (OpenRouter's)",
+    )
+    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> Any:
+        model_id = model_id.lstrip("/")
+        if model_id.count("/") == 2 and model_id.endswith("/endpoints"):  # ids have one
+            return openrouter_catalog.endpoints(rt.catalog.view(), model_id.rsplit("/", 1)[0])
+        return ModelOut.model_validate(find_model(rt.catalog.view(), model_id))
+
+    @get("/model/{model_id:path}", summary="One catalog entry as {data} (OpenRouter's)")
+    async def get_model_data(self, rt: RuntimeDep, model_id: FromPath[str]) -> dict[str, Any]:
+        return {"data": find_model(rt.catalog.view(), model_id.lstrip("/"))}
+
+    @get("/providers", summary="The providers of the catalog (OpenRouter's)")
+    async def list_providers(self, rt: RuntimeDep) -> dict[str, Any]:
+        return openrouter_catalog.providers(rt.catalog.view())
 
     @get(
         "/ai-gateway/pricing",

@@ -38,7 +38,7 @@ class Architecture(WireModel):
     modality: str
     input_modalities: list[str]
     output_modalities: list[str]
-    tokenizer: str | None  # None: not a token model (video)
+    tokenizer: str  # "Other" for a model without text tokens (video), as OpenRouter
 
 
 class Capabilities(WireModel):

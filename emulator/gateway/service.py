@@ -304,19 +304,28 @@ def record_failure(rt: Runtime, caller: Caller, call: Call) -> str:
     return event.id
 
 
-def usage_money(charge: Charge, route: Route, prompt: int, completion: int) -> dict[str, Any]:
+# How each endpoint's `usage.cost_details` names the provider's prompt and output
+# costs (OpenRouter's chat and responses schemas, which its SDKs require).
+COST_PARTS = {
+    "chat.completions": ("upstream_inference_prompt_cost", "upstream_inference_completions_cost"),
+    "responses": ("upstream_inference_input_cost", "upstream_inference_output_cost"),
+}
+
+
+def usage_money(
+    charge: Charge, route: Route, prompt: int, completion: int, endpoint: str = "chat.completions"
+) -> dict[str, Any]:
     """What chat and responses answers add to `usage`: the charge, in USD and micros, and
     OpenRouter's accounting: the provider's cost (`upstream_inference_cost`, rounded up
-    to the micro as billed) and its prompt and completion parts (exact, in USD)."""
+    to the micro as billed) and its prompt and output parts (exact, in USD)."""
+    prompt_part, output_part = COST_PARTS[endpoint]
     return {
         "cost": usd_number(charge.charge_micros),
         "is_byok": False,
         "cost_details": {
             "upstream_inference_cost": usd_number(charge.provider_cost_micros),
-            "upstream_inference_prompt_cost": prompt * route.prompt_micros_per_mtok / 1e12,
-            "upstream_inference_completions_cost": completion
-            * route.completion_micros_per_mtok
-            / 1e12,
+            prompt_part: prompt * route.prompt_micros_per_mtok / 1e12,
+            output_part: completion * route.completion_micros_per_mtok / 1e12,
         },
         "charge_micros": charge.charge_micros,
     }

@@ -193,3 +193,26 @@ def test_openai_sdk_raises_its_error_classes(emulator: EmulatorHandle) -> None:
     with pytest.raises(openai.PermissionDeniedError) as info2:
         chat("sk-emu-demo-video")
     assert info2.value.code == "insufficient_scope"
+
+
+def test_openrouters_catalog_views(api: httpx.Client, demo: EmulatorHandle) -> None:
+    """`/models/count`, `/models/user`, `/model/{id}`, a model's endpoints and the
+    providers, as OpenRouter's SDKs read them."""
+    listed = api.get("/models").json()["data"]
+    assert api.get("/models/count").json() == {"data": {"count": len(listed)}}
+    assert api.get("/models/user").json()["data"] == listed
+    assert api.get("/model/openai/gpt-4o").json()["data"]["id"] == "openai/gpt-4o"
+    with demo.providers.down("azure"):
+        found = api.get("/models/openai/gpt-4o/endpoints").json()["data"]
+    assert found["id"] == "openai/gpt-4o" and found["architecture"]["instruct_type"] is None
+    ends = {e["tag"]: e for e in found["endpoints"]}
+    assert list(ends) == ["openai", "azure"] and ends["openai"]["provider_name"] == "OpenAI"
+    assert (ends["openai"]["status"], ends["azure"]["status"]) == (0, -2)
+    assert (ends["openai"]["uptime_last_30m"], ends["azure"]["uptime_last_30m"]) == (100.0, 0.0)
+    assert ends["openai"]["pricing"]["prompt"] == listed[0]["pricing"]["prompt"]
+    video = api.get("/models/vidprov/v1.6/endpoints").json()["data"]
+    assert video["endpoints"] == [] and video["architecture"]["tokenizer"] == "Other"
+    missing = api.get("/models/nope/x/endpoints")
+    assert assert_error(missing, 404, "model_not_found")["param"] == "model"
+    slugs = [p["slug"] for p in api.get("/providers").json()["data"]]
+    assert slugs[:3] == ["openai", "azure", "anthropic"] and "emulator-slow" in slugs

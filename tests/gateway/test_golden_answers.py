@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "aca401c8cdb5f71570b7fe8b545cec81c951f88c2698215e6a2c185c87f03c34"
+DIGEST = "f875537b569adfd962f383c9a29161652f1cca18a90d417e55a3504e77ff216c"
 
 
 def answers() -> bytes:

@@ -135,6 +135,11 @@ def test_openrouter_sdk_responses_whole_and_streamed(router: OpenRouter) -> None
     whole = router.beta.responses.send(model="openai/gpt-4o", input="Explain vector clocks")
     assert isinstance(whole, OpenResponsesResult)
     assert whole.status == "completed" and whole.completed_at == whole.created_at
+    # The responses schema names the cost's parts `input` and `output` (chat's: `prompt`
+    # and `completions`); the SDK requires them.
+    details = whole.usage.cost_details  # type: ignore[union-attr]
+    assert details.upstream_inference_input_cost > 0  # type: ignore[union-attr]
+    assert details.upstream_inference_output_cost > 0  # type: ignore[union-attr]
     events = list(
         router.beta.responses.send(
             model="openai/gpt-4o", input="Explain vector clocks", stream=True

@@ -1,5 +1,6 @@
 """The official JavaScript clients against the live emulator: the `openai` Node SDK and
-the Vercel `ai` SDK with `@ai-sdk/openai-compatible` and `@openrouter/ai-sdk-provider`.
+the Vercel `ai` SDK with `@ai-sdk/openai-compatible` and `@openrouter/ai-sdk-provider`, and
+OpenRouter's own `@openrouter/sdk`.
 
 Each node script (beside this file) runs a batch of checks in one process and prints
 the results as JSON; the tests here hold them against what the emulator itself says
@@ -276,3 +277,57 @@ def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:
     assert got["loopSteps"] == 2 and got["loopText"] and got["loopReasoning"]
     references = [item for item in got["loopInput"] if item.get("type") == "item_reference"]
     assert [ref["id"][:3] for ref in references] == ["rs_"]
+
+
+# --- OpenRouter's own TypeScript SDK, which checks every answer with zod ---
+
+
+@pytest.fixture(scope="module")
+def router_tenant(emulator: EmulatorHandle) -> Tenant:
+    return emulator.create_tenant()
+
+
+@pytest.fixture(scope="module")
+def node_openrouter(router_tenant: Tenant, broke: Tenant) -> dict[str, Any]:
+    return run_script("openrouter_sdk.mjs", router_tenant, broke)
+
+
+def test_openrouter_ts_sdk_takes_chat_and_responses(
+    node_openrouter: dict[str, Any], router_tenant: Tenant
+) -> None:
+    chat, streamed = node_openrouter["chat"], node_openrouter["chatStream"]
+    assert chat["text"] == streamed["text"] and chat["finish"] == "stop"
+    event = usage_event(router_tenant, chat["id"])
+    assert chat["cost"] == event["charge_micros"] / 1e6
+    assert chat["upstream"] == event["provider_cost_micros"] / 1e6
+    responses = node_openrouter["responses"]
+    assert responses["status"] == "completed"
+    assert responses["inputCost"] > 0 and responses["outputCost"] > 0
+    # The stream's last event is typed (its usage was once refused, making it UNKNOWN).
+    stream = node_openrouter["responsesStream"]
+    assert stream["unknown"] == [] and stream["last"] == "response.completed"
+    assert stream["cost"] > 0
+
+
+def test_openrouter_ts_sdk_takes_the_catalog_views(
+    node_openrouter: dict[str, Any], router_tenant: Tenant
+) -> None:
+    with router_tenant.client() as http:
+        models = http.get("/models").json()["data"]
+        mini = http.get("/models/openai/gpt-4o-mini").json()
+    catalog = node_openrouter["catalog"]
+    assert catalog["listed"] == catalog["counted"] == len(models)
+    assert catalog["one"] == "openai/gpt-4o-mini"
+    assert catalog["endpoints"] == [p["name"] for p in mini["providers"]]
+    assert "openai" in catalog["providers"] and "emulator" in catalog["providers"]
+
+
+def test_openrouter_ts_sdk_takes_stats_and_credits(
+    node_openrouter: dict[str, Any], router_tenant: Tenant
+) -> None:
+    stats, credits = node_openrouter["generation"], node_openrouter["credits"]
+    assert stats["id"] == node_openrouter["chat"]["id"] and stats["model"] == "openai/gpt-4o-mini"
+    assert credits["total"] == router_tenant.balance_micros / 1e6
+    with router_tenant.client() as http:
+        balance = http.get("/ai-gateway/balance").json()["balance_micros"]
+    assert credits["total"] - credits["used"] == pytest.approx(balance / 1e6)

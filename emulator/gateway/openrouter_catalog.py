@@ -1,0 +1,97 @@
+"""OpenRouter's other catalog views, which its SDKs call: the count of models
+(`GET /models/count`), a model's endpoints (`GET /models/{author}/{slug}/endpoints`: one
+per provider serving it) and the providers (`GET /providers`). All of them are read from
+the same catalog view as `GET /models`.
+
+An endpoint's live figures are the fixtures': its latency and throughput as every
+percentile, its uptime 100 when the provider is up (0 when marked down), and its
+`status` 0 when up, -1 when slow, -2 when down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from emulator.gateway.catalog import CatalogView, find_model
+
+_STATUS = {"up": 0, "slow": -1, "down": -2}
+_UNEMULATED = " (emulated)"
+
+
+def count(view: CatalogView) -> dict[str, Any]:
+    return {"data": {"count": len(view.models)}}
+
+
+def endpoints(view: CatalogView, model_id: str) -> dict[str, Any]:
+    """The model and an entry per provider that serves it, in routing order."""
+    model = find_model(view, model_id)
+    architecture = model["architecture"]
+    return {
+        "data": {
+            "id": model["id"],
+            "name": model["name"],
+            "created": model["created"],
+            "description": model["description"],
+            "architecture": {
+                "tokenizer": architecture["tokenizer"],
+                "instruct_type": None,
+                "modality": architecture["modality"],
+                "input_modalities": architecture["input_modalities"],
+                "output_modalities": architecture["output_modalities"],
+            },
+            "endpoints": [_endpoint(model, route) for route in model["providers"]],
+        }
+    }
+
+
+def _endpoint(model: dict[str, Any], route: dict[str, Any]) -> dict[str, Any]:
+    tools = model["capabilities"]["tools"]
+    up = route["status"] != "down"
+    latency = float(route["latency_ms"])
+    throughput = float(route["throughput_tps"])
+    shown = route["display_name"].removesuffix(_UNEMULATED)
+    return {
+        "name": f"{shown} | {model['id']}",
+        "model_id": model["id"],
+        "model_name": model["name"],
+        "provider_name": shown,
+        "tag": route["name"],
+        "context_length": route["context_length"],
+        "max_completion_tokens": route["max_output_tokens"],
+        "max_prompt_tokens": None,
+        "pricing": {k: route["pricing"][k] for k in ("prompt", "completion", "image", "request")},
+        "quantization": None,
+        "service_tier": None,
+        "status": _STATUS.get(route["status"], 0),
+        "supported_parameters": model["supported_parameters"],
+        "supports_implicit_caching": False,  # nothing is cached
+        "supports_tool_choice": {
+            "auto": tools,
+            "none": tools,
+            "required": tools,
+            "function": tools,
+        },
+        "supports_diarization": False,
+        "native_tools": {},
+        "uptime_last_5m": 100.0 if up else 0.0,
+        "uptime_last_30m": 100.0 if up else 0.0,
+        "uptime_last_1d": 100.0 if up else 0.0,
+        "latency_last_30m": dict.fromkeys(("p50", "p75", "p90", "p99"), latency),
+        "throughput_last_30m": dict.fromkeys(("p50", "p75", "p90", "p99"), throughput),
+    }
+
+
+def providers(view: CatalogView) -> dict[str, Any]:
+    """Every provider of the catalog, by display name and slug (no policies: emulated)."""
+    return {
+        "data": [
+            {
+                "name": row.body["display_name"].removesuffix(_UNEMULATED),
+                "slug": name,
+                "privacy_policy_url": None,
+                "terms_of_service_url": None,
+                "status_page_url": None,
+            }
+            for name, row in view.providers.items()
+        ]
+    }

@@ -1,0 +1,91 @@
+// OpenRouter's own TypeScript SDK (`@openrouter/sdk`) against the emulator, unmodified
+// but for base URL and key. It checks every answer against its zod schemas, so a field
+// missing or mistyped fails the call: chat (whole, streamed), responses (whole,
+// streamed), the catalog views, generation stats and credits. Prints one JSON object.
+//
+//   node openrouter_sdk.mjs http://127.0.0.1:8787/api/v1 sk-emu-demo-all
+
+import { OpenRouter } from "@openrouter/sdk";
+
+import { expect, runChecks, settings } from "./lib.mjs";
+
+const { baseURL, apiKey } = settings();
+const client = new OpenRouter({ apiKey, serverURL: baseURL, retryConfig: { strategy: "none" } });
+
+const MODEL = "openai/gpt-4o-mini";
+const QUESTION = [{ role: "user", content: "Explain how database indexes speed up queries" }];
+
+async function collect(stream) {
+  const items = [];
+  for await (const item of stream) items.push(item);
+  return items;
+}
+
+let chatId;
+
+await runChecks({
+  async chat() {
+    const answer = await client.chat.send({ chatRequest: { model: MODEL, messages: QUESTION } });
+    chatId = answer.id;
+    return {
+      id: answer.id,
+      text: answer.choices[0].message.content,
+      finish: answer.choices[0].finishReason,
+      cost: answer.usage.cost,
+      upstream: answer.usage.costDetails.upstreamInferenceCost,
+    };
+  },
+  async chatStream() {
+    const chunks = await collect(
+      await client.chat.send({ chatRequest: { model: MODEL, messages: QUESTION, stream: true } }),
+    );
+    const text = chunks.map((c) => c.choices[0]?.delta?.content ?? "").join("");
+    const usage = chunks.at(-1).usage;
+    return { text, promptTokens: usage.promptTokens, cost: usage.cost };
+  },
+  async responses() {
+    const answer = await client.responses.send({
+      responsesRequest: { model: MODEL, input: "Explain how database indexes speed up queries" },
+    });
+    const details = answer.usage.costDetails;
+    return {
+      id: answer.id,
+      status: answer.status,
+      inputCost: details.upstreamInferenceInputCost,
+      outputCost: details.upstreamInferenceOutputCost,
+    };
+  },
+  async responsesStream() {
+    const events = await collect(
+      await client.responses.send({
+        responsesRequest: { model: MODEL, input: "Explain indexes", stream: true },
+      }),
+    );
+    const unknown = events.filter((e) => e.isUnknown || e.type === "UNKNOWN").map((e) => e.type);
+    const last = events.at(-1);
+    return { unknown, last: last.type, cost: last.response?.usage?.cost };
+  },
+  async catalog() {
+    const listed = (await client.models.list()).result; // a page: `next()` for more
+    const counted = await client.models.count();
+    const one = await client.models.get({ author: "openai", slug: "gpt-4o-mini" });
+    const endpoints = await client.endpoints.list({ author: "openai", slug: "gpt-4o-mini" });
+    const providers = await client.providers.list();
+    return {
+      listed: listed.data.length,
+      counted: counted.data.count,
+      one: one.data.id,
+      endpoints: endpoints.data.endpoints.map((e) => e.tag),
+      providers: providers.data.map((p) => p.slug),
+    };
+  },
+  async generation() {
+    expect(chatId, "the chat check ran first");
+    const stats = await client.generations.getGeneration({ id: chatId });
+    return { id: stats.data.id, model: stats.data.model, total: stats.data.totalCost };
+  },
+  async credits() {
+    const credits = await client.credits.getCredits();
+    return { total: credits.data.totalCredits, used: credits.data.totalUsage };
+  },
+});
