@@ -327,18 +327,40 @@ def find_model(view: CatalogView, model_id: str, param: str = "model") -> dict[s
     )
 
 
-def models_page(view: CatalogView, limit: int | None, cursor: str | None) -> bytes:
-    if limit is None and not cursor:
+def filtered_models(
+    view: CatalogView, output_modalities: str | None = None, supported_parameters: str | None = None
+) -> list[dict[str, Any]]:
+    """OpenRouter's filters of the list: models with any of the comma-separated
+    `output_modalities` (`all`: any), and with every one of the `supported_parameters`."""
+    models = view.models
+    wanted = {m.strip() for m in (output_modalities or "all").split(",") if m.strip()}
+    if wanted and "all" not in wanted:
+        models = [m for m in models if wanted & set(m["architecture"]["output_modalities"])]
+    needed = {p.strip() for p in (supported_parameters or "").split(",") if p.strip()}
+    if needed:
+        models = [m for m in models if needed <= set(m["supported_parameters"])]
+    return models
+
+
+def models_page(
+    view: CatalogView,
+    limit: int | None,
+    cursor: str | None,
+    output_modalities: str | None = None,
+    supported_parameters: str | None = None,
+) -> bytes:
+    if limit is None and not cursor and output_modalities is None and not supported_parameters:
         return view.models_page_bytes
-    size = check_limit(limit, default=len(view.models) or 1, maximum=500)
+    models = filtered_models(view, output_modalities, supported_parameters)
+    size = check_limit(limit, default=len(models) or 1, maximum=500)
     after = decode_cursor(cursor, 1)
     start = 0
     if after is not None:
-        ids = [m["id"] for m in view.models]
+        ids = [m["id"] for m in models]
         start = ids.index(after[0]) + 1 if after[0] in ids else len(ids)
-    items = view.models[start : start + size + 1]
+    items = models[start : start + size + 1]
     listed = page(items, size, cursor_of=lambda m: encode_cursor(m["id"]), render=dict)
-    return encode(catalog_page(listed["data"], len(view.models), listed["next_cursor"]))
+    return encode(catalog_page(listed["data"], len(models), listed["next_cursor"]))
 
 
 def catalog_page(

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from emulator.gateway.catalog import CatalogView, find_model
+from emulator.gateway.catalog import CatalogView, filtered_models, find_model
 
 _STATUS = {"up": 0, "slow": -1, "down": -2}
 _UNEMULATED = " (emulated)"
 
 
-def count(view: CatalogView) -> dict[str, Any]:
-    return {"data": {"count": len(view.models)}}
+def count(view: CatalogView, output_modalities: str | None = None) -> dict[str, Any]:
+    return {"data": {"count": len(filtered_models(view, output_modalities))}}
 
 
 def endpoints(view: CatalogView, model_id: str) -> dict[str, Any]:

@@ -29,12 +29,31 @@ ModelsLimit = Annotated[
     QueryParameter(ge=1, le=MAX_MODELS_PAGE, description="Items a page, 1-500 (default: all)."),
 ]
 _LIMIT = Annotated[int, msgspec.Meta(ge=1, le=MAX_MODELS_PAGE)] | None  # the same, for msgspec
+OutputModalities = Annotated[
+    str | None,
+    QueryParameter(
+        max_length=200,
+        description="OpenRouter's: models with any of these comma-separated output "
+        "modalities (text, video, ...); `all` (the default here) lists every model.",
+    ),
+]
+SupportedParameters = Annotated[
+    str | None,
+    QueryParameter(
+        max_length=500,
+        description="OpenRouter's: models that take every one of these comma-separated "
+        "parameters (e.g. `tools`).",
+    ),
+]
 
 
 def list_models(request: DirectRequest) -> Reply:
     # The hottest read of all: cached bytes, served directly (`emulator.direct`).
     limit, cursor = request.query("limit", _LIMIT), request.query("cursor", str)
-    return Reply(models_page(request.rt.catalog.view(), limit, cursor))
+    modalities = request.query("output_modalities", str)
+    parameters = request.query("supported_parameters", str)
+    view = request.rt.catalog.view()
+    return Reply(models_page(view, limit, cursor, modalities, parameters))
 
 
 LIST_MODELS = DirectRoute("GET", f"{API_PREFIX}/models", RouteAuth("optional"), list_models)
@@ -59,18 +78,28 @@ class CatalogController(Controller):
         request: Request[Any, Any, Any],
         limit: ModelsLimit = None,
         cursor: Cursor = None,
+        output_modalities: OutputModalities = None,
+        supported_parameters: SupportedParameters = None,
     ) -> Response[Any]:
         return await serve_declared(request, LIST_MODELS)
 
     @get("/models/count", summary="How many models the catalog lists (OpenRouter's)")
-    async def count_models(self, rt: RuntimeDep) -> dict[str, Any]:
-        return openrouter_catalog.count(rt.catalog.view())
+    async def count_models(
+        self, rt: RuntimeDep, output_modalities: OutputModalities = None
+    ) -> dict[str, Any]:
+        return openrouter_catalog.count(rt.catalog.view(), output_modalities)
 
     @get("/models/user", summary="The catalog as the caller sees it: all of it (OpenRouter's)")
     async def list_models_for_user(
-        self, rt: RuntimeDep, limit: ModelsLimit = None, cursor: Cursor = None
+        self,
+        rt: RuntimeDep,
+        limit: ModelsLimit = None,
+        cursor: Cursor = None,
+        output_modalities: OutputModalities = None,
+        supported_parameters: SupportedParameters = None,
     ) -> Response[bytes]:
-        return json_bytes(models_page(rt.catalog.view(), limit, cursor))
+        view = rt.catalog.view()
+        return json_bytes(models_page(view, limit, cursor, output_modalities, supported_parameters))
 
     @get(
         "/models/{model_id:path}",

@@ -216,3 +216,24 @@ def test_openrouters_catalog_views(api: httpx.Client, demo: EmulatorHandle) -> N
     assert assert_error(missing, 404, "model_not_found")["param"] == "model"
     slugs = [p["slug"] for p in api.get("/providers").json()["data"]]
     assert slugs[:3] == ["openai", "azure", "anthropic"] and "emulator-slow" in slugs
+
+
+def test_the_list_filters_by_output_modality_and_parameters(api: httpx.Client) -> None:
+    everything = api.get("/models").json()["data"]
+    text = api.get("/models", params={"output_modalities": "text"}).json()
+    video = api.get("/models", params={"output_modalities": "video"}).json()["data"]
+    assert {m["modality"] for m in text["data"]} == {"text"} and video
+    assert {m["modality"] for m in video} == {"video"}
+    assert len(text["data"]) + len(video) == len(everything) == text["total_count"] + len(video)
+    both = api.get("/models", params={"output_modalities": "text,video"}).json()["data"]
+    assert (
+        both == everything == api.get("/models", params={"output_modalities": "all"}).json()["data"]
+    )
+    tools = api.get("/models", params={"supported_parameters": "tools,logprobs"}).json()["data"]
+    assert tools and all({"tools", "logprobs"} <= set(m["supported_parameters"]) for m in tools)
+    assert "anthropic/claude-3.5-haiku" not in {m["id"] for m in tools}  # no logprobs there
+    paged = api.get("/models", params={"output_modalities": "video", "limit": 1}).json()
+    rest = api.get("/models", params={"output_modalities": "video", "cursor": paged["next_cursor"]})
+    assert [m["id"] for m in paged["data"] + rest.json()["data"]] == [m["id"] for m in video]
+    count = api.get("/models/count", params={"output_modalities": "text"}).json()
+    assert count == {"data": {"count": len(text["data"])}}
