@@ -89,7 +89,15 @@ class CatalogController(Controller):
     ) -> dict[str, Any]:
         return openrouter_catalog.count(rt.catalog.view(), output_modalities)
 
-    @get("/models/user", summary="The catalog as the caller sees it: all of it (OpenRouter's)")
+    @get(
+        "/models/user",
+        summary="The catalog as the caller sees it: all of it (OpenRouter's)",
+        responses={
+            200: ResponseSpec(
+                data_container=ModelList, description="The catalog", generate_examples=False
+            )
+        },
+    )
     async def list_models_for_user(
         self,
         rt: RuntimeDep,
@@ -106,7 +114,7 @@ class CatalogController(Controller):
         summary="One catalog entry by its <vendor>/<model_name> id; with `/endpoints` "
         "after it, its endpoints (OpenRouter's)",
     )
-    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> Any:
+    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> ModelOut | dict[str, Any]:
         model_id = model_id.lstrip("/")
         if model_id.count("/") == 2 and model_id.endswith("/endpoints"):  # ids have one
             return openrouter_catalog.endpoints(rt.catalog.view(), model_id.rsplit("/", 1)[0])
