@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
@@ -77,6 +78,11 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
                 tools_first=tools_first,
                 native=native,
             )
+            if call.upstream is not None:  # OpenRouter's debug chunk goes first
+                debug = {"echo_upstream_body": call.upstream}
+                head = {"id": ident, "object": "chat.completion.chunk", "created": created}
+                first = {**head, "model": model, **extra, "choices": [], "debug": debug}
+                chunks = itertools.chain([first], chunks)
             return sse_lines(_priced(rt, served, chunks))
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")

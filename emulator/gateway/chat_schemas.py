@@ -260,6 +260,12 @@ class Plugin(_Open):
         return self
 
 
+class DebugOptions(_Open):
+    """OpenRouter's: `echo_upstream_body` streams the provider's request first."""
+
+    echo_upstream_body: bool | None = None
+
+
 class StreamOptions(_Open):
     include_usage: bool | None = None
 
@@ -290,6 +296,7 @@ class ChatCompletionRequest(_Open):
     # OpenRouter's: `["middle-out"]` compresses a prompt too long for the context.
     transforms: list[str] | None = None
     plugins: list[Plugin] | None = None
+    debug: DebugOptions | None = None  # streams only
     # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields
 
     @model_validator(mode="before")

@@ -109,6 +109,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             events = responses_events.render_events(
                 deltas, id=ident, model=model, created=created, extra=extra, shown=shown
             )
+            if call.upstream is not None:
+                events = _debug_first(events, call.upstream)
             return typed_sse_lines(_priced(rt, served, events, kept))
 
         return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
@@ -129,6 +131,15 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     if kept is not None:
         stored_responses.keep(rt, kept, whole)
     return Answer(answer_headers, body=whole)
+
+
+def _debug_first(events: Iterator[Any], upstream: dict[str, Any]) -> Iterator[Any]:
+    """OpenRouter's `response.debug` event with the provider's request, first (number 0:
+    the others follow it)."""
+    debug = {"echo_upstream_body": upstream}
+    yield {"type": "response.debug", "sequence_number": 0, "debug": debug}
+    for event in events:
+        yield {**event, "sequence_number": event["sequence_number"] + 1}
 
 
 def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:

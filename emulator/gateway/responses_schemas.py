@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
 from emulator.gateway.chat_schemas import (
+    DebugOptions,
     Effort,
     Plugin,
     ProviderPreferences,
@@ -131,6 +132,7 @@ class ResponsesRequest(_Open):
     provider: ProviderPreferences | None = None
     transforms: list[str] | None = None  # OpenRouter's, as in chat
     plugins: list[Plugin] | None = None
+    debug: DebugOptions | None = None  # OpenRouter's, streams only
     metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
     # What else to return: `reasoning.encrypted_content` and
     # `message.output_text.logprobs` are acted on, others ignored.

@@ -69,6 +69,9 @@ class Call:
     hold: holds.Hold | None = None
     compression: bool | None = None  # middle-out: asked, refused, or by the route's context
     auto_allowed: tuple[str, ...] | None = None  # `openrouter/auto`: what it may pick
+    # OpenRouter's `debug.echo_upstream_body` (streams only): the provider's request.
+    echo_upstream: bool = False
+    upstream: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -149,6 +152,8 @@ def _ask(
     wire = WIRE[route.wire_format]
     model = free_tier.upstream(route.model)  # what the provider calls the model
     native = wire.render_request(capped(call.request, route), model, stream=call.stream)
+    if call.echo_upstream:  # the serving attempt's is the last one kept
+        call.upstream = native
     if call.stream:
         if route.wire_format == "chat":  # the chat format carries `n` itself
             return [], list(wire.parse_chunks(provider.stream(native, _rng(rt, route, call, 0))))
@@ -369,6 +374,9 @@ def new_call(
         metadata=metadata,
         compression=middle_out.asked(body),
         auto_allowed=auto_router.allowed_patterns(body),
+        echo_upstream=bool(
+            body.get("stream") and (body.get("debug") or {}).get("echo_upstream_body")
+        ),
     )
 
 

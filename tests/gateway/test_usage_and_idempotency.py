@@ -273,3 +273,42 @@ def test_native_finish_reasons_are_the_serving_providers_words(
                     reason,
                     words[reason],
                 )
+
+
+def test_debug_echoes_the_providers_request_first_in_a_stream(tenant: Tenant) -> None:
+    """OpenRouter's `debug.echo_upstream_body`: a stream starts with the request as the
+    serving provider got it (after translation, compression, capping); whole answers
+    and requests without it are unchanged."""
+    body = {
+        "model": "emulator/echo",
+        "messages": [{"role": "system", "content": "Be brief."}, *HELLO],
+        "provider": {"only": ["emulator-messages"]},
+        "stream": True,
+        "debug": {"echo_upstream_body": True},
+    }
+    with tenant.client() as http:
+        chat = http.post("/chat/completions", json=body)
+        plain = http.post("/chat/completions", json={**body, "debug": {}})
+        whole = http.post("/chat/completions", json={**body, "stream": False})
+        responses = http.post(
+            "/responses",
+            json={
+                "model": "emulator/echo",
+                "input": "hi",
+                "provider": {"only": ["emulator"]},
+                "stream": True,
+                "debug": {"echo_upstream_body": True},
+            },
+        )
+    chunks = [json.loads(line[6:]) for line in chat.text.splitlines() if line[6:7] == "{"]
+    first, rest = chunks[0], chunks[1:]
+    upstream = first["debug"]["echo_upstream_body"]
+    assert first["choices"] == [] and first["id"] == rest[0]["id"]
+    assert upstream["system"] == "Be brief." and upstream["model"] == "emulator/echo"  # messages
+    plain_chunks = [json.loads(line[6:]) for line in plain.text.splitlines() if line[6:7] == "{"]
+    assert [c["choices"] for c in rest] == [c["choices"] for c in plain_chunks]
+    assert "debug" not in whole.json()
+    events = [json.loads(line[6:]) for line in responses.text.splitlines() if line[:6] == "data: "]
+    assert events[0]["type"] == "response.debug" and events[1]["type"] == "response.created"
+    assert events[0]["debug"]["echo_upstream_body"]["messages"][-1]["content"] == "hi"  # chat
+    assert [e["sequence_number"] for e in events] == list(range(len(events)))
