@@ -70,7 +70,8 @@ class RateLimiter:
 
     def count(self, now: float, windows: list[tuple[str, int, int]]) -> tuple[int, int] | None:
         """Count one request in each (scope, limit, window in seconds) of the clock's
-        windows of that length, or none of them when one is full: its (limit, window)."""
+        windows of that length, or none of them when one is full: then the (limit,
+        window) of the full one that frees last."""
         with self._lock:
             if len(self._long_counts) > 100_000:  # old windows: forget them
                 self._long_counts = {
@@ -80,12 +81,25 @@ class RateLimiter:
                 ((scope, window_s, int(now // window_s)), limit)
                 for scope, limit, window_s in windows
             ]
-            for (key, limit), (_, _, window_s) in zip(keys, windows, strict=True):
-                if self._long_counts.get(key, 0) >= limit:
-                    return limit, window_s
+            full = [
+                ((index + 1) * window_s, limit, window_s)
+                for (key, limit), (_, _, window_s) in zip(keys, windows, strict=True)
+                if self._long_counts.get(key, 0) >= limit
+                for index in (key[2],)
+            ]
+            if full:
+                _, limit, window_s = max(full)
+                return limit, window_s
             for key, _ in keys:
                 self._long_counts[key] = self._long_counts.get(key, 0) + 1
         return None
+
+    def uncount(self, counted: list[tuple[str, int, int]]) -> None:
+        """Give back what `count` counted ((scope, window length, window index) keys)."""
+        with self._lock:
+            for key in counted:
+                if self._long_counts.get(key, 0) > 0:
+                    self._long_counts[key] -= 1
 
     def reset(self) -> None:
         with self._lock:

@@ -7,7 +7,8 @@ structured output, and a context that holds the prompt), the one the last user
 message's digest points at. The router may use every text model of the catalog
 except the emulator's own test models, premium ones and free variants, or those the
 `{"id": "auto-router", "allowed_models": [...]}` plugin names (`*` wildcards, as
-`"anthropic/*"`; premium ones only for an account approved for them). The
+`"anthropic/*"`; premium ones only for an account approved for them, free variants
+only for a pattern that ends in `:free`). The
 answer's `model` says which was picked, and it is billed at that model's prices.
 """
 
@@ -59,10 +60,13 @@ def choose(
 def _may_use(model: dict[str, Any], allowed: tuple[str, ...] | None) -> bool:
     if model["modality"] != "text":
         return False
-    if allowed is not None:
-        return any(fnmatch.fnmatchcase(model["id"], pattern) for pattern in allowed)
-    test_or_free = model["id"].startswith("emulator/") or model["id"].endswith(":free")
-    return not model["premium"] and not test_or_free
+    free = model["id"].endswith(":free")
+    if allowed is not None:  # a free variant only when a pattern names free ones
+        return any(
+            fnmatch.fnmatchcase(model["id"], pattern) and (not free or pattern.endswith(":free"))
+            for pattern in allowed
+        )
+    return not model["premium"] and not free and not model["id"].startswith("emulator/")
 
 
 def _can_serve(model: dict[str, Any], request: Request) -> bool:

@@ -5,7 +5,8 @@ The variant is a model of its own in the catalog (listed after its model): serve
 the model's first provider at a price of zero, so it is never charged (the minimum
 charge is for priced routes), and, as free endpoints upstream, with a data policy
 that allows training on prompts (`provider.data_collection: "deny"` skips it). Its
-requests are limited per account, on the virtual clock: 20 a minute, and a day (UTC)
+requests (those whose first route, after routing, is a free variant) are limited per
+account, on the virtual clock: 20 a minute, and a day (UTC)
 50, or 1,000 once the account was given at least $10 of credits (opening balance and
 top-ups), as OpenRouter limits them; past either, 429 `rate_limit_exceeded`.
 """
@@ -20,6 +21,7 @@ from emulator.errors import RateLimited
 from emulator.store.accounts import credited
 
 if TYPE_CHECKING:
+    from emulator.gateway.routing import Route
     from emulator.runtime import Runtime
 
 SUFFIX = ":free"
@@ -31,8 +33,12 @@ _FREE_POLICY = {"training": True, "retention_days": 30, "zero_data_retention": F
 _ZERO_PRICES = {
     "prompt": "0",
     "completion": "0",
+    "image": "0",
+    "request": "0",
     "prompt_micros_per_mtok": 0,
     "completion_micros_per_mtok": 0,
+    "image_micros": 0,
+    "request_micros": 0,
 }
 
 
@@ -63,13 +69,16 @@ def upstream(model: str) -> str:
     return model.removesuffix(SUFFIX)
 
 
-def asks_free(model: str, fallbacks: list[str]) -> bool:
-    return model.endswith(SUFFIX) or any(m.endswith(SUFFIX) for m in fallbacks)
+def is_free(route: Route) -> bool:
+    """Whether a route serves a free variant (its catalog id, whatever suffixes the
+    request's model id had)."""
+    return route.model.endswith(SUFFIX)
 
 
-def admit(rt: Runtime, account_id: str) -> None:
-    """Count a request to a free variant against the account's free limits, or refuse it
-    with 429."""
+def admit(rt: Runtime, account_id: str) -> list[tuple[str, int, int]]:
+    """Count a request to a free variant against the account's free limits (the windows
+    counted, for `RateLimiter.uncount`), or refuse it with 429 naming the window that
+    frees last."""
     now = rt.clock.now()
     with rt.store.read() as conn:
         given = credited(conn, account_id)
@@ -80,7 +89,7 @@ def admit(rt: Runtime, account_id: str) -> None:
     ]
     refused = rt.limiter.count(now, windows)
     if refused is None:
-        return
+        return [(scope, window_s, int(now // window_s)) for scope, _, window_s in windows]
     limit, window_s = refused
     retry = math.ceil((int(now // window_s) + 1) * window_s - now)
     more = (

@@ -18,8 +18,10 @@ _STATUS = {"up": 0, "slow": -1, "down": -2}
 _UNEMULATED = " (emulated)"
 
 
-def count(view: CatalogView, output_modalities: str | None = None) -> dict[str, Any]:
-    return {"data": {"count": len(filtered_models(view, output_modalities))}}
+def count(
+    view: CatalogView, output_modalities: str | None = None, parameters: str | None = None
+) -> dict[str, Any]:
+    return {"data": {"count": len(filtered_models(view, output_modalities, parameters))}}
 
 
 def endpoints(view: CatalogView, model_id: str) -> dict[str, Any]:

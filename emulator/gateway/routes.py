@@ -29,6 +29,8 @@ ModelsLimit = Annotated[
     QueryParameter(ge=1, le=MAX_MODELS_PAGE, description="Items a page, 1-500 (default: all)."),
 ]
 _LIMIT = Annotated[int, msgspec.Meta(ge=1, le=MAX_MODELS_PAGE)] | None  # the same, for msgspec
+_MODALITIES = Annotated[str, msgspec.Meta(max_length=200)] | None  # as below, for msgspec
+_PARAMETERS = Annotated[str, msgspec.Meta(max_length=500)] | None
 OutputModalities = Annotated[
     str | None,
     QueryParameter(
@@ -50,8 +52,8 @@ SupportedParameters = Annotated[
 def list_models(request: DirectRequest) -> Reply:
     # The hottest read of all: cached bytes, served directly (`emulator.direct`).
     limit, cursor = request.query("limit", _LIMIT), request.query("cursor", str)
-    modalities = request.query("output_modalities", str)
-    parameters = request.query("supported_parameters", str)
+    modalities = request.query("output_modalities", _MODALITIES)
+    parameters = request.query("supported_parameters", _PARAMETERS)
     view = request.rt.catalog.view()
     return Reply(models_page(view, limit, cursor, modalities, parameters))
 
@@ -85,9 +87,13 @@ class CatalogController(Controller):
 
     @get("/models/count", summary="How many models the catalog lists (OpenRouter's)")
     async def count_models(
-        self, rt: RuntimeDep, output_modalities: OutputModalities = None
+        self,
+        rt: RuntimeDep,
+        output_modalities: OutputModalities = None,
+        supported_parameters: SupportedParameters = None,
     ) -> dict[str, Any]:
-        return openrouter_catalog.count(rt.catalog.view(), output_modalities)
+        view = rt.catalog.view()
+        return openrouter_catalog.count(view, output_modalities, supported_parameters)
 
     @get(
         "/models/user",

@@ -19,6 +19,7 @@ from emulator.billing.money import usd_number
 from emulator.billing.pricing import Charge, Fees, charge_for
 from emulator.bodies import validate
 from emulator.errors import (
+    EmulatorError,
     InvalidRequest,
     PremiumApprovalRequired,
     UpstreamError,
@@ -94,19 +95,25 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
         view, routes, call.request, prompt_param, call.prefs, call.compression
     )
     _check_premium(caller, view, routes)
-    if free_tier.asks_free(call.model, call.fallbacks):
-        free_tier.admit(rt, caller.account_id)
+    # A request for a free variant (its first route, after routing) counts against the
+    # free tier; one the hold then refuses gives its count back.
+    counted = free_tier.admit(rt, caller.account_id) if free_tier.is_free(routes[0]) else None
     held = worst_hold(routes, call.request, fees_of(view))
-    # A whole answer served inside a transaction (answers.respond) is settled in it:
-    # no one can see its hold in between, so the row is written once, closed.
-    call.hold = holds.hold(
-        rt,
-        caller.account_id,
-        caller.key,
-        held,
-        call.metadata.get("idempotency_key"),
-        write=call.stream or not rt.store.in_transaction,
-    )
+    try:
+        # A whole answer served inside a transaction (answers.respond) is settled in it:
+        # no one can see its hold in between, so the row is written once, closed.
+        call.hold = holds.hold(
+            rt,
+            caller.account_id,
+            caller.key,
+            held,
+            call.metadata.get("idempotency_key"),
+            write=call.stream or not rt.store.in_transaction,
+        )
+    except EmulatorError:
+        if counted is not None:
+            rt.limiter.uncount(counted)
+        raise
     for route in routes:
         behavior = view.providers[route.provider].body.get("behavior", "ok")
         provider = FakeProvider(

@@ -60,6 +60,11 @@ def test_allowed_models_narrow_the_pick(client: openai.OpenAI, tenant: Tenant) -
     assert picks == {"anthropic/claude-sonnet-4", "anthropic/claude-3.5-haiku"}
     pinned = {ask(client, p, extra_body=plugin("openai/gpt-4o-mini")).model for p in PROMPTS}
     assert pinned == {"openai/gpt-4o-mini"}
+    # A vendor's wildcard means its models, not their free variants; `:free` asks for them.
+    llamas = {ask(client, p, extra_body=plugin("meta-llama/*")).model for p in PROMPTS}
+    assert llamas and not any(model.endswith(":free") for model in llamas)
+    free = {ask(client, p, extra_body=plugin("meta-llama/*:free")).model for p in PROMPTS}
+    assert free == {"meta-llama/llama-3.3-70b-instruct:free"}
     with tenant.client() as http:
         none = http.post(
             "/chat/completions",

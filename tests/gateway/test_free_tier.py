@@ -99,3 +99,47 @@ def test_fifty_a_day_or_a_thousand_once_given_ten_dollars(emulator: EmulatorHand
         assert chat(poor).status_code == 200
         emulator.advance(86_400)
         assert chat(poor).status_code == 200
+
+
+def test_what_counts_is_the_route_a_request_is_served_by_first(emulator: EmulatorHandle) -> None:
+    """A free variant behind a routing suffix counts; a paid request whose free fallback
+    was taken out (or that lists one behind a paid model) does not."""
+    tenant = emulator.create_tenant(rate_limit_rpm=1000)
+    to_minute_start(emulator)
+    with tenant.client() as http:
+        for _ in range(20):
+            assert chat(http, model=f"{FREE}:nitro").json()["model"] == FREE
+        assert_error(chat(http, model=f"{FREE}:floor"), 429, "rate_limit_exceeded")
+        assert_error(chat(http, models=[FREE]), 429, "rate_limit_exceeded")  # `models` alone
+        for body in (
+            {"model": "emulator/echo", "models": [FREE]},  # paid first, free behind
+            {"models": ["emulator/echo", FREE], "provider": {"allow_fallbacks": False}},
+            {"model": FREE, "models": ["emulator/echo"], "provider": {"data_collection": "deny"}},
+        ):
+            served = http.post("/chat/completions", json={"messages": HELLO, **body})
+            assert served.status_code == 200 and served.json()["model"] == "emulator/echo", body
+
+
+def test_a_request_the_hold_refuses_gives_its_count_back(emulator: EmulatorHandle) -> None:
+    """Free first, paid behind: the hold covers the paid route, so an account without
+    credits is refused 402, and its free minute is left whole."""
+    broke = emulator.create_tenant(balance_micros=0, rate_limit_rpm=1000)
+    to_minute_start(emulator)
+    with broke.client() as http:
+        for _ in range(25):
+            refused = chat(http, models=["openai/gpt-4o"])
+            assert_error(refused, 402, "insufficient_credits")
+        assert all(chat(http).status_code == 200 for _ in range(20))
+
+
+def test_retry_after_names_the_window_that_frees_last(emulator: EmulatorHandle) -> None:
+    tenant = emulator.create_tenant(balance_micros=0, rate_limit_rpm=1000)
+    now = emulator.clock()["epoch_seconds"]
+    emulator.advance(86_400 - now % 86_400)  # the start of a UTC day
+    with tenant.client() as http:
+        for batch in (20, 10, 20):  # the day's 50, the last minute's 20 with them
+            emulator.advance(60)
+            assert all(chat(http).status_code == 200 for _ in range(batch))
+        refused = chat(http)  # both full: the next minute would not help
+        assert "50 requests a day" in assert_error(refused, 429, "rate_limit_exceeded")["message"]
+        assert int(refused.headers["retry-after"]) == 86_400 - 180
