@@ -5,6 +5,8 @@ resets when the virtual clock enters the next minute (advancing the clock
 frees it). A request over either limit is 429 `rate_limit_exceeded` with
 `Retry-After`; every gateway answer says where the caller stands in
 `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds until the window ends).
+`count` keeps windows of any length the same way (the free tier's minute and
+day: `gateway.free_tier`), and `uncount` gives a count back.
 """
 
 from __future__ import annotations
@@ -78,18 +80,16 @@ class RateLimiter:
                     k: v for k, v in self._long_counts.items() if k[2] == int(now // k[1])
                 }
             keys = [
-                ((scope, window_s, int(now // window_s)), limit)
-                for scope, limit, window_s in windows
+                ((scope, length, int(now // length)), limit) for scope, limit, length in windows
             ]
-            full = [
-                ((index + 1) * window_s, limit, window_s)
-                for (key, limit), (_, _, window_s) in zip(keys, windows, strict=True)
+            full = [  # (when it frees, its limit, its length); a key: (scope, length, index)
+                ((key[2] + 1) * key[1], limit, key[1])
+                for key, limit in keys
                 if self._long_counts.get(key, 0) >= limit
-                for index in (key[2],)
             ]
             if full:
-                _, limit, window_s = max(full)
-                return limit, window_s
+                _, limit, length = max(full)
+                return limit, length
             for key, _ in keys:
                 self._long_counts[key] = self._long_counts.get(key, 0) + 1
         return None

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 SUFFIX = ":free"
+MINUTE, DAY = 60, 86_400  # the windows' lengths, in seconds of the virtual clock
 PER_MINUTE = 20
 PER_DAY = 50
 PER_DAY_WITH_CREDITS = 1000
@@ -84,8 +85,8 @@ def admit(rt: Runtime, account_id: str) -> list[tuple[str, int, int]]:
         given = credited(conn, account_id)
     per_day = PER_DAY_WITH_CREDITS if given >= CREDITS_FOR_MORE else PER_DAY
     windows = [
-        (f"free-minute:{account_id}", PER_MINUTE, 60),
-        (f"free-day:{account_id}", per_day, 86_400),
+        (f"free-minute:{account_id}", PER_MINUTE, MINUTE),
+        (f"free-day:{account_id}", per_day, DAY),
     ]
     refused = rt.limiter.count(now, windows)
     if refused is None:
@@ -94,10 +95,10 @@ def admit(rt: Runtime, account_id: str) -> list[tuple[str, int, int]]:
     retry = math.ceil((int(now // window_s) + 1) * window_s - now)
     more = (
         f" Give the account $10 of credits to raise it to {PER_DAY_WITH_CREDITS} a day."
-        if window_s == 86_400 and per_day == PER_DAY
+        if window_s == DAY and per_day == PER_DAY
         else ""
     )
-    period = "minute" if window_s == 60 else "day"
+    period = "minute" if window_s == MINUTE else "day"
     raise RateLimited(
         f"Rate limit of free models reached: {limit} requests a {period}.{more} Retry in "
         f"{retry} s (Retry-After), or use the model without `:free`.",
