@@ -55,21 +55,23 @@ def compress(request: Request, family: str, budget: int) -> Request:
 
 
 def _groups(messages: tuple[Message, ...]) -> list[list[Message]]:
-    """The messages in the units they can be dropped in: a run of assistant tool calls
-    and tool results (one turn's parallel calls may come as several assistant
-    messages, their results after them all); any other message alone."""
+    """The messages in the units they can be dropped in: an assistant's tool calls with
+    their results (a turn's parallel calls may come as several assistant messages before
+    the results: they join while results are awaited); any other message alone."""
     groups: list[list[Message]] = []
+    awaited: set[str] = set()  # the open group's calls without a result yet
     for message in messages:
-        in_run = message.role == "tool" or (message.role == "assistant" and message.tool_calls)
-        if in_run and groups and _is_run(groups[-1]):
+        calls = {c.id for c in message.tool_calls} if message.role == "assistant" else set()
+        joins = bool(awaited) and (bool(calls) or message.role == "tool")
+        if joins:
             groups[-1].append(message)
         else:
             groups.append([message])
+            awaited = set()
+        awaited |= calls
+        if message.role == "tool":
+            awaited.discard(message.tool_call_id or "")
     return groups
-
-
-def _is_run(group: list[Message]) -> bool:
-    return bool(group[0].tool_calls)
 
 
 def _shorten_longest(messages: list[Message], family: str, excess: int) -> list[Message]:

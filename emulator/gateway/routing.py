@@ -172,8 +172,9 @@ def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
         return prefs
     slugs: dict[str, str] = {}
     for name, row in view.providers.items():
-        shown = row.body["display_name"].removesuffix(" (emulated)").lower()
-        slugs |= {shown: name, shown.replace(" ", "-"): name}
+        full = row.body["display_name"].lower()  # as listed: "azure (emulated)"
+        shown = full.removesuffix(" (emulated)")  # as OpenRouter names it: "azure"
+        slugs |= {full: name, shown: name, shown.replace(" ", "-"): name}
     slugs |= {name.lower(): name for name in view.providers}  # a slug wins over a name
 
     def slug(names: tuple[str, ...]) -> tuple[str, ...]:

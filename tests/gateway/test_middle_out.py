@@ -240,3 +240,19 @@ def test_a_disabled_web_plugin_is_no_refusal(tenant: Tenant) -> None:
             },
         )
     assert answer.status_code == 200, answer.text
+
+
+def test_an_agent_loop_loses_one_turn_at_a_time() -> None:
+    """Turns of calls and results one after the other are units of their own: a prompt
+    a little too long loses the middle turn, not the whole loop."""
+    messages: list[Message] = [Message("user", "Plan the trip.")]
+    for turn in range(12):
+        calls = tuple(ToolCall(id=f"c{turn}{i}", name="lookup", arguments="{}") for i in (1, 2))
+        messages.append(Message("assistant", "", tool_calls=calls))
+        messages += [Message("tool", text_of(100), tool_call_id=c.id) for c in calls]
+    messages.append(Message("user", "last"))
+    request = Request(messages=tuple(messages))
+    cut = middle_out.compress(request, "chat", prompt_tokens(request, "chat") - 2)
+    kept_calls = [c.id for m in cut.messages for c in m.tool_calls]
+    assert len(cut.messages) == len(messages) - 3  # one turn: its call message, 2 results
+    assert "c61" not in kept_calls and {"c51", "c71"} <= set(kept_calls)  # the middle one

@@ -219,6 +219,8 @@ def test_providers_are_named_by_slug_or_display_name_in_any_case(
     `"amazon-bedrock"` for the emulated providers `azure`, `openai`, `bedrock`."""
     gpt4o, sonnet = "openai/gpt-4o", "anthropic/claude-sonnet-4"
     assert served(client, gpt4o, provider={"only": ["Azure"]}) == (gpt4o, "azure")
+    listed = {"only": ["Azure (emulated)"]}  # the name GET /models shows
+    assert served(client, gpt4o, provider=listed) == (gpt4o, "azure")
     assert served(client, gpt4o, provider={"ignore": ["OPENAI"]}) == (gpt4o, "azure")
     assert served(client, gpt4o, provider={"order": ["Azure", "OpenAI"]}) == (gpt4o, "azure")
     for bedrock in ("Amazon Bedrock", "amazon-bedrock", "Bedrock"):
