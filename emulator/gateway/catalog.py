@@ -178,16 +178,6 @@ def model_wire(
     }
 
 
-_NO_TOKEN_PRICES = {
-    "prompt": "0",
-    "completion": "0",
-    "image": "0",
-    "request": "0",
-    "prompt_micros_per_mtok": 0,
-    "completion_micros_per_mtok": 0,
-    "image_micros": 0,
-    "request_micros": 0,
-}
 VIDEO_PARAMETERS = ["task_type", "prompt", "negative_prompt", "aspect_ratio", "duration"]
 VIDEO_PARAMETERS += ["mode", "sound", "image_list", "image_url", "seed"]
 
@@ -217,7 +207,7 @@ def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
             "output_modalities": ["video"],
             "tokenizer": "Other",  # OpenRouter's word for no text tokenizer (never null)
         },
-        "pricing": _NO_TOKEN_PRICES,
+        "pricing": free_tier.ZERO_PRICES,
         "capabilities": {
             "tools": False,
             "structured_output": False,

@@ -31,7 +31,7 @@ PER_DAY = 50
 PER_DAY_WITH_CREDITS = 1000
 CREDITS_FOR_MORE = 10_000_000  # micros given ($10) that raise the daily limit
 _FREE_POLICY = {"training": True, "retention_days": 30, "zero_data_retention": False}
-_ZERO_PRICES = {
+ZERO_PRICES = {  # also a video model's token prices (`catalog`)
     "prompt": "0",
     "completion": "0",
     "image": "0",
@@ -47,7 +47,7 @@ def variant_wire(model: dict[str, Any]) -> dict[str, Any]:
     """The catalog entry of a model's free variant, from the model's own."""
     free = copy.deepcopy(model)
     first = free["providers"][0]
-    first["pricing"] |= _ZERO_PRICES
+    first["pricing"] |= ZERO_PRICES
     free_id = model["id"] + SUFFIX
     free |= {
         "id": free_id,

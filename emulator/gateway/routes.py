@@ -58,6 +58,9 @@ def list_models(request: DirectRequest) -> Reply:
     return Reply(models_page(view, limit, cursor, modalities, parameters))
 
 
+MODEL_LIST = {
+    200: ResponseSpec(data_container=ModelList, description="The catalog", generate_examples=False)
+}
 LIST_MODELS = DirectRoute("GET", f"{API_PREFIX}/models", RouteAuth("optional"), list_models)
 
 
@@ -69,11 +72,7 @@ class CatalogController(Controller):
     @get(
         "/models",
         summary="The model catalog (a bearer is accepted, not required)",
-        responses={
-            200: ResponseSpec(
-                data_container=ModelList, description="The catalog", generate_examples=False
-            )
-        },
+        responses=MODEL_LIST,
     )
     async def list_models(
         self,
@@ -98,11 +97,7 @@ class CatalogController(Controller):
     @get(
         "/models/user",
         summary="The catalog as the caller sees it: all of it (OpenRouter's)",
-        responses={
-            200: ResponseSpec(
-                data_container=ModelList, description="The catalog", generate_examples=False
-            )
-        },
+        responses=MODEL_LIST,
     )
     async def list_models_for_user(
         self,
