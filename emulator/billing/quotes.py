@@ -118,9 +118,9 @@ def _endpoint(body: dict[str, Any]) -> str:
 def _request(body: dict[str, Any], chat_body: bool) -> Request:
     if chat_body:
         return chat.parse_request(body)
-    return responses.parse_request(
-        {**body, "max_output_tokens": body.get("max_output_tokens") or body.get("max_tokens")}
-    )
+    # As `/responses` reads it: `max_output_tokens` only (a `max_tokens` there is an
+    # unknown field the request ignores, so the quote must too, or it would promise less).
+    return responses.parse_request(body)
 
 
 def _tokens(route: Route, request: Request) -> tuple[int, int]:

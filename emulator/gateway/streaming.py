@@ -153,8 +153,11 @@ async def paced_stream(
             output = sum(e.output_tokens for e in ends)
             reasoning = sum(e.reasoning_tokens for e in ends)
             spent = service.Spent(prompt, output, reasoning, ends[0].reason, "complete")
-        else:  # cut, or the client left: count what was sent
+        else:  # cut, or the client left: count what was sent, never more than the
+            # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
+            output = min(output, sum(e.output_tokens for e in ends))
+            reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
             spent = service.Spent(prompt, output, reasoning, reason, end)
         service.record_usage(rt, caller, call, served, spent)

@@ -177,3 +177,37 @@ def test_premium_models_need_approval(emulator: EmulatorHandle, tenant: Tenant) 
     approved = emulator.create_tenant(premium_approved=True)
     with approved.client() as http:
         assert http.post("/chat/completions", json=body).status_code == 200
+
+
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "parameters": {"type": "object", "properties": {"city": {"type": "string"}}},
+    },
+}
+
+
+@pytest.mark.parametrize("path", ["/chat/completions", "/responses"])
+@pytest.mark.parametrize("cut", [1, 2, 3, 5])
+def test_a_cut_stream_is_never_charged_above_its_hold(
+    emulator: EmulatorHandle, path: str, cut: int
+) -> None:
+    """A tool call cut at `max_tokens` streams its whole name; a stream cut after it
+    was billed for the name's tokens, above the hold: an account that could afford
+    exactly the hold went below zero (found by a stateful money fuzz)."""
+    limit = "max_tokens" if path == "/chat/completions" else "max_output_tokens"
+    prompt = {"messages": [{"role": "user", "content": "weather please"}]}
+    if path == "/responses":
+        prompt = {"input": "weather please"}
+    body = {"model": "openai/gpt-4o", **prompt, "tools": [WEATHER], limit: 1, "stream": True}
+    if path == "/responses":
+        body["tools"] = [{"type": "function", "name": "get_weather", "parameters": {}}]
+    probe = emulator.create_tenant()
+    with probe.client() as http:
+        hold = http.post("/ai-gateway/quote", json=body).json()["hold_micros"]
+    tenant = emulator.create_tenant(balance_micros=hold)
+    with tenant.client(headers={"X-Emulator-Fault": f"cut={cut}"}) as http:
+        assert http.post(path, json=body).status_code == 200
+    balance, served = ledger_ok(emulator, tenant, hold)
+    assert served == 1 and balance >= 0

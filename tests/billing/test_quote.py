@@ -182,3 +182,17 @@ def test_the_hold_covers_what_each_provider_format_bills(
     usage = answer.json()["usage"]
     assert usage["prompt_tokens"] <= quote["estimated_input_tokens"]
     assert usage["charge_micros"] <= held["amount_micros"] == quote["hold_micros"]
+
+
+def test_a_responses_quote_reads_the_output_cap_as_the_request_does(tenant: Tenant) -> None:
+    """`/responses` caps its output with `max_output_tokens` only; a `max_tokens` in the
+    body is ignored there, so the quote ignores it too (it quoted a hold of a few micros
+    for a request that held thousands)."""
+    body = {"model": "openai/gpt-4o-mini", "input": "hi [emulator:tokens=3000]", "max_tokens": 5}
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json=body).json()
+        answer = http.post("/responses", json=body)
+        held = http.get("/ai-gateway/reservations").json()["data"][0]
+        capped = http.post("/ai-gateway/quote", json={**body, "max_output_tokens": 5}).json()
+    assert quote["hold_micros"] == held["amount_micros"] >= answer.json()["usage"]["charge_micros"]
+    assert capped["estimated_output_tokens"] == 5 < quote["estimated_output_tokens"]
