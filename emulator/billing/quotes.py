@@ -57,11 +57,8 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    model = body["model"]
-    if model == auto_router.AUTO:
-        model = auto_router.choose(
-            view, request, auto_router.allowed_patterns(body), premium_ok(caller)
-        )
+    allowed = auto_router.allowed_patterns(body)
+    model = auto_router.resolve(view, body["model"], request, allowed, premium_ok(caller))
     routes = route_candidates(view, model, list(body.get("models") or ()), prefs)
     routes, request = able_routes(
         view, routes, request, "messages" if chat_body else "input", prefs, asked(body)

@@ -36,6 +36,14 @@ def allowed_patterns(body: dict[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
+def resolve(
+    view: CatalogView, model: str, request: Request, allowed: tuple[str, ...] | None, premium: bool
+) -> str:
+    """`model`, or the router's pick when it is `openrouter/auto` (requests, quotes and
+    token counts alike)."""
+    return choose(view, request, allowed, premium) if model == AUTO else model
+
+
 def choose(
     view: CatalogView, request: Request, allowed: tuple[str, ...] | None, premium: bool
 ) -> str:
@@ -43,7 +51,8 @@ def choose(
     may use can serve it. `premium`: the caller's account may use premium models (else
     the router leaves them out, even when `allowed` names them)."""
     pool = [m for m in view.models if _may_use(m, allowed) and (premium or not m["premium"])]
-    able = [m for m in pool if _can_serve(m, request)]
+    tokens = prompt_tokens(request, "chat")  # once: each model's context is checked against it
+    able = [m for m in pool if _can_serve(m, request, tokens)]
     if not able:
         which = "the models allowed_models names" if allowed else "the models it routes to"
         raise NoRouteAvailable(
@@ -69,7 +78,7 @@ def _may_use(model: dict[str, Any], allowed: tuple[str, ...] | None) -> bool:
     return not model["premium"] and not free and not model["id"].startswith("emulator/")
 
 
-def _can_serve(model: dict[str, Any], request: Request) -> bool:
+def _can_serve(model: dict[str, Any], request: Request, tokens: int) -> bool:
     capable = model["capabilities"]
     if request.tools and request.tool_choice != "none" and not capable.get("tools"):
         return False
@@ -77,4 +86,4 @@ def _can_serve(model: dict[str, Any], request: Request) -> bool:
         return False
     if request.response_format and not capable.get("structured_output"):
         return False
-    return bool(prompt_tokens(request, "chat") <= model["context_length"])
+    return bool(tokens <= model["context_length"])

@@ -71,11 +71,9 @@ class ResponsesController(Controller):
         body = talk.whole()
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
-        view, model = rt.catalog.view(), body["model"]
-        if model == auto_router.AUTO:
-            model = auto_router.choose(
-                view, request, auto_router.allowed_patterns(body), service.premium_ok(caller)
-            )
+        view, allowed = rt.catalog.view(), auto_router.allowed_patterns(body)
+        premium = service.premium_ok(caller)
+        model = auto_router.resolve(view, body["model"], request, allowed, premium)
         routes = route_candidates(view, model, [], ProviderPrefs.from_body(body.get("provider")))
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY

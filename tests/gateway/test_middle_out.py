@@ -9,6 +9,7 @@ from typing import Any, cast
 
 import pytest
 
+from emulator.errors import InvalidRequest
 from emulator.gateway import middle_out
 from emulator.gateway.canonical import Message, Request, ToolCall
 from emulator.gateway.content import prompt_tokens
@@ -173,7 +174,7 @@ def test_the_default_is_on_for_small_contexts_only() -> None:
             routes, cut = able_routes(view, [route(context)], request, compression=mode)
             assert routes and prompt_tokens(cut, "chat") <= context
         else:
-            with pytest.raises(Exception, match="longest context"):
+            with pytest.raises(InvalidRequest, match="longest context"):
                 able_routes(view, [route(context)], request, compression=mode)
 
 

@@ -347,8 +347,10 @@ def test_openrouter_sdk_routing_preferences_and_logprobs(
 
 def test_openrouter_sdk_models_alone_and_a_sort_config(router: OpenRouter) -> None:
     """The SDK's optional `model` with `models`, and its typed `ProviderSortConfig`."""
+    # gpt-4o first; partition "none" sorts both models' routes by price, so the cheaper
+    # llama serves (by model, gpt-4o would).
     result = router.chat.send(
-        models=["emulator/fail-503", "meta-llama/llama-3.3-70b-instruct"],
+        models=["openai/gpt-4o", "meta-llama/llama-3.3-70b-instruct"],
         messages=[{"role": "user", "content": "Explain vector clocks"}],
         provider={"sort": {"by": "price", "partition": "none"}},
     )
