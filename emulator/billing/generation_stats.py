@@ -11,12 +11,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.billing.money import usd_number
+from emulator.billing.pricing import CacheBill, prompt_cost_mtok
 from emulator.errors import NotFound
 from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.responses import generation_of
 from emulator.store.usage import UsageEvent, get_usage_event
 
 if TYPE_CHECKING:
+    from emulator.gateway.catalog import CatalogView
     from emulator.runtime import Runtime
 
 # Stats OpenRouter keeps that nothing in the emulator produces.
@@ -48,11 +50,38 @@ def generation_stats(rt: Runtime, account_id: str, generation_id: str) -> dict[s
         event = get_usage_event(conn, account_id, generation_of(generation_id))
     if event is None:
         raise NotFound(f"No generation {generation_id!r} in this account.", param="id")
-    names = {name: row.body["display_name"] for name, row in rt.catalog.view().providers.items()}
-    return {"data": _stats(event, names)}
+    view = rt.catalog.view()
+    names = {name: row.body["display_name"] for name, row in view.providers.items()}
+    return {"data": _stats(event, names, _cache_discount(event, view))}
 
 
-def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
+def _cache_discount(event: UsageEvent, view: CatalogView) -> float:
+    """What the provider's prompt cache saved (USD; negative when writing cost more than
+    it saved), at the serving route's prices in the catalog now."""
+    if not (event.cached_tokens or event.cache_write_tokens):
+        return 0.0
+    model = view.by_id.get(event.model) or {}
+    route = next((p for p in model.get("providers", ()) if p["name"] == event.provider), None)
+    if route is None:
+        return 0.0
+    pricing = route["pricing"]
+    prompt = int(pricing["prompt_micros_per_mtok"])
+    written = event.cache_write_tokens
+    # Without the hour's writes apart (the event keeps their sum), at the write price.
+    cached = CacheBill(
+        event.cached_tokens,
+        written,
+        0,
+        pricing.get("cache_read_micros_per_mtok") or 0,
+        pricing.get("cache_write_micros_per_mtok") or prompt,
+    )
+    plain = event.prompt_tokens * prompt
+    return (plain - prompt_cost_mtok(event.prompt_tokens, prompt, cached)) / 1e12
+
+
+def _stats(
+    event: UsageEvent, provider_names: dict[str, str], cache_discount: float
+) -> dict[str, Any]:
     attempts = event.route_attempts
     served = next((a for a in attempts if a.get("status") == "succeeded"), None)
     referer = event.metadata.get("http_referer")
@@ -73,13 +102,13 @@ def _stats(event: UsageEvent, provider_names: dict[str, str]) -> dict[str, Any]:
         tokens_completion=event.completion_tokens,
         native_tokens_prompt=event.prompt_tokens,
         native_tokens_completion=event.completion_tokens,
-        native_tokens_cached=0,
+        native_tokens_cached=event.cached_tokens,
         native_tokens_reasoning=event.reasoning_tokens,
         finish_reason=event.finish_reason,
         native_finish_reason=native_finish(served["wire_format"], event.finish_reason)
         if served
         else None,
-        cache_discount=0.0,
+        cache_discount=cache_discount,
         total_cost=usd_number(event.charge_micros),
         usage=usd_number(event.charge_micros),
         upstream_inference_cost=usd_number(event.provider_cost_micros),

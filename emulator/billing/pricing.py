@@ -6,6 +6,13 @@
     charge        = max(minimum_charge_micros, provider_cost + platform_fee)
     margin        = charge - provider_cost
 
+Prompt tokens the provider read from its prompt cache, or wrote to it, are
+priced at the route's cache-read and cache-write prices instead of its prompt
+price (`CacheBill`); the prompt tokens above still count all of them:
+
+    prompt part = (prompt - read - written) * prompt_price + read * cache_read_price
+                  + written * cache_write_price   (written for an hour: at twice the prompt price)
+
 A route priced at zero for both prompt and completion (a `:free` variant) is
 free: its charge is 0, the minimum charge is for priced routes.
 
@@ -44,16 +51,48 @@ class Charge:
     margin_micros: int
 
 
+@dataclass(frozen=True, slots=True)
+class CacheBill:
+    """Of the prompt's tokens, those read from the provider's cache and those written to
+    it (`written_1h`: of `written`, kept an hour), with the route's prices for them."""
+
+    read: int
+    written: int
+    written_1h: int
+    read_per_mtok: int
+    write_per_mtok: int
+
+
 def _ceil_div(numerator: int, denominator: int) -> int:
     return -(-numerator // denominator)
 
 
-def provider_cost(
-    prompt_tokens: int, completion_tokens: int, prompt_per_mtok: int, completion_per_mtok: int
-) -> int:
-    return _ceil_div(
-        prompt_tokens * prompt_per_mtok + completion_tokens * completion_per_mtok, MTOK
+def prompt_cost_mtok(prompt_tokens: int, prompt_per_mtok: int, cache: CacheBill | None) -> int:
+    """The prompt's cost in micros times a million (exact): each token at its price."""
+    if cache is None:
+        return prompt_tokens * prompt_per_mtok
+    plain = prompt_tokens - cache.read - cache.written
+    written_5m = cache.written - cache.written_1h
+    return (
+        plain * prompt_per_mtok
+        + cache.read * cache.read_per_mtok
+        + written_5m * cache.write_per_mtok
+        + cache.written_1h * 2 * prompt_per_mtok
     )
+
+
+def provider_cost(
+    prompt_tokens: int,
+    completion_tokens: int,
+    prompt_per_mtok: int,
+    completion_per_mtok: int,
+    cache: CacheBill | None = None,
+) -> int:
+    if cache is None:  # nearly every request
+        prompt_part = prompt_tokens * prompt_per_mtok
+    else:
+        prompt_part = prompt_cost_mtok(prompt_tokens, prompt_per_mtok, cache)
+    return _ceil_div(prompt_part + completion_tokens * completion_per_mtok, MTOK)
 
 
 def charge_for(
@@ -62,10 +101,13 @@ def charge_for(
     prompt_per_mtok: int,
     completion_per_mtok: int,
     fees: Fees,
+    cache: CacheBill | None = None,
 ) -> Charge:
     if not prompt_per_mtok and not completion_per_mtok:  # a free route
         return Charge(0, 0, 0, 0)
-    cost = provider_cost(prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok)
+    cost = provider_cost(
+        prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache
+    )
     numerator, denominator = fees.fee_ratio
     fee = _ceil_div(cost * numerator, denominator)
     charge = max(fees.minimum_charge_micros, cost + fee)

@@ -122,6 +122,8 @@ class UsageEventOut(WireModel):
     metadata: dict[str, Any]
     reasoning_tokens: int  # of completion_tokens
     finish_reason: str | None  # the first choice's; `error` for a cut stream
+    cached_tokens: int  # of prompt_tokens: read from the provider's prompt cache
+    cache_write_tokens: int  # of prompt_tokens: written to it
 
 
 class UsageList(WireModel):

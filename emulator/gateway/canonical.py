@@ -6,6 +6,7 @@ these types, so a client format and a provider format never meet directly.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -30,6 +31,19 @@ class ToolCall:
     arguments: str  # JSON text, as every wire format carries it
 
 
+# How long a prompt-cache breakpoint keeps its prefix, by its `cache_control.ttl`.
+CACHE_TTL_SECONDS = {None: 300, "5m": 300, "1h": 3600}
+
+
+@dataclass(frozen=True, slots=True)
+class CacheMark:
+    """A prompt-cache breakpoint (`cache_control`): the prefix to keep ends `offset`
+    characters into its message's text, and is kept `ttl` seconds."""
+
+    offset: int
+    ttl: int = 300
+
+
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Message:
     role: Role
@@ -37,6 +51,51 @@ class Message:
     images: int = 0
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
+    # Out of the repr, which keys the answer's generator: a breakpoint changes what is
+    # billed, not what the model says.
+    cache_marks: tuple[CacheMark, ...] = field(default=(), repr=False)
+
+
+def cache_ttl(control: dict[str, Any]) -> int:
+    """A breakpoint's lifetime in seconds, from its `cache_control`."""
+    return CACHE_TTL_SECONDS.get(control.get("ttl"), CACHE_TTL_SECONDS[None])
+
+
+def cache_marks(parts: list[dict[str, Any]], text_types: frozenset[str]) -> tuple[CacheMark, ...]:
+    """The breakpoints of content parts (`cache_control` on a part): where in the parts'
+    text, joined by newlines as every format joins it, each marked part ends."""
+    marks: list[CacheMark] = []
+    end = -1  # the first text part adds no newline
+    for part in parts:
+        if part.get("type") in text_types:
+            end += 1 + len(part.get("text") or "")
+        control = part.get("cache_control")
+        if isinstance(control, dict):
+            marks.append(CacheMark(max(end, 0), cache_ttl(control)))
+    return tuple(marks)
+
+
+MAX_BREAKPOINTS = 4  # as Anthropic's API allows
+
+
+def check_breakpoints(messages: Iterable[Message], param: str) -> None:
+    """A request may mark at most four places to cache, as the providers allow."""
+    marks = sum(len(m.cache_marks) for m in messages)
+    if marks > MAX_BREAKPOINTS:
+        raise ValidationFailed(
+            f"A request may carry at most {MAX_BREAKPOINTS} `cache_control` breakpoints "
+            f"(this one has {marks}): keep the ones that end the longest prefixes to reuse.",
+            param=param,
+            code="too_many_cache_breakpoints",
+        )
+
+
+def cache_control(mark: CacheMark) -> dict[str, Any]:
+    """A breakpoint as the formats that carry it write it."""
+    control: dict[str, Any] = {"type": "ephemeral"}
+    if mark.ttl != CACHE_TTL_SECONDS[None]:
+        control["ttl"] = "1h"
+    return control
 
 
 # Tokens of reasoning per effort, as chat (OpenRouter) and responses (OpenAI) name them.
@@ -141,6 +200,16 @@ class Request:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class CacheUse:
+    """Of a prompt's tokens, those the provider read from its prompt cache and those it
+    wrote to it (`written_1h`: of `written`, for an hour)."""
+
+    read: int = 0
+    written: int = 0
+    written_1h: int = 0
+
+
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Completion:
     text: str | None
@@ -153,6 +222,7 @@ class Completion:
     # The text's tokens, when log probabilities were asked for and the provider's
     # format carries them (their tokens join to `text`); None otherwise.
     logprobs: tuple[TokenLogprob, ...] | None = None
+    cache: CacheUse | None = None  # of `input_tokens`: read from or written to its cache
 
 
 # Stream pieces, in the order a provider sends them. `choice` is the index of the
@@ -196,6 +266,7 @@ class Finish:
     output_tokens: int
     choice: int = 0
     reasoning_tokens: int = 0  # of `output_tokens`
+    cache: CacheUse | None = None  # of `input_tokens`, as in `Completion`
 
 
 Delta = ReasoningDelta | TextDelta | ToolCallStart | ToolArgumentsDelta | Finish

@@ -245,7 +245,7 @@ def provider_wire(
     entry: ServingRow, provider: ProviderRow, model_body: dict[str, Any]
 ) -> dict[str, Any]:
     extra = entry.body
-    return {
+    wire = {
         "name": provider.name,
         "display_name": provider.body["display_name"],
         "wire_format": provider.wire_format,
@@ -265,6 +265,13 @@ def provider_wire(
             "request_micros": extra.get("request_micros", 0),
         },
     }
+    pricing = wire["pricing"]
+    for price, name in (("cache_read", "input_cache_read"), ("cache_write", "input_cache_write")):
+        micros = extra.get(f"{price}_micros_per_mtok")
+        if micros is not None:  # OpenRouter lists the cache's prices where there are some
+            pricing[name] = per_token_usd(micros)
+            pricing[f"{price}_micros_per_mtok"] = micros
+    return wire
 
 
 def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[str, Any]:

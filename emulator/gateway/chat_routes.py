@@ -99,9 +99,12 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         usage["completion_tokens"],
         usage["completion_tokens_details"]["reasoning_tokens"],
         completions[0].finish_reason,
+        cache=completions[0].cache,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
-    answer["usage"] |= service.usage_money(charge, served.route, spent.prompt, spent.completion)
+    answer["usage"] |= service.usage_money(
+        charge, served.route, spent.prompt, spent.completion, cache=spent.cache
+    )
     return Answer(answer_headers, body=answer)
 
 
@@ -111,8 +114,9 @@ def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Itera
         usage = chunk.get("usage")
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
-            charge = service.charge_of(rt, served, *tokens)
-            usage |= service.usage_money(charge, served.route, *tokens)
+            cache = service.served_cache(served)
+            charge = service.charge_of(rt, served, *tokens, cache)
+            usage |= service.usage_money(charge, served.route, *tokens, cache=cache)
         yield chunk
 
 

@@ -34,10 +34,18 @@ class ImageUrl(_Open):
     detail: str | None = None
 
 
+class CacheControl(WireModel):
+    """A prompt-cache breakpoint (`gateway.prompt_cache`), as Anthropic's API takes it."""
+
+    type: Literal["ephemeral"]
+    ttl: Literal["5m", "1h"] | None = None
+
+
 class ContentPart(_Open):
     type: Literal["text", "image_url", "input_audio", "file", "refusal"]
     text: str | None = None
     image_url: ImageUrl | None = None
+    cache_control: CacheControl | None = None
 
     @model_validator(mode="after")
     def _has_its_payload(self) -> ContentPart:
@@ -297,6 +305,7 @@ class ChatCompletionRequest(_Open):
     transforms: list[str] | None = None
     plugins: list[Plugin] | None = None
     debug: DebugOptions | None = None  # streams only
+    cache_control: CacheControl | None = None  # OpenRouter's: a breakpoint at the end
     # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields
 
     @model_validator(mode="before")

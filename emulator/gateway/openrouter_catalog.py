@@ -46,6 +46,12 @@ def endpoints(view: CatalogView, model_id: str) -> dict[str, Any]:
     }
 
 
+# A route's prices as OpenRouter names them (USD per token, or per image or request).
+_PRICES = frozenset(
+    {"prompt", "completion", "image", "request", "input_cache_read", "input_cache_write"}
+)
+
+
 def _endpoint(model: dict[str, Any], route: dict[str, Any]) -> dict[str, Any]:
     tools = model["capabilities"]["tools"]
     up = route["status"] != "down"
@@ -61,12 +67,15 @@ def _endpoint(model: dict[str, Any], route: dict[str, Any]) -> dict[str, Any]:
         "context_length": route["context_length"],
         "max_completion_tokens": route["max_output_tokens"],
         "max_prompt_tokens": None,
-        "pricing": {k: route["pricing"][k] for k in ("prompt", "completion", "image", "request")},
+        "pricing": {k: v for k, v in route["pricing"].items() if k in _PRICES},
         "quantization": None,
         "service_tier": None,
         "status": _STATUS.get(route["status"], 0),
         "supported_parameters": model["supported_parameters"],
-        "supports_implicit_caching": False,  # nothing is cached
+        # Cached without being asked: the routes that cache, but for `messages` routes,
+        # which cache at the client's `cache_control` breakpoints (`prompt_cache`).
+        "supports_implicit_caching": "input_cache_read" in route["pricing"]
+        and route["wire_format"] != "messages",
         "supports_tool_choice": {
             "auto": tools,
             "none": tools,

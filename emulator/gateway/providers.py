@@ -11,14 +11,18 @@ import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from emulator.gateway import content
 from emulator.gateway.canonical import Completion
+from emulator.gateway.prompt_cache import MIN_TOKENS
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.tokens import token_spans
 from emulator.gateway.wire import chat, messages, responses, responses_events
 from emulator.ids import LazyRng
+
+if TYPE_CHECKING:
+    from emulator.gateway.prompt_cache import PromptCache
 
 WIRE: dict[str, ModuleType] = {"chat": chat, "responses": responses, "messages": messages}
 # Each format's stream events (`render_events`, `parse_events`): the responses format
@@ -43,6 +47,7 @@ class FakeProvider:
     status: str
     behavior: str
     replies: tuple[ScriptedReply, ...] = ()
+    cache: PromptCache | None = None  # None: the route does not cache prompts
 
     def check(self) -> None:
         if self.status == "down":
@@ -82,10 +87,16 @@ class FakeProvider:
 
     def _generate(self, request: dict[str, Any], rng: LazyRng) -> list[Completion]:
         canonical = WIRE[self.wire_format].parse_request(request)
-        return [
+        completions = [
             content.generate(request["model"], canonical, self.wire_format, rng, self.replies)
             for _ in range(canonical.n)
         ]
+        prompt = completions[0].input_tokens
+        if self.cache is not None and prompt >= MIN_TOKENS:  # shorter: never cached
+            use = self.cache.use(canonical, prompt)
+            for completion in completions:
+                completion.cache = use
+        return completions
 
     def _answer_id(self) -> str:
         return f"{self.name}-{next(_ANSWER_NUMBERS):012x}"

@@ -121,10 +121,11 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion.output_tokens,
         completion.reasoning_tokens,
         completion.finish_reason,
+        cache=completion.cache,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
     whole["usage"] |= service.usage_money(
-        charge, served.route, spent.prompt, spent.completion, "responses"
+        charge, served.route, spent.prompt, spent.completion, "responses", spent.cache
     )
     if kept is not None:
         stored_responses.keep(rt, kept, whole)
@@ -156,8 +157,9 @@ def _priced(
         if event["type"] in ("response.completed", "response.incomplete"):
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
-            charge = service.charge_of(rt, served, *tokens)
-            usage |= service.usage_money(charge, served.route, *tokens, "responses")
+            cache = service.served_cache(served)
+            charge = service.charge_of(rt, served, *tokens, cache)
+            usage |= service.usage_money(charge, served.route, *tokens, "responses", cache)
             if kept is not None:
                 stored_responses.keep(rt, kept, event["response"])
         yield event

@@ -38,6 +38,8 @@ class Route:
     completion_micros_per_mtok: int
     default_reasoning: str | None = None  # the model's: `shown`, `hidden`, or none
     reasons: bool = False  # the model's `reasoning` capability: it takes reasoning settings
+    cache_read_micros_per_mtok: int | None = None  # None: the route does not cache prompts
+    cache_write_micros_per_mtok: int | None = None
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -232,6 +234,8 @@ def _route(model: dict[str, Any], provider: dict[str, Any]) -> Route:
         completion_micros_per_mtok=pricing["completion_micros_per_mtok"],
         default_reasoning=model.get("default_reasoning"),
         reasons=bool(model["capabilities"].get("reasoning")),
+        cache_read_micros_per_mtok=pricing.get("cache_read_micros_per_mtok"),
+        cache_write_micros_per_mtok=pricing.get("cache_write_micros_per_mtok"),
     )
 
 

@@ -20,6 +20,11 @@ class ProviderPricing(WireModel):
     completion_micros_per_mtok: int
     image_micros: int
     request_micros: int
+    # Only on routes that cache prompts (USD per token, and micros per million tokens).
+    input_cache_read: str | None = None
+    input_cache_write: str | None = None
+    cache_read_micros_per_mtok: int | None = None
+    cache_write_micros_per_mtok: int | None = None
 
 
 class ModelProvider(WireModel):

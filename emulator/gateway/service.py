@@ -16,7 +16,7 @@ from emulator import __version__
 from emulator.auth.credentials import Caller
 from emulator.billing import holds
 from emulator.billing.money import usd_number
-from emulator.billing.pricing import Charge, Fees, charge_for
+from emulator.billing.pricing import Charge, Fees, charge_for, prompt_cost_mtok
 from emulator.bodies import validate
 from emulator.errors import (
     EmulatorError,
@@ -32,9 +32,18 @@ from emulator.gateway import (
     free_tier,
     logprobs,
     middle_out,
+    prompt_cache,
     responses_schemas,
 )
-from emulator.gateway.canonical import Completion, Delta, Reasoning, Request, effort_tokens
+from emulator.gateway.canonical import (
+    CacheUse,
+    Completion,
+    Delta,
+    Finish,
+    Reasoning,
+    Request,
+    effort_tokens,
+)
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
 from emulator.gateway.providers import EVENTS, WIRE, FakeProvider, ProviderFailed
@@ -119,6 +128,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
         provider = FakeProvider(
             route.provider, route.wire_format, route.status, behavior, view.replies
         )
+        if route.cache_read_micros_per_mtok is not None:  # the route caches prompts
+            provider.cache = prompt_cache.PromptCache(rt, caller.account_id, route)
         try:
             if fault_apply.route_fails(route.model, route.provider):
                 raise ProviderFailed("fault_injected", f"A fault rule failed {route.provider}.")
@@ -259,7 +270,11 @@ def worst_case(route: Route, request: Request, fees: Fees) -> int:
     """The most this route can charge for the request."""
     prompt = prompt_tokens(request, route.wire_format)
     output = _output_limit(request, route) * request.n
-    price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
+    # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
+    prompt_price = route.prompt_micros_per_mtok
+    if route.wire_format == prompt_cache.EXPLICIT_FORMAT and route.cache_read_micros_per_mtok:
+        prompt_price = prompt_cache.worst_prompt_price(route, request)
+    price = prompt_price, route.completion_micros_per_mtok
     return charge_for(prompt, output, *price, fees).charge_micros
 
 
@@ -269,27 +284,31 @@ def fees_of(view: CatalogView) -> Fees:
 
 @dataclass(slots=True)
 class Spent:
-    """What an answer used: its tokens (reasoning among the output), why it ended, and
-    for a stream how (`complete`, `cut` by a fault, `client_left`)."""
+    """What an answer used: its tokens (reasoning among the output, the cache's use among
+    the prompt), why it ended, and for a stream how (`complete`, `cut` by a fault,
+    `client_left`)."""
 
     prompt: int
     completion: int
     reasoning: int = 0
     finish: str | None = None
     stream_end: str | None = None
+    cache: CacheUse | None = None
 
 
 def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
     """Settle the hold at the real charge and write the usage event, in one transaction."""
     route = served.route
     prompt, completion = spent.prompt, spent.completion
-    charge = charge_of(rt, served, prompt, completion)
+    charge = charge_of(rt, served, prompt, completion, spent.cache)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
     if spent.stream_end is not None:
         event.metadata["stream_end"] = spent.stream_end
     event.model, event.provider = route.model, route.provider
     event.prompt_tokens, event.completion_tokens = prompt, completion
     event.reasoning_tokens, event.finish_reason = spent.reasoning, spent.finish
+    if spent.cache is not None:
+        event.cached_tokens, event.cache_write_tokens = spent.cache.read, spent.cache.written
     event.total_tokens = prompt + completion
     event.provider_cost_micros = charge.provider_cost_micros
     event.platform_fee_micros = charge.platform_fee_micros
@@ -300,11 +319,21 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     return charge
 
 
-def charge_of(rt: Runtime, served: Served, prompt: int, completion: int) -> Charge:
+def charge_of(
+    rt: Runtime, served: Served, prompt: int, completion: int, cache: CacheUse | None = None
+) -> Charge:
     """What the served route charges for these tokens (SPEC section 5)."""
     route = served.route
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
-    return charge_for(prompt, completion, *price, fees_of(rt.catalog.view()))
+    bill = None if cache is None else prompt_cache.bill(cache, route)
+    return charge_for(prompt, completion, *price, fees_of(rt.catalog.view()), bill)
+
+
+def served_cache(served: Served) -> CacheUse | None:
+    """What the served answer's prompt read from and wrote to the provider's cache."""
+    if served.completions:
+        return served.completions[0].cache
+    return next((d.cache for d in served.deltas if isinstance(d, Finish)), None)
 
 
 def record_failure(rt: Runtime, caller: Caller, call: Call) -> str:
@@ -325,18 +354,29 @@ COST_PARTS = {
 
 
 def usage_money(
-    charge: Charge, route: Route, prompt: int, completion: int, endpoint: str = "chat.completions"
+    charge: Charge,
+    route: Route,
+    prompt: int,
+    completion: int,
+    endpoint: str = "chat.completions",
+    cache: CacheUse | None = None,
 ) -> dict[str, Any]:
     """What chat and responses answers add to `usage`: the charge, in USD and micros, and
     OpenRouter's accounting: the provider's cost (`upstream_inference_cost`, rounded up
-    to the micro as billed) and its prompt and output parts (exact, in USD)."""
+    to the micro as billed) and its prompt and output parts (exact, in USD; the prompt's
+    at the cache's prices for the tokens read from or written to it)."""
     prompt_part, output_part = COST_PARTS[endpoint]
+    prompt_cost = prompt * route.prompt_micros_per_mtok
+    if cache is not None:
+        prompt_cost = prompt_cost_mtok(
+            prompt, route.prompt_micros_per_mtok, prompt_cache.bill(cache, route)
+        )
     return {
         "cost": usd_number(charge.charge_micros),
         "is_byok": False,
         "cost_details": {
             "upstream_inference_cost": usd_number(charge.provider_cost_micros),
-            prompt_part: prompt * route.prompt_micros_per_mtok / 1e12,
+            prompt_part: prompt_cost / 1e12,
             output_part: completion * route.completion_micros_per_mtok / 1e12,
         },
         "charge_micros": charge.charge_micros,

@@ -11,6 +11,7 @@ themselves (chat, messages) are left alone.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from emulator.gateway import logprobs
 from emulator.gateway.canonical import Completion, Delta, Finish, ReasoningDelta, TextDelta
@@ -39,6 +40,7 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
         completion.reasoning,
         completion.reasoning_tokens,
         None if entries is None else logprobs.cut(entries, end),
+        completion.cache,
     )
 
 
@@ -75,5 +77,5 @@ def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> lis
         elif not isinstance(delta, Finish):
             kept.append(delta)
     output = finish.reasoning_tokens + count_text(text[:end], family)
-    kept.append(Finish("stop", finish.input_tokens, output, finish.choice, finish.reasoning_tokens))
+    kept.append(replace(finish, reason="stop", output_tokens=output))
     return kept

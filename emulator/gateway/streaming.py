@@ -148,18 +148,18 @@ async def paced_stream(
             yield tail
     finally:
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
-        prompt = ends[0].input_tokens
+        prompt, cache = ends[0].input_tokens, ends[0].cache  # the prompt is read at once
         if len(finish) == len(ends):
             output = sum(e.output_tokens for e in ends)
             reasoning = sum(e.reasoning_tokens for e in ends)
-            spent = service.Spent(prompt, output, reasoning, ends[0].reason, "complete")
+            spent = service.Spent(prompt, output, reasoning, ends[0].reason, "complete", cache)
         else:  # cut, or the client left: count what was sent, never more than the
             # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
             output = min(output, sum(e.output_tokens for e in ends))
             reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
-            spent = service.Spent(prompt, output, reasoning, reason, end)
+            spent = service.Spent(prompt, output, reasoning, reason, end, cache)
         service.record_usage(rt, caller, call, served, spent)
 
 

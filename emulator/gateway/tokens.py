@@ -36,6 +36,15 @@ def token_spans(text: str, family: str) -> list[tuple[int, int]]:
     return [m.span() for m in _pattern(text, family).finditer(text)]
 
 
+def text_tokens(text: str, family: str) -> list[str]:
+    return _pattern(text, family).findall(text) if text else []
+
+
+def framing(family: str) -> int:
+    """The tokens a message costs beside its content."""
+    return _FRAMING[family]
+
+
 def count_text(text: str, family: str) -> int:
     return len(_pattern(text, family).findall(text)) if text else 0
 

@@ -79,7 +79,20 @@ class ModelProviderFixture(_Strict):
     completion_micros_per_mtok: int = Field(ge=0)
     image_micros: int = Field(default=0, ge=0)
     request_micros: int = Field(default=0, ge=0)
+    # Prompt caching (`gateway.prompt_cache`): a route with a read price caches; a
+    # `messages` route's writes (at `cache_control` breakpoints) cost the write price.
+    cache_read_micros_per_mtok: int | None = Field(default=None, ge=0)
+    cache_write_micros_per_mtok: int | None = Field(default=None, ge=0)
     context_length: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _reads_cost_no_more(self) -> ModelProviderFixture:
+        # The hold prices a prompt without the cache: a dearer read would overrun it.
+        read = self.cache_read_micros_per_mtok
+        if read is not None and read > self.prompt_micros_per_mtok:
+            raise ValueError("cache_read_micros_per_mtok must not exceed prompt_micros_per_mtok")
+        return self
+
     max_output_tokens: int | None = Field(default=None, ge=1)
 
 

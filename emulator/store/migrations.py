@@ -314,6 +314,26 @@ def m0011_jobs_by_key(db: Any) -> None:
     db["jobs"].create_index(["key_id", "created_at"])
 
 
+@migration
+def m0012_prompt_cache(db: Any) -> None:
+    """The prompt prefixes providers keep (`gateway.prompt_cache`), and what each usage
+    event read from and wrote to them, of its prompt tokens."""
+    db["prompt_cache"].create(
+        {
+            "account_id": str,
+            "provider": str,
+            "model": str,
+            "digest": str,
+            "tokens": int,
+            "expires_at": float,  # seconds since the epoch, on the virtual clock
+        },
+        pk=("account_id", "provider", "model", "digest"),
+        not_null={"tokens", "expires_at"},
+    )
+    db["usage_events"].add_column("cached_tokens", int, not_null_default=0)
+    db["usage_events"].add_column("cache_write_tokens", int, not_null_default=0)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

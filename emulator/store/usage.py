@@ -33,6 +33,8 @@ class UsageEvent:
     metadata: dict[str, Any]
     reasoning_tokens: int = 0  # of completion_tokens
     finish_reason: str | None = None  # the first choice's; a cut stream's `error`
+    cached_tokens: int = 0  # of prompt_tokens: read from the provider's prompt cache
+    cache_write_tokens: int = 0  # of prompt_tokens: written to it
 
 
 _COLUMNS = [f.name for f in fields(UsageEvent)]

@@ -5,7 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator.billing.pricing import Charge, Fees, charge_for, provider_cost
+from emulator.billing.pricing import (
+    CacheBill,
+    Charge,
+    Fees,
+    charge_for,
+    prompt_cost_mtok,
+    provider_cost,
+)
 
 FEES = Fees(platform_fee_percent=5.5, minimum_charge_micros=20)
 
@@ -70,3 +77,42 @@ def test_a_route_priced_at_zero_is_free_whatever_the_minimum() -> None:
     assert charge_for(0, 0, 0, 0, FEES).charge_micros == 0
     # A route free for one side only is priced: the minimum still applies.
     assert charge_for(0, 0, 0, 1_000_000, FEES).charge_micros == 20
+
+
+def test_cached_tokens_are_priced_at_the_caches_prices() -> None:
+    fees = Fees(0, 0)
+    # 2,000 prompt tokens: 1,000 read at 0.1, 500 written at 1.25 (100 of them for an
+    # hour, at twice the prompt price), the other 500 at the prompt price.
+    bill = CacheBill(1000, 500, 100, 100_000, 1_250_000)
+    cost = 500 * 1_000_000 + 1000 * 100_000 + 400 * 1_250_000 + 100 * 2_000_000
+    assert prompt_cost_mtok(2000, 1_000_000, bill) == cost
+    charge = charge_for(2000, 0, 1_000_000, 0, fees, bill)
+    assert charge.provider_cost_micros == -(-cost // 1_000_000) == 1300
+    assert charge_for(2000, 0, 1_000_000, 0, fees).provider_cost_micros == 2000  # no cache
+
+
+@given(
+    prompt=st.integers(0, 10**6),
+    read_share=st.floats(0, 1),
+    write_share=st.floats(0, 1),
+    hour_share=st.floats(0, 1),
+    price=st.integers(1, 20_000_000),
+)
+def test_a_cache_read_never_costs_more_and_writes_at_most_twice(
+    prompt: int, read_share: float, write_share: float, hour_share: float, price: int
+) -> None:
+    read = int(prompt * read_share)
+    written = int((prompt - read) * write_share)
+    hour = int(written * hour_share)
+    write_price = price * 5 // 4
+    reads_only = CacheBill(read, 0, 0, price // 10, write_price)
+    with_writes = CacheBill(read, written, hour, price // 10, write_price)
+    assert prompt_cost_mtok(prompt, price, reads_only) <= prompt * price
+    assert prompt_cost_mtok(prompt, price, with_writes) <= prompt * 2 * price  # the hold's bound
+
+
+def test_the_readme_cache_example() -> None:
+    fees = Fees(5.5, 20)
+    bill = CacheBill(1500, 0, 0, 100_000, 1_250_000)
+    assert charge_for(2000, 10, 1_000_000, 2_000_000, fees, bill) == Charge(670, 37, 707, 37)
+    assert charge_for(2000, 10, 1_000_000, 2_000_000, fees).charge_micros == 2132

@@ -219,6 +219,12 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
             "capabilities: [streaming]\n    default_reasoning: shown",
             "default_reasoning needs the `reasoning` capability",
         ),
+        (
+            "models.yaml",
+            "cache_read_micros_per_mtok: 75000",
+            "cache_read_micros_per_mtok: 150001",
+            "must not exceed prompt_micros_per_mtok",
+        ),
     ],
 )
 def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from emulator.gateway.canonical import (
+    CacheMark,
+    CacheUse,
     Completion,
     Delta,
     Finish,
@@ -20,6 +22,9 @@ from emulator.gateway.canonical import (
     ToolCall,
     ToolCallStart,
     allowed_tools,
+    cache_marks,
+    cache_ttl,
+    check_breakpoints,
     effort_tokens,
     role_of,
 )
@@ -62,6 +67,13 @@ def parse_request(body: dict[str, Any]) -> Request:
     )
     if not REASONING_FIELDS.isdisjoint(body):  # what the hot path pays for it
         request.reasoning, request.reasoning_unasked = _reasoning(body)
+    if body.get("cache_control") and messages:  # OpenRouter's: a breakpoint on the last
+        last = messages[-1]
+        mark = CacheMark(len(last.text), cache_ttl(body["cache_control"]))
+        last.cache_marks = (*last.cache_marks, mark)
+    marked = [m for m in messages if m.cache_marks]
+    if marked:
+        check_breakpoints(marked, "messages")
     return request
 
 
@@ -113,9 +125,16 @@ def _message(raw: dict[str, Any]) -> Message:
         )
         for c in raw.get("tool_calls") or ()
     )
-    return Message(
+    message = Message(
         role=role, text=text, images=images, tool_calls=calls, tool_call_id=raw.get("tool_call_id")
     )
+    if isinstance(content, list):  # parts may mark where a cached prefix ends
+        message.cache_marks = cache_marks(content, TEXT_PARTS)
+    return message
+
+
+# The content parts whose text is the message's, in the chat and responses formats.
+TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
 def content_text(content: Any) -> tuple[str, int]:
@@ -127,7 +146,7 @@ def content_text(content: Any) -> tuple[str, int]:
     texts, images = [], 0
     for part in content:
         kind = part.get("type")
-        if kind in ("text", "input_text", "output_text"):
+        if kind in TEXT_PARTS:
             texts.append(part.get("text", ""))
         elif kind in ("image_url", "input_image", "image"):
             images += 1
@@ -238,7 +257,7 @@ def render_response(
             }
             for i, c in enumerate(completions)
         ],
-        "usage": usage(prompt, output),
+        "usage": usage(prompt, output, cache=completions[0].cache),
     }
     if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
         _add_reasoning(body, completions)
@@ -286,14 +305,30 @@ def reasoning_detail(text: str, *, signature: bool = False) -> dict[str, Any]:
     return {**detail, "format": "unknown", "index": 0}
 
 
-def usage(prompt: int, completion: int, reasoning: int = 0) -> dict[str, Any]:
+def usage(
+    prompt: int, completion: int, reasoning: int = 0, cache: CacheUse | None = None
+) -> dict[str, Any]:
+    """`prompt` counts the cached tokens too (`cache`: those read and written)."""
+    read, written = (cache.read, cache.written) if cache is not None else (0, 0)
     return {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt + completion,
-        "prompt_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0, "audio_tokens": 0},
+        "prompt_tokens_details": {
+            "cached_tokens": read,
+            "cache_write_tokens": written,
+            "audio_tokens": 0,
+        },
         "completion_tokens_details": {"reasoning_tokens": reasoning},
     }
+
+
+def cache_of(details: dict[str, Any] | None) -> CacheUse | None:
+    """The cache use a usage's prompt details tell (chat's or responses' own)."""
+    if not details:
+        return None
+    read, written = details.get("cached_tokens") or 0, details.get("cache_write_tokens") or 0
+    return CacheUse(read, written) if read or written else None
 
 
 def _split(total: int, parts: int, index: int) -> int:
@@ -304,6 +339,7 @@ def _split(total: int, parts: int, index: int) -> int:
 
 def parse_response(body: dict[str, Any]) -> list[Completion]:
     prompt = body["usage"]["prompt_tokens"]
+    cache = cache_of(body["usage"].get("prompt_tokens_details"))
     choices = body["choices"]
     completions = []
     for index, choice in enumerate(choices):
@@ -315,6 +351,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
         output = _split(body["usage"]["completion_tokens"], len(choices), index)
         reason = choice["finish_reason"]
         completion = Completion(message.get("content"), calls, reason, prompt, output)
+        completion.cache = cache
         if choice.get("logprobs") is not None:
             completion.logprobs = entries_of(choice["logprobs"].get("content") or ())
         if "reasoning" in message:
@@ -353,6 +390,7 @@ def deltas(
         completion.output_tokens,
         choice,
         completion.reasoning_tokens,
+        completion.cache,
     )
 
 
@@ -423,7 +461,8 @@ def render_chunks(
     if ended:  # one usage for all the choices
         output = sum(finish.output_tokens for finish in ended)
         reasoning = sum(finish.reasoning_tokens for finish in ended)
-        yield {**head, "choices": [], "usage": usage(ended[0].input_tokens, output, reasoning)}
+        tokens = usage(ended[0].input_tokens, output, reasoning, ended[0].cache)
+        yield {**head, "choices": [], "usage": tokens}
 
 
 def _role(tool_calls: bool) -> dict[str, Any]:
@@ -445,10 +484,12 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             u = chunk["usage"]
             # The usage is a total over the choices: the first carries the remainder.
             choices = sorted(reasons) or [0]
+            cache = cache_of(u.get("prompt_tokens_details"))
             for n, c in enumerate(choices):
                 output = _split(u["completion_tokens"], len(choices), n)
                 reasoning = _split(_reasoning_tokens(u), len(choices), n)
-                yield Finish(reasons.get(c, "stop"), u["prompt_tokens"], output, c, reasoning)  # type: ignore[arg-type]
+                reason = reasons.get(c, "stop")
+                yield Finish(reason, u["prompt_tokens"], output, c, reasoning, cache)  # type: ignore[arg-type]
             continue
         for choice in chunk.get("choices", []):
             c = choice.get("index", 0)

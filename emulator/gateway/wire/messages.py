@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from emulator.gateway.canonical import (
+    CacheMark,
+    CacheUse,
     Completion,
     Delta,
     Finish,
@@ -22,6 +24,9 @@ from emulator.gateway.canonical import (
     ToolArgumentsDelta,
     ToolCall,
     ToolCallStart,
+    cache_control,
+    cache_marks,
+    cache_ttl,
 )
 from emulator.gateway.tokens import count_text
 
@@ -40,14 +45,18 @@ DEFAULT_MAX_TOKENS = 4096  # the format requires one
 
 
 def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
-    system = "\n".join(m.text for m in request.messages if m.role == "system")
+    systems = [m for m in request.messages if m.role == "system"]
+    system = "\n".join(m.text for m in systems)
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
         "messages": [_render(m) for m in request.messages if m.role != "system"],
         "stream": stream,
     }
-    if system:
+    marks = _system_marks(systems)
+    if marks and system:  # blocks, to carry the breakpoints
+        body["system"] = _text_blocks(system, marks)
+    elif system:
         body["system"] = system
     if request.tools:
         body["tools"] = [
@@ -76,12 +85,46 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     return body
 
 
+def _system_marks(systems: list[Message]) -> tuple[CacheMark, ...]:
+    """The system messages' breakpoints, in their texts joined by newlines."""
+    marks: list[CacheMark] = []
+    start = 0
+    for message in systems:
+        marks += (CacheMark(start + mark.offset, mark.ttl) for mark in message.cache_marks)
+        start += len(message.text) + 1
+    return tuple(marks)
+
+
+def _text_blocks(text: str, marks: tuple[CacheMark, ...]) -> list[dict[str, Any]]:
+    """A text as blocks that end at its breakpoints, each carrying its `cache_control`
+    (the newline between two parts is the blocks' own join)."""
+    blocks: list[dict[str, Any]] = []
+    start = 0
+    for mark in marks:
+        if mark.offset == 0 or mark.offset < start:  # before any text: no block to mark
+            continue
+        piece = text[start : mark.offset]
+        blocks.append({"type": "text", "text": piece, "cache_control": cache_control(mark)})
+        start = mark.offset + (text[mark.offset : mark.offset + 1] == "\n")
+    if start < len(text):
+        blocks.append({"type": "text", "text": text[start:]})
+    return blocks
+
+
 def _render(m: Message) -> dict[str, Any]:
     if m.role == "tool":
-        block = {"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.text}
+        block: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": m.tool_call_id,
+            "content": m.text,
+        }
+        if m.cache_marks:
+            block["cache_control"] = cache_control(m.cache_marks[-1])
         return {"role": "user", "content": [block]}
     blocks: list[dict[str, Any]] = []
-    if m.text:
+    if m.cache_marks:
+        blocks += _text_blocks(m.text, m.cache_marks)
+    elif m.text:
         blocks.append({"type": "text", "text": m.text})
     blocks += [
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
@@ -105,8 +148,12 @@ def tool_input(arguments: str) -> Any:
 
 def parse_request(body: dict[str, Any]) -> Request:
     messages: list[Message] = []
-    if body.get("system"):
-        messages.append(Message("system", body["system"]))
+    system = body.get("system")
+    if isinstance(system, list):
+        text = "\n".join(b["text"] for b in system)
+        messages.append(Message("system", text, cache_marks=cache_marks(system, _TEXT)))
+    elif isinstance(system, str) and system:
+        messages.append(Message("system", system))
     for raw in body["messages"]:
         messages += _parse_message(raw)
     choice = body.get("tool_choice", {}).get("type", "auto")
@@ -152,10 +199,7 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
         return [Message(raw["role"], content)]
     results = [b for b in content if b["type"] == "tool_result"]
     if results:
-        return [
-            Message("tool", _block_text(b["content"]), tool_call_id=b["tool_use_id"])
-            for b in results
-        ]
+        return [_tool_result(b) for b in results]
     return [
         Message(
             role=raw["role"],
@@ -166,8 +210,21 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
                 for b in content
                 if b["type"] == "tool_use"
             ),
+            cache_marks=cache_marks(content, _TEXT),
         )
     ]
+
+
+_TEXT = frozenset({"text"})
+
+
+def _tool_result(block: dict[str, Any]) -> Message:
+    text = _block_text(block["content"])
+    message = Message("tool", text, tool_call_id=block["tool_use_id"])
+    control = block.get("cache_control")
+    if control:  # a breakpoint at the result's end
+        message.cache_marks = (CacheMark(len(text), cache_ttl(control)),)
+    return message
 
 
 def _block_text(content: Any) -> str:
@@ -195,11 +252,34 @@ def render_response(completion: Completion, *, id: str, model: str) -> dict[str,
         "content": content,
         "stop_reason": STOP_REASONS[completion.finish_reason],
         "stop_sequence": None,
-        "usage": {
-            "input_tokens": completion.input_tokens,
-            "output_tokens": completion.output_tokens,
-        },
+        "usage": _usage(completion.input_tokens, completion.output_tokens, completion.cache),
     }
+
+
+def _usage(prompt: int, output: int, cache: CacheUse | None) -> dict[str, Any]:
+    """This format's `input_tokens` are those neither read from the cache nor written
+    to it; the cache's come apart (the hour's writes apart again)."""
+    cache = cache or CacheUse()
+    return {
+        "input_tokens": prompt - cache.read - cache.written,
+        "cache_creation_input_tokens": cache.written,
+        "cache_read_input_tokens": cache.read,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": cache.written - cache.written_1h,
+            "ephemeral_1h_input_tokens": cache.written_1h,
+        },
+        "output_tokens": output,
+    }
+
+
+def _prompt(usage: dict[str, Any]) -> tuple[int, CacheUse | None]:
+    """The prompt's tokens (the cache's included, as the other formats count them) and
+    the cache's use, from this format's usage."""
+    read = usage.get("cache_read_input_tokens") or 0
+    written = usage.get("cache_creation_input_tokens") or 0
+    hour = (usage.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") or 0
+    cache = CacheUse(read, written, hour) if read or written else None
+    return usage["input_tokens"] + read + written, cache
 
 
 def parse_response(body: dict[str, Any]) -> list[Completion]:
@@ -211,9 +291,9 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     )
     usage = body["usage"]
     text = "".join(texts) if texts or not calls else None
-    done = Completion(
-        text, calls, FINISH[body["stop_reason"]], usage["input_tokens"], usage["output_tokens"]
-    )
+    prompt, cache = _prompt(usage)
+    done = Completion(text, calls, FINISH[body["stop_reason"]], prompt, usage["output_tokens"])
+    done.cache = cache
     thoughts = [b["thinking"] for b in body["content"] if b["type"] == "thinking"]
     if thoughts:
         done.reasoning = "".join(thoughts)
@@ -266,7 +346,7 @@ def render_events(stream: Iterable[Delta], *, id: str, model: str) -> Iterator[d
         else:
             if open_block:
                 yield {"type": "content_block_stop", "index": block}
-            usage = {"input_tokens": delta.input_tokens, "output_tokens": delta.output_tokens}
+            usage = _usage(delta.input_tokens, delta.output_tokens, delta.cache)
             yield {
                 "type": "message_delta",
                 "delta": {"stop_reason": STOP_REASONS[delta.reason]},
@@ -303,4 +383,5 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             usage = event["usage"]
             reason = FINISH[event["delta"]["stop_reason"]]
             reasoning = _thinking_tokens("".join(thoughts))
-            yield Finish(reason, usage["input_tokens"], usage["output_tokens"], 0, reasoning)
+            prompt, cache = _prompt(usage)
+            yield Finish(reason, prompt, usage["output_tokens"], 0, reasoning, cache)

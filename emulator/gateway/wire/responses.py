@@ -10,6 +10,7 @@ from typing import Any
 
 from emulator.gateway.canonical import (
     EFFORT_TOKENS,
+    CacheUse,
     Completion,
     Message,
     Reasoning,
@@ -22,7 +23,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.logprobs import entries_of, entry_json
-from emulator.gateway.wire.chat import content_text
+from emulator.gateway.wire.chat import cache_of, content_text
 
 
 @dataclass(frozen=True)
@@ -323,10 +324,14 @@ def _tool_echo(tool: dict[str, Any]) -> dict[str, Any]:
     return {**defaults, **tool}
 
 
-def usage(input_tokens: int, output_tokens: int, reasoning: int = 0) -> dict[str, Any]:
+def usage(
+    input_tokens: int, output_tokens: int, reasoning: int = 0, cache: CacheUse | None = None
+) -> dict[str, Any]:
+    """`input_tokens` counts the cached tokens too (`cache`: those read and written)."""
+    read, written = (cache.read, cache.written) if cache is not None else (0, 0)
     return {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+        "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": reasoning},
         "total_tokens": input_tokens + output_tokens,
@@ -356,7 +361,10 @@ def render_response(
         "incomplete_details": {"reason": "max_output_tokens"} if incomplete else None,
         "error": None,
         "usage": usage(
-            completion.input_tokens, completion.output_tokens, completion.reasoning_tokens
+            completion.input_tokens,
+            completion.output_tokens,
+            completion.reasoning_tokens,
+            completion.cache,
         ),
     }
 
@@ -378,6 +386,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     usage_ = body["usage"]
     text = "".join(texts) if texts or not calls else None
     done = Completion(text, tuple(calls), reason, usage_["input_tokens"], usage_["output_tokens"])  # type: ignore[arg-type]
+    done.cache = cache_of(usage_.get("input_tokens_details"))
     if reasoned:
         done.reasoning = "".join(thoughts)
         done.reasoning_tokens = usage_["output_tokens_details"]["reasoning_tokens"]

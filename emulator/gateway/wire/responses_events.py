@@ -139,6 +139,7 @@ def render_events(
                 delta.reason,
                 delta.input_tokens,
                 delta.output_tokens,
+                cache=delta.cache,
             )
             if thoughts is not None:
                 completion.reasoning = "".join(thoughts)
@@ -274,5 +275,10 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
         elif kind in ("response.completed", "response.incomplete"):
             done = parse_response(event["response"])[0]
             yield Finish(
-                done.finish_reason, done.input_tokens, done.output_tokens, 0, done.reasoning_tokens
+                done.finish_reason,
+                done.input_tokens,
+                done.output_tokens,
+                0,
+                done.reasoning_tokens,
+                done.cache,
             )

@@ -1,0 +1,103 @@
+"""The prompt as `gateway.prompt_cache` reads it: as many tokens as the provider counts,
+and breakpoints carried through the messages format unchanged."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from emulator.gateway import prompt_cache
+from emulator.gateway.canonical import CacheMark, Message, Request, Tool, ToolCall
+from emulator.gateway.content import prompt_tokens
+from emulator.gateway.routing import Route
+from emulator.gateway.wire import chat, messages
+
+FAMILIES = ["chat", "responses", "messages"]
+
+
+def conversation() -> Request:
+    call = ToolCall("call_1", "lookup", '{"city": "Paris"}')
+    return Request(
+        messages=(
+            Message("system", "You are terse.", cache_marks=(CacheMark(14),)),
+            Message("user", "Weather in Paris?\nAnd in Rome?", images=2),
+            Message("assistant", "", tool_calls=(call,)),
+            Message("tool", '{"temp": 21}', tool_call_id="call_1"),
+        ),
+        tools=(Tool("lookup", "Look a city up", {"type": "object"}),),
+    )
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_layout_has_as_many_tokens_as_the_prompt(family: str) -> None:
+    request = conversation()
+    pieces, ends, marks = prompt_cache._layout(request, family)
+    assert len(pieces) == prompt_tokens(request, family) == ends[-1]
+    assert marks == [(ends[0], 300)]  # the system message's end
+
+
+@given(st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=4), st.data())
+def test_breakpoints_survive_the_messages_format(texts: list[str], data: st.DataObject) -> None:
+    marked = data.draw(st.lists(st.booleans(), min_size=len(texts), max_size=len(texts)))
+    parts = [
+        {"type": "text", "text": text, **({"cache_control": {"type": "ephemeral"}} if m else {})}
+        for text, m in zip(texts, marked, strict=True)
+    ]
+    sent = chat.parse_request({"messages": [{"role": "user", "content": parts}]})
+    native = messages.render_request(sent, "m")
+    back = messages.parse_request(native)
+    assert back.messages[0].text == sent.messages[0].text == "\n".join(texts)
+    kept = [mark for mark in sent.messages[0].cache_marks if mark.offset > 0]
+    assert back.messages[0].cache_marks == tuple(kept)
+
+
+def test_system_and_tool_result_breakpoints_survive_the_messages_format() -> None:
+    request = Request(
+        messages=(
+            Message("system", "first rules", cache_marks=(CacheMark(11, 3600),)),
+            Message("system", "second rules", cache_marks=(CacheMark(12),)),
+            Message("user", "go"),
+            Message("assistant", "", tool_calls=(ToolCall("c1", "f", "{}"),)),
+            Message("tool", "result", tool_call_id="c1", cache_marks=(CacheMark(6),)),
+        )
+    )
+    native = messages.render_request(request, "m")
+    assert native["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    back = messages.parse_request(native)
+    assert back.messages[0].text == "first rules\nsecond rules"
+    assert back.messages[0].cache_marks == (CacheMark(11, 3600), CacheMark(24))
+    assert back.messages[-1].cache_marks == (CacheMark(6),)
+
+
+def route(wire_format: str, write: int | None) -> Route:
+    return Route(
+        model="m",
+        provider="p",
+        wire_format=wire_format,
+        status="up",
+        latency_ms=1,
+        throughput_tps=1,
+        max_output_tokens=100,
+        context_length=1000,
+        prompt_micros_per_mtok=1_000_000,
+        completion_micros_per_mtok=0,
+        cache_read_micros_per_mtok=100_000,
+        cache_write_micros_per_mtok=write,
+    )
+
+
+def test_the_worst_prompt_price_is_the_write_price_only_with_breakpoints() -> None:
+    plain = Request(messages=(Message("user", "hi"),))
+    marked = Request(messages=(Message("user", "hi", cache_marks=(CacheMark(2),)),))
+    hour = Request(messages=(Message("user", "hi", cache_marks=(CacheMark(2, 3600),)),))
+    explicit, automatic = route("messages", 1_250_000), route("chat", None)
+    assert prompt_cache.worst_prompt_price(explicit, plain) == 1_000_000
+    assert prompt_cache.worst_prompt_price(explicit, marked) == 1_250_000
+    assert prompt_cache.worst_prompt_price(explicit, hour) == 2_000_000
+    assert prompt_cache.worst_prompt_price(automatic, marked) == 1_000_000  # reads only
+
+
+def test_writes_are_billed_per_breakpoint_ttl() -> None:
+    use = prompt_cache._written(1100, [(1200, 3600), (1500, 300), (1000, 300)])
+    assert (use.read, use.written, use.written_1h) == (1100, 400, 100)
