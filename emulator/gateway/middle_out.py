@@ -1,7 +1,9 @@
 """OpenRouter's middle-out compression: a prompt too long for its routes' context is cut
 from the middle until it fits, instead of being refused.
 
-Asked for by `transforms: ["middle-out"]` or the plugin `{"id": "context-compression"}`;
+Asked for by `transforms: ["middle-out"]` or the plugin `{"id": "context-compression"}`,
+or on `/responses` by OpenAI's `truncation: "auto"` (which drops input items from the
+middle of the conversation too; `"disabled"` refuses a prompt too long, as OpenAI does);
 on by default for a route of 8,192 tokens of context or less (`transforms: []` turns
 that off), as OpenRouter does. Whole messages go first, the middlemost first; the first
 and the last message stay, and tool calls go with their results, a turn's run of
@@ -30,7 +32,10 @@ def asked(body: dict[str, Any]) -> bool | None:
     if any(p.get("id") == "context-compression" and p.get("enabled", True) for p in plugins):
         return True
     transforms = body.get("transforms")
-    return None if transforms is None else "middle-out" in transforms
+    if transforms is not None:
+        return "middle-out" in transforms
+    truncation = body.get("truncation") if "input" in body else None  # responses' own
+    return None if truncation is None else truncation == "auto"
 
 
 def applies(mode: bool | None, context_length: int) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any, cast
 
+import openai
 import pytest
 
 from emulator.errors import InvalidRequest
@@ -257,3 +258,15 @@ def test_an_agent_loop_loses_one_turn_at_a_time() -> None:
     kept_calls = [c.id for m in cut.messages for c in m.tool_calls]
     assert len(cut.messages) == len(messages) - 3  # one turn: its call message, 2 results
     assert "c61" not in kept_calls and {"c51", "c71"} <= set(kept_calls)  # the middle one
+
+
+def test_responses_truncation_auto_drops_the_middle_and_disabled_refuses(
+    client: openai.OpenAI,
+) -> None:
+    items: Any = [{"role": m["role"], "content": m["content"]} for m in long_talk()]
+    answer = client.responses.create(model="emulator/echo", input=items, truncation="auto")
+    assert answer.output_text == "And the last question?" and answer.truncation == "auto"
+    assert answer.usage is not None and answer.usage.input_tokens <= ECHO_CONTEXT
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.responses.create(model="emulator/echo", input=items, truncation="disabled")
+    assert refused.value.code == "context_length_exceeded"
