@@ -31,14 +31,12 @@ _UNKNOWN = (
     "num_input_audio_prompt",
     "num_media_completion",
     "num_media_prompt",
-    "num_search_results",
     "preset_id",
     "router",
     "service_tier",
     "session_id",
     "upstream_id",
     "user_agent",
-    "web_search_engine",
     "workspace_id",
 )
 
@@ -109,6 +107,8 @@ def _stats(
         if served
         else None,
         cache_discount=cache_discount,
+        num_search_results=event.web_search_results or None,
+        web_search_engine="exa" if event.web_search_results else None,
         total_cost=usd_number(event.charge_micros),
         usage=usd_number(event.charge_micros),
         upstream_inference_cost=usd_number(event.provider_cost_micros),

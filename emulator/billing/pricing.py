@@ -13,8 +13,12 @@ price (`CacheBill`); the prompt tokens above still count all of them:
     prompt part = (prompt - read - written) * prompt_price + read * cache_read_price
                   + written * cache_write_price   (written for an hour: at twice the prompt price)
 
+Web search results (`gateway.web_search`) are an upstream cost too: each adds
+`web_search_micros_per_result` to the provider cost, before the fee.
+
 A route priced at zero for both prompt and completion (a `:free` variant) is
-free: its charge is 0, the minimum charge is for priced routes.
+free: its charge is 0 (or its web search's, with the fee), the minimum charge
+is for priced routes.
 
 Worked example (also in the README): 1,000 prompt and 500 completion tokens on
 a provider at 150,000 / 600,000 micros per million tokens, with a 5.5 % fee
@@ -34,6 +38,7 @@ MTOK = 1_000_000
 class Fees:
     platform_fee_percent: float
     minimum_charge_micros: int
+    web_search_micros_per_result: int = 4000  # OpenRouter's $4 per 1,000 results
     # The fee as an exact fraction, via the decimal text of the percent: 5.5 is
     # exactly 55/1000, never 5.4999...; integers from then on.
     fee_ratio: tuple[int, int] = field(init=False, repr=False, compare=False)
@@ -102,13 +107,17 @@ def charge_for(
     completion_per_mtok: int,
     fees: Fees,
     cache: CacheBill | None = None,
+    search_results: int = 0,
 ) -> Charge:
-    if not prompt_per_mtok and not completion_per_mtok:  # a free route
+    free = not prompt_per_mtok and not completion_per_mtok  # a `:free` route
+    if free and not search_results:
         return Charge(0, 0, 0, 0)
-    cost = provider_cost(
-        prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache
-    )
+    cost = search_results * fees.web_search_micros_per_result
+    if not free:
+        cost += provider_cost(
+            prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache
+        )
     numerator, denominator = fees.fee_ratio
     fee = _ceil_div(cost * numerator, denominator)
-    charge = max(fees.minimum_charge_micros, cost + fee)
+    charge = cost + fee if free else max(fees.minimum_charge_micros, cost + fee)
     return Charge(cost, fee, charge, charge - cost)

@@ -13,7 +13,7 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import auto_router, stored_responses
+from emulator.gateway import auto_router, stored_responses, web_search
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.content import prompt_tokens
@@ -58,18 +58,25 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
     allowed = auto_router.allowed_patterns(body)
-    model = auto_router.resolve(view, body["model"], request, allowed, premium_ok(caller))
-    routes = route_candidates(view, model, list(body.get("models") or ()), prefs)
+    model, online = web_search.split_model(body["model"])
+    fallbacks = [web_search.split_model(m) for m in body.get("models") or ()]
+    online = online or any(on for _, on in fallbacks)
+    search = web_search.asked(body, online, request.messages)
+    searched = 0
+    if search is not None:  # its results are prompt tokens, and each is charged
+        request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
+        searched = len(found)
+    model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
+    routes = route_candidates(view, model, [m for m, _ in fallbacks], prefs)
     routes, request = able_routes(
         view, routes, request, "messages" if chat_body else "input", prefs, asked(body)
     )
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
-    charge = charge_for(
-        prompt, output, first.prompt_micros_per_mtok, first.completion_micros_per_mtok, fees
-    )
-    hold = worst_hold(routes, request, fees)
+    price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
+    charge = charge_for(prompt, output, *price, fees, search_results=searched)
+    hold = worst_hold(routes, request, fees, searched)
     with rt.store.read() as conn:
         available = reservations.available(conn, caller.account_id) or 0
         spend = spend_standing(conn, caller.key, rt.clock.now())
@@ -83,7 +90,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         "estimated_provider_cost_micros": charge.provider_cost_micros,
         "estimated_platform_fee_micros": charge.platform_fee_micros,
         "estimated_charge_micros": charge.charge_micros,
-        "fallback_charge_micros": worst_case(routes[1], request, fees) if len(routes) > 1 else None,
+        "fallback_charge_micros": (
+            worst_case(routes[1], request, fees, searched) if len(routes) > 1 else None
+        ),
         "hold_micros": hold,
         "available_micros": available,
         "sufficient_balance": available >= hold,

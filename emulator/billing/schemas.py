@@ -124,6 +124,7 @@ class UsageEventOut(WireModel):
     finish_reason: str | None  # the first choice's; `error` for a cut stream
     cached_tokens: int  # of prompt_tokens: read from the provider's prompt cache
     cache_write_tokens: int  # of prompt_tokens: written to it
+    web_search_results: int  # web search results the prompt held, each charged
 
 
 class UsageList(WireModel):

@@ -111,7 +111,11 @@ def build_view(
         pricing=pricing_body,
         pricing_bytes=encode(pricing_body),
         providers=providers,
-        fees=Fees(pricing_body["platform_fee_percent"], pricing_body["minimum_charge_micros"]),
+        fees=Fees(
+            pricing_body["platform_fee_percent"],
+            pricing_body["minimum_charge_micros"],
+            pricing_body["web_search_micros_per_result"],
+        ),
         replies=tuple(ScriptedReply.stored(r) for r in replies or ()),
     )
 
@@ -289,6 +293,7 @@ def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[
         "platform_fee_percent": pricing.get("platform_fee_percent", 0),
         "minimum_charge_micros": pricing.get("minimum_charge_micros", 0),
         "minimum_charge_usd": micros_to_usd(pricing.get("minimum_charge_micros", 0)),
+        "web_search_micros_per_result": pricing.get("web_search_micros_per_result", 4000),
         "packages": packages,
         "models": [
             {

@@ -14,7 +14,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import service
+from emulator.gateway import service, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
@@ -78,6 +78,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
                 tools_first=tools_first,
                 native=native,
             )
+            if served.web_results:
+                chunks = web_citations.annotated_chunks(chunks, served.deltas, served.web_results)
             if call.upstream is not None:  # OpenRouter's debug chunk goes first
                 debug = {"echo_upstream_body": call.upstream}
                 head = {"id": ident, "object": "chat.completion.chunk", "created": created}
@@ -93,6 +95,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     answer = chat.render_response(
         completions, id=ident, model=model, created=created, extra=extra, native=native
     )
+    if served.web_results:
+        web_citations.annotate_chat(answer, completions, served.web_results)
     usage = answer["usage"]
     spent = service.Spent(
         usage["prompt_tokens"],

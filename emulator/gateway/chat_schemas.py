@@ -91,6 +91,35 @@ def only_functions(tool: Any) -> Any:
     return tool
 
 
+WEB_SEARCH_TOOL = "openrouter:web_search"
+
+
+class WebSearchParameters(_Open):
+    max_results: Annotated[int, Field(ge=1, le=10)] | None = None
+    engine: str | None = None  # which search engine: here every one is the emulated one
+
+
+class ServerTool(_Open):
+    """OpenRouter's server tool `openrouter:web_search`: OpenRouter runs it, not the
+    client (`web_search`). Its other server tools are refused as other tool types are."""
+
+    type: Literal["openrouter:web_search"]
+    parameters: WebSearchParameters | None = None
+
+
+def server_tools_apart(body: Any) -> Any:
+    """The web search server tool out of `tools` (which the client's code runs) into
+    `server_tools` (which the gateway runs)."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    if not isinstance(tools, list):
+        return body
+    served = [t for t in tools if isinstance(t, dict) and t.get("type") == WEB_SEARCH_TOOL]
+    if not served:
+        return body
+    own = [t for t in tools if not (isinstance(t, dict) and t.get("type") == WEB_SEARCH_TOOL)]
+    return {**body, "tools": own, "server_tools": served}
+
+
 class ToolDef(_Open):
     type: Literal["function"]
     function: FunctionDef
@@ -251,21 +280,15 @@ def messages_from_prompt(body: Any) -> Any:
 
 
 class Plugin(_Open):
-    """One of OpenRouter's plugins: `context-compression` is acted on (`middle_out`);
-    `web` is refused, as the web-search tools are (nothing here searches); others are
-    taken and ignored."""
+    """One of OpenRouter's plugins: `context-compression` (`middle_out`) and `web`
+    (`web_search`: `max_results`, `search_prompt`) are acted on; others are taken and
+    ignored."""
 
     id: Annotated[str, Field(min_length=1)]
     enabled: bool | None = None
-
-    @model_validator(mode="after")
-    def _not_web(self) -> Plugin:
-        if self.id == "web" and self.enabled is not False:
-            raise ValueError(
-                "the web plugin is not supported by the emulator, which searches nothing; "
-                "leave it out in tests (a `:online` model id is refused the same way)"
-            )
-        return self
+    max_results: Annotated[int, Field(ge=1, le=10)] | None = None
+    search_prompt: str | None = None
+    engine: str | None = None  # which search engine: here every one is the emulated one
 
 
 class DebugOptions(_Open):
@@ -306,9 +329,10 @@ class ChatCompletionRequest(_Open):
     plugins: list[Plugin] | None = None
     debug: DebugOptions | None = None  # streams only
     cache_control: CacheControl | None = None  # OpenRouter's: a breakpoint at the end
+    server_tools: list[ServerTool] | None = None  # from `tools` (server_tools_apart)
     # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields
 
     @model_validator(mode="before")
     @classmethod
     def _openrouter_forms(cls, body: Any) -> Any:
-        return messages_from_prompt(model_from_models(body))
+        return server_tools_apart(messages_from_prompt(model_from_models(body)))

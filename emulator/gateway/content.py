@@ -29,86 +29,16 @@ import random
 import re
 from dataclasses import replace
 
-from emulator.gateway import logprobs
+from emulator.gateway import logprobs, web_search
 from emulator.gateway.canonical import Completion, FinishReason, Message, Request, ToolCall
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
+from emulator.gateway.topic_words import topic_words
 from emulator.ids import LazyRng
 
 _TOKENS_DIRECTIVE = re.compile(r"\[emulator:tokens=(\d{1,6})\]")
-_STOPWORDS = frozenset(
-    [
-        "about",
-        "above",
-        "after",
-        "again",
-        "also",
-        "been",
-        "before",
-        "being",
-        "below",
-        "between",
-        "both",
-        "could",
-        "does",
-        "doing",
-        "during",
-        "each",
-        "from",
-        "further",
-        "have",
-        "having",
-        "here",
-        "into",
-        "itself",
-        "just",
-        "more",
-        "most",
-        "once",
-        "only",
-        "other",
-        "over",
-        "same",
-        "should",
-        "some",
-        "such",
-        "than",
-        "that",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "through",
-        "under",
-        "until",
-        "very",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "with",
-        "would",
-        "your",
-        "yours",
-        "please",
-        "tell",
-        "explain",
-        "write",
-        "give",
-        "make",
-        "know",
-        "like",
-        "want",
-        "need",
-    ]
-)
 OPENERS = (
     "Here is a short answer about {a}.",
     "Good question about {a}.",
@@ -318,7 +248,9 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     if tokens is not None:
         return _exactly(tokens, family, prompt, lazy())
     rng = lazy()
-    return _sentences(prompt, rng, rng.randint(3, 6))
+    text = _sentences(prompt, rng, rng.randint(3, 6))
+    sources = web_search.cited(request.messages)  # search results in the prompt
+    return text + web_search.sources_sentence(sources) if sources else text
 
 
 def _after_tools(messages: tuple[Message, ...]) -> str:
@@ -342,8 +274,7 @@ def _about_result(messages: tuple[Message, ...], result: Message) -> str:
 
 
 def _topics(prompt: str, rng: random.Random) -> tuple[str, str]:
-    words = [w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", prompt)]
-    words = [w for w in words if w not in _STOPWORDS] or list(WORDS)
+    words = topic_words(prompt) or list(WORDS)
     a = rng.choice(words)
     others = [w for w in words if w != a] or list(WORDS)
     return a, rng.choice(others)

@@ -12,7 +12,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import auto_router, service, stored_responses
+from emulator.gateway import auto_router, service, stored_responses, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -107,6 +107,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             events = responses_events.render_events(
                 deltas, id=ident, model=model, created=created, extra=extra, shown=shown
             )
+            if served.web_results:
+                events = web_citations.annotated_events(events, served.web_results)
             if call.upstream is not None:
                 events = _debug_first(events, call.upstream)
             return typed_sse_lines(_priced(rt, served, events, kept))
@@ -116,6 +118,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra, shown=shown
     )
+    if served.web_results:
+        web_citations.annotate_output(whole["output"], served.web_results)
     spent = service.Spent(
         completion.input_tokens,
         completion.output_tokens,

@@ -12,8 +12,10 @@ from emulator.gateway.chat_schemas import (
     Effort,
     Plugin,
     ProviderPreferences,
+    ServerTool,
     model_from_models,
     only_functions,
+    server_tools_apart,
 )
 
 
@@ -146,7 +148,12 @@ class ResponsesRequest(_Open):
     user: str | None = None
     # `reasoning`: see ReasoningFields
 
-    _first_of_models = model_validator(mode="before")(model_from_models)
+    server_tools: list[ServerTool] | None = None  # from `tools` (server_tools_apart)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _openrouter_forms(cls, body: Any) -> Any:
+        return server_tools_apart(model_from_models(body))
 
 
 class InputTokensRequest(_Open):

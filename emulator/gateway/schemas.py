@@ -159,5 +159,6 @@ class Pricing(WireModel):
     platform_fee_percent: float
     minimum_charge_micros: int
     minimum_charge_usd: str
+    web_search_micros_per_result: int  # each web search result (`plugins: [{"id": "web"}]`)
     packages: list[Package]
     models: list[ModelPrice]

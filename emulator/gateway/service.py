@@ -34,6 +34,7 @@ from emulator.gateway import (
     middle_out,
     prompt_cache,
     responses_schemas,
+    web_search,
 )
 from emulator.gateway.canonical import (
     CacheUse,
@@ -82,6 +83,7 @@ class Call:
     # OpenRouter's `debug.echo_upstream_body` (streams only): the provider's request.
     echo_upstream: bool = False
     upstream: dict[str, Any] | None = None
+    web: web_search.WebSearch | None = None  # the `web` plugin or `:online`
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -91,11 +93,15 @@ class Served:
     route: Route
     completions: list[Completion]
     deltas: list[Delta]  # for streams: what the provider streamed, translated
+    web_results: tuple[web_search.WebResult, ...] = ()  # the search the prompt held
 
 
 def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     """Try the routes in turn; the first that answers serves the call."""
     view = rt.catalog.view()
+    found: tuple[web_search.WebResult, ...] = ()
+    if call.web is not None:  # the results join the prompt before anything is counted
+        call.request, found = web_search.inject(call.request, call.web, rt.clock.now_iso()[:10])
     if call.model == auto_router.AUTO:  # the router's pick stands for it from here on
         call.model = auto_router.choose(view, call.request, call.auto_allowed, premium_ok(caller))
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
@@ -107,7 +113,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     # A request for a free variant (its first route, after routing) counts against the
     # free tier; one the hold then refuses gives its count back.
     counted = free_tier.admit(rt, caller.account_id) if free_tier.is_free(routes[0]) else None
-    held = worst_hold(routes, call.request, fees_of(view))
+    held = worst_hold(routes, call.request, fees_of(view), len(found))
     try:
         # A whole answer served inside a transaction (answers.respond) is settled in it:
         # no one can see its hold in between, so the row is written once, closed.
@@ -138,7 +144,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             call.attempts.append(_attempt(route, "failed", failure.code))
             continue
         call.attempts.append(_attempt(route, "succeeded", None))
-        return Served(rt.generation_id(), int(rt.clock.now()), route, completions, deltas)
+        served_at = int(rt.clock.now())
+        return Served(rt.generation_id(), served_at, route, completions, deltas, found)
     event_id = record_failure(rt, caller, call)
     raise UpstreamError(
         f"Every route for {call.model!r} failed ({len(call.attempts)} attempts). Try again, "
@@ -261,12 +268,13 @@ def _output_limit(request: Request, route: Route) -> int:
     return min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
 
 
-def worst_hold(routes: list[Route], request: Request, fees: Fees) -> int:
-    """The hold before the first attempt: the most any of the routes can charge."""
-    return max(worst_case(route, request, fees) for route in routes)
+def worst_hold(routes: list[Route], request: Request, fees: Fees, searched: int = 0) -> int:
+    """The hold before the first attempt: the most any of the routes can charge
+    (`searched`: web search results in the prompt, each charged)."""
+    return max(worst_case(route, request, fees, searched) for route in routes)
 
 
-def worst_case(route: Route, request: Request, fees: Fees) -> int:
+def worst_case(route: Route, request: Request, fees: Fees, searched: int = 0) -> int:
     """The most this route can charge for the request."""
     prompt = prompt_tokens(request, route.wire_format)
     output = _output_limit(request, route) * request.n
@@ -275,7 +283,7 @@ def worst_case(route: Route, request: Request, fees: Fees) -> int:
     if route.wire_format == prompt_cache.EXPLICIT_FORMAT and route.cache_read_micros_per_mtok:
         prompt_price = prompt_cache.worst_prompt_price(route, request)
     price = prompt_price, route.completion_micros_per_mtok
-    return charge_for(prompt, output, *price, fees).charge_micros
+    return charge_for(prompt, output, *price, fees, search_results=searched).charge_micros
 
 
 def fees_of(view: CatalogView) -> Fees:
@@ -309,6 +317,7 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     event.reasoning_tokens, event.finish_reason = spent.reasoning, spent.finish
     if spent.cache is not None:
         event.cached_tokens, event.cache_write_tokens = spent.cache.read, spent.cache.written
+    event.web_search_results = len(served.web_results)
     event.total_tokens = prompt + completion
     event.provider_cost_micros = charge.provider_cost_micros
     event.platform_fee_micros = charge.platform_fee_micros
@@ -326,7 +335,8 @@ def charge_of(
     route = served.route
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     bill = None if cache is None else prompt_cache.bill(cache, route)
-    return charge_for(prompt, completion, *price, fees_of(rt.catalog.view()), bill)
+    fees = fees_of(rt.catalog.view())
+    return charge_for(prompt, completion, *price, fees, bill, len(served.web_results))
 
 
 def served_cache(served: Served) -> CacheUse | None:
@@ -411,10 +421,12 @@ def new_call(
     """A call from a client body already read into `request`."""
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
+    model, online = web_search.split_model(body["model"])
+    fallbacks = [web_search.split_model(m) for m in body.get("models") or ()]
     return Call(
         endpoint=endpoint,
-        model=body["model"],
-        fallbacks=list(body.get("models") or ()),
+        model=model,
+        fallbacks=[m for m, _ in fallbacks],
         prefs=ProviderPrefs.from_body(body.get("provider")),
         request=request,
         stream=bool(body.get("stream")),
@@ -424,6 +436,7 @@ def new_call(
         echo_upstream=bool(
             body.get("stream") and (body.get("debug") or {}).get("echo_upstream_body")
         ),
+        web=web_search.asked(body, online or any(on for _, on in fallbacks), request.messages),
     )
 
 

@@ -145,6 +145,7 @@ class PackageFixture(_Strict):
 class PricingFixture(_Strict):
     platform_fee_percent: float = Field(ge=0, le=100)
     minimum_charge_micros: int = Field(ge=0)
+    web_search_micros_per_result: int = Field(default=4000, ge=0)
     currency: str = "USD"
     packages: list[PackageFixture] = []
 

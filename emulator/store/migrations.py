@@ -334,6 +334,12 @@ def m0012_prompt_cache(db: Any) -> None:
     db["usage_events"].add_column("cache_write_tokens", int, not_null_default=0)
 
 
+@migration
+def m0013_usage_web_search(db: Any) -> None:
+    """How many web search results a usage event's prompt held (each is charged)."""
+    db["usage_events"].add_column("web_search_results", int, not_null_default=0)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -35,6 +35,7 @@ class UsageEvent:
     finish_reason: str | None = None  # the first choice's; a cut stream's `error`
     cached_tokens: int = 0  # of prompt_tokens: read from the provider's prompt cache
     cache_write_tokens: int = 0  # of prompt_tokens: written to it
+    web_search_results: int = 0  # web search results the prompt held, each charged
 
 
 _COLUMNS = [f.name for f in fields(UsageEvent)]

@@ -96,7 +96,7 @@ def test_malformed_transforms_and_plugins_are_400(tenant: Tenant) -> None:
         for field, value, param in (
             ("transforms", "middle-out", "transforms"),
             ("plugins", [{"name": "web"}], "plugins[0].id"),
-            ("plugins", [{"id": "web", "max_results": 3}], "plugins[0]"),
+            ("plugins", [{"id": "web", "max_results": 11}], "plugins[0].max_results"),
         ):
             answer = http.post(
                 "/chat/completions",

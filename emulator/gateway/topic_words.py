@@ -1,0 +1,84 @@
+"""The words a prompt is about: its words of four letters or more, lower-cased, less
+the common ones. The generated answers and the emulated web search draw on them."""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset(
+    [
+        "about",
+        "above",
+        "after",
+        "again",
+        "also",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "could",
+        "does",
+        "doing",
+        "during",
+        "each",
+        "from",
+        "further",
+        "have",
+        "having",
+        "here",
+        "into",
+        "itself",
+        "just",
+        "more",
+        "most",
+        "once",
+        "only",
+        "other",
+        "over",
+        "same",
+        "should",
+        "some",
+        "such",
+        "than",
+        "that",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "under",
+        "until",
+        "very",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "with",
+        "would",
+        "your",
+        "yours",
+        "please",
+        "tell",
+        "explain",
+        "write",
+        "give",
+        "make",
+        "know",
+        "like",
+        "want",
+        "need",
+    ]
+)
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+
+
+def topic_words(text: str) -> list[str]:
+    return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]

@@ -1,0 +1,150 @@
+"""OpenRouter's web search through HTTP: `:online`, the `web` plugin and the
+`openrouter:web_search` server tool put emulated results in the prompt, the answer
+cites them (annotations, whole and streamed, chat and responses), and each result is
+charged, held and quoted."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import openai
+
+from emulator.billing.pricing import Fees, charge_for
+from emulator.testing import Tenant
+
+MINI = "openai/gpt-4o-mini"  # openai (responses format), 150,000 / 600,000 micros per Mtok
+QUESTION = [{"role": "user", "content": "How do sourdough starters ferment flour?"}]
+PER_RESULT = 4000
+FEES = Fees(5.5, 20)
+
+
+def chat(http: httpx.Client, **body: Any) -> dict[str, Any]:
+    answer = http.post("/chat/completions", json={"messages": QUESTION, **body})
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def test_online_cites_five_results_and_charges_each(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        answer = chat(http, model=f"{MINI}:online")
+        plain = chat(http, model=MINI)
+        event = http.get(f"/ai-gateway/usage/{answer['id']}").json()
+        stats = http.get("/generation", params={"id": answer["id"]}).json()["data"]
+        quote = http.post(
+            "/ai-gateway/quote", json={"model": f"{MINI}:online", "messages": QUESTION}
+        ).json()
+    message = answer["choices"][0]["message"]
+    assert answer["model"] == MINI
+    citations = message["annotations"]
+    assert len(citations) == 5
+    for citation in citations:
+        cited = citation["url_citation"]
+        link = message["content"][cited["start_index"] : cited["end_index"]]
+        assert link == f"[{cited['url'].split('/')[2]}]({cited['url']})"
+        assert cited["url"].split("/")[2].endswith(("example.com", "example.org", "example.net"))
+    assert "annotations" not in plain["choices"][0]["message"]
+    # The results are prompt tokens, and each is charged on top.
+    usage = answer["usage"]
+    assert usage["prompt_tokens"] > plain["usage"]["prompt_tokens"] + 100
+    tokens = usage["prompt_tokens"], usage["completion_tokens"]
+    expected = charge_for(*tokens, 150_000, 600_000, FEES, search_results=5)
+    assert usage["charge_micros"] == expected.charge_micros
+    assert expected.provider_cost_micros >= 5 * PER_RESULT
+    assert event["web_search_results"] == 5 and event["charge_micros"] == usage["charge_micros"]
+    assert stats["num_search_results"] == 5 and stats["web_search_engine"] == "exa"
+    assert quote["hold_micros"] >= usage["charge_micros"]
+    assert quote["estimated_input_tokens"] == usage["prompt_tokens"]
+
+
+def test_the_plugin_sets_the_count_and_the_prompt_and_goes_first(tenant: Tenant) -> None:
+    plugin = {"id": "web", "max_results": 2, "search_prompt": "Results of {date}:"}
+    body = {
+        "model": MINI,
+        "messages": [{"role": "system", "content": "Be brief."}, *QUESTION],
+        "plugins": [plugin],
+        "provider": {"only": ["azure"]},  # a chat-format provider: messages kept in order
+        "stream": True,
+        "debug": {"echo_upstream_body": True},
+    }
+    with tenant.client() as http:
+        streamed = http.post("/chat/completions", json=body)
+        again = chat(http, model=MINI, plugins=[plugin], provider={"only": ["azure"]})
+        other = chat(
+            http, model=MINI, plugins=[plugin], messages=[{"role": "user", "content": "Kites?"}]
+        )
+    chunks = [json.loads(line[6:]) for line in streamed.text.splitlines() if line[6:7] == "{"]
+    sent = chunks[0]["debug"]["echo_upstream_body"]  # the provider's request
+    roles = [message["role"] for message in sent["messages"]]
+    assert roles == ["system", "system", "user"]  # the results just before the question
+    results = sent["messages"][1]["content"]
+    assert results.startswith("Results of 20") and results.count("https://") == 2
+    # Streamed: the annotations come in a chunk of their own before the finish.
+    pieces = [c for c in chunks if c.get("choices") and "annotations" in c["choices"][0]["delta"]]
+    finish = next(i for i, c in enumerate(chunks) if (c["choices"] or [{}])[0].get("finish_reason"))
+    assert len(pieces) == 1 and chunks.index(pieces[0]) == finish - 1
+    streamed_citations = pieces[0]["choices"][0]["delta"]["annotations"]
+
+    def urls(citations: list[dict[str, Any]]) -> set[str]:
+        return {citation["url_citation"]["url"] for citation in citations}
+
+    # The same query finds the same pages (the system message aside); another, others.
+    assert urls(streamed_citations) == urls(again["choices"][0]["message"]["annotations"])
+    assert urls(streamed_citations).isdisjoint(urls(other["choices"][0]["message"]["annotations"]))
+
+
+def test_a_disabled_plugin_searches_nothing(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        answer = chat(http, model=MINI, plugins=[{"id": "web", "enabled": False}])
+        event = http.get(f"/ai-gateway/usage/{answer['id']}").json()
+    assert "annotations" not in answer["choices"][0]["message"]
+    assert event["web_search_results"] == 0
+
+
+def test_a_free_model_online_pays_for_its_search_only(tenant: Tenant) -> None:
+    free = "meta-llama/llama-3.3-70b-instruct:free"
+    with tenant.client() as http:
+        answer = chat(http, model=f"{free}:online")
+    charge = answer["usage"]["charge_micros"]
+    assert charge == 5 * PER_RESULT + -(-5 * PER_RESULT * 55 // 1000)  # the fee, no minimum
+    assert answer["model"] == free
+
+
+def test_the_server_tool_searches_when_the_user_just_spoke(client: openai.OpenAI) -> None:
+    tools: Any = [{"type": "openrouter:web_search", "parameters": {"max_results": 3}}]
+    answer = client.chat.completions.create(model=MINI, messages=QUESTION, tools=tools)  # type: ignore[arg-type]
+    message = answer.choices[0].message
+    assert message.annotations is not None and len(message.annotations) == 3
+    citation = message.annotations[0].url_citation
+    assert message.content is not None
+    assert message.content[citation.start_index : citation.end_index].endswith(citation.url + ")")
+    assert not message.tool_calls  # the gateway ran it: nothing for the client to call
+    usage = answer.usage.model_dump()  # type: ignore[union-attr]
+    tokens = usage["prompt_tokens"], usage["completion_tokens"]
+    assert (
+        usage["charge_micros"] == charge_for(*tokens, 150_000, 600_000, FEES, None, 3).charge_micros
+    )
+
+
+def test_responses_cite_in_output_text_whole_and_streamed(client: openai.OpenAI) -> None:
+    body: Any = {"plugins": [{"id": "web", "max_results": 2}]}
+    whole = client.responses.create(model=MINI, input="Kite flying tips", extra_body=body)
+    part = whole.output[0].content[0]  # type: ignore[union-attr]
+    assert [a.type for a in part.annotations] == ["url_citation"] * 2  # type: ignore[union-attr]
+    first = part.annotations[0]  # type: ignore[union-attr]
+    assert whole.output_text[first.start_index : first.end_index].endswith(first.url + ")")  # type: ignore[union-attr]
+    with client.responses.stream(model=MINI, input="Kite flying tips", extra_body=body) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    numbers = [e.sequence_number for e in events]
+    assert numbers == list(range(len(events)))
+    added = [e for e in events if e.type == "response.output_text.annotation.added"]
+    assert [e.annotation_index for e in added] == [0, 1]  # type: ignore[union-attr]
+    assert final.output[0].content[0].annotations == part.annotations  # type: ignore[union-attr]
+
+
+def test_the_pricing_lists_the_price_of_a_result(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        pricing = http.get("/ai-gateway/pricing").json()
+    assert pricing["web_search_micros_per_result"] == PER_RESULT
