@@ -6,6 +6,7 @@ these types, so a client format and a provider format never meet directly.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -72,15 +73,33 @@ def cache_marks(parts: list[dict[str, Any]], text_types: frozenset[str]) -> tupl
         control = part.get("cache_control")
         if isinstance(control, dict):
             marks.append(CacheMark(max(end, 0), cache_ttl(control)))
-    return tuple(marks)
+    return merged_marks(marks)
+
+
+def merged_marks(marks: Iterable[CacheMark]) -> tuple[CacheMark, ...]:
+    """Breakpoints in text order, one per place (the longest-lived where two meet)."""
+    ttls: dict[int, int] = {}
+    for mark in marks:
+        ttls[mark.offset] = max(ttls.get(mark.offset, 0), mark.ttl)
+    return tuple(CacheMark(offset, ttl) for offset, ttl in sorted(ttls.items()))
 
 
 MAX_BREAKPOINTS = 4  # as Anthropic's API allows
 
 
 def check_breakpoints(messages: Iterable[Message], param: str) -> None:
-    """A request may mark at most four places to cache, as the providers allow."""
-    marks = sum(len(m.cache_marks) for m in messages)
+    """A request may mark at most four places to cache, as the providers allow, and an
+    hour's breakpoints must come before the others (a later one keeps what an earlier
+    one does, so it may not be kept for less)."""
+    ttls = [mark.ttl for message in messages for mark in message.cache_marks]
+    if any(later > earlier for earlier, later in itertools.pairwise(ttls)):
+        raise ValidationFailed(
+            'A `cache_control` with `ttl: "1h"` must come before those of 5 minutes: '
+            "order the breakpoints from the longest-lived to the shortest.",
+            param=param,
+            code="invalid_cache_control",
+        )
+    marks = len(ttls)
     if marks > MAX_BREAKPOINTS:
         raise ValidationFailed(
             f"A request may carry at most {MAX_BREAKPOINTS} `cache_control` breakpoints "

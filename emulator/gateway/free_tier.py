@@ -43,11 +43,21 @@ ZERO_PRICES = {  # also a video model's token prices (`catalog`)
 }
 
 
+_CACHE_PRICES = (
+    "input_cache_read",
+    "input_cache_write",
+    "cache_read_micros_per_mtok",
+    "cache_write_micros_per_mtok",
+)
+
+
 def variant_wire(model: dict[str, Any]) -> dict[str, Any]:
     """The catalog entry of a model's free variant, from the model's own."""
     free = copy.deepcopy(model)
     first = free["providers"][0]
     first["pricing"] |= ZERO_PRICES
+    for cached in _CACHE_PRICES:  # a free route caches nothing: there is nothing to save
+        first["pricing"].pop(cached, None)
     free_id = model["id"] + SUFFIX
     free |= {
         "id": free_id,

@@ -90,4 +90,12 @@ def _shorten_longest(messages: list[Message], family: str, excess: int) -> list[
         return messages
     head, tail = spans[keep // 2 - 1][1], spans[len(spans) - (keep - keep // 2)][0]
     text = message.text[:head] + _GAP + message.text[tail:]
-    return [*messages[:longest], replace(message, text=text), *messages[longest + 1 :]]
+    # A cache breakpoint in the part taken out goes; one after it moves with its text.
+    moved = len(_GAP) - (tail - head)
+    marks = tuple(
+        mark if mark.offset <= head else replace(mark, offset=mark.offset + moved)
+        for mark in message.cache_marks
+        if mark.offset <= head or mark.offset >= tail
+    )
+    shorter = replace(message, text=text, cache_marks=marks)
+    return [*messages[:longest], shorter, *messages[longest + 1 :]]

@@ -87,10 +87,9 @@ class PromptCache:
         with self.rt.store.write() as conn:
             hit = kept.longest_kept(conn, self.account_id, route, list(digests.values()), now)
             read = hit[1] if hit else 0
-            ttl_of = dict(keeps)
             prefixes = [(digests[at], at, ttl) for at, ttl in keeps]
-            if hit is not None:  # a read renews the prefix it read
-                prefixes.append((hit[0], read, ttl_of.get(read, AUTOMATIC_TTL)))
+            if hit is not None:  # a read renews the prefix it read, for as long as it was kept
+                prefixes.append(hit)
             kept.keep(conn, self.account_id, route, prefixes, now)
         if family != EXPLICIT_FORMAT:
             return CacheUse(read=read)
@@ -115,19 +114,23 @@ def _layout(request: Request, family: str) -> tuple[list[str], list[int], list[t
     where each message ends, and where each breakpoint is (token index, ttl)."""
     pieces = text_tokens(tools_text(request), family)
     ends: list[int] = []
-    marks: list[tuple[int, int]] = []
+    marks: dict[int, int] = {}  # token index -> the longest ttl of a breakpoint there
     frame = framing(family)
     for message in request.messages:
         pieces += [f"<{message.role}>"] * frame
-        start = len(pieces)
-        for mark in message.cache_marks:
-            marks.append((start + count_text(message.text[: mark.offset], family), mark.ttl))
-        pieces += text_tokens(message.text, family)
+        # Its images first: a message keeps how many, not where among its parts, and a
+        # breakpoint in its text then covers them.
         pieces += ["<image>"] * (IMAGE_TOKENS * message.images)
+        start = len(pieces)
+        pieces += text_tokens(message.text, family)
         for call in message.tool_calls:
             pieces += text_tokens(call.name, family) + text_tokens(call.arguments, family)
         ends.append(len(pieces))
-    return pieces, ends, marks
+        for mark in message.cache_marks:  # one at the text's end covers the whole message
+            whole = mark.offset >= len(message.text)
+            at = ends[-1] if whole else start + count_text(message.text[: mark.offset], family)
+            marks[at] = max(marks.get(at, 0), mark.ttl)
+    return pieces, ends, sorted(marks.items())
 
 
 def _digests(pieces: list[str], positions: set[int]) -> dict[int, str]:
@@ -146,12 +149,13 @@ def bill(use: CacheUse | None, route: Route) -> CacheBill | None:
     """A cache use with the route's prices for it, as the charge formula takes it."""
     if use is None or not (use.read or use.written):
         return None
+    read, write = route.cache_read_micros_per_mtok, route.cache_write_micros_per_mtok
     return CacheBill(
         use.read,
         use.written,
         use.written_1h,
-        route.cache_read_micros_per_mtok or 0,
-        route.cache_write_micros_per_mtok or route.prompt_micros_per_mtok,
+        0 if read is None else read,
+        route.prompt_micros_per_mtok if write is None else write,  # none given: the prompt's
     )
 
 
@@ -165,6 +169,8 @@ def worst_prompt_price(route: Route, request: Request) -> int:
     ttls = {mark.ttl for message in request.messages for mark in message.cache_marks}
     if not ttls:
         return price
-    write = route.cache_write_micros_per_mtok or price
+    write = (
+        price if route.cache_write_micros_per_mtok is None else route.cache_write_micros_per_mtok
+    )
     hour = 2 * price if max(ttls) >= HOUR else 0
     return max(price, write, hour)

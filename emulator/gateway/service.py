@@ -280,7 +280,8 @@ def worst_case(route: Route, request: Request, fees: Fees, searched: int = 0) ->
     output = _output_limit(request, route) * request.n
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok
-    if route.wire_format == prompt_cache.EXPLICIT_FORMAT and route.cache_read_micros_per_mtok:
+    explicit = route.wire_format == prompt_cache.EXPLICIT_FORMAT
+    if explicit and route.cache_read_micros_per_mtok is not None:
         prompt_price = prompt_cache.worst_prompt_price(route, request)
     price = prompt_price, route.completion_micros_per_mtok
     return charge_for(prompt, output, *price, fees, search_results=searched).charge_micros

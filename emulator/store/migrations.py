@@ -340,6 +340,12 @@ def m0013_usage_web_search(db: Any) -> None:
     db["usage_events"].add_column("web_search_results", int, not_null_default=0)
 
 
+@migration
+def m0014_prompt_cache_ttl(db: Any) -> None:
+    """How long a kept prefix lives at a time: a read renews it for that long."""
+    db["prompt_cache"].add_column("ttl", int, not_null_default=300)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

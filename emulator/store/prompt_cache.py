@@ -12,15 +12,16 @@ def longest_kept(
     route: tuple[str, str],
     digests: list[str],
     now: float,
-) -> tuple[str, int] | None:
-    """Of `digests`, the kept (unexpired) prefix with the most tokens: (digest, tokens)."""
+) -> tuple[str, int, int] | None:
+    """Of `digests`, the kept (unexpired) prefix with the most tokens: (digest, tokens,
+    how long it is kept at a time)."""
     marks = ", ".join("?" for _ in digests)
     row = conn.execute(
-        "SELECT digest, tokens FROM prompt_cache WHERE account_id = ? AND provider = ? "
+        "SELECT digest, tokens, ttl FROM prompt_cache WHERE account_id = ? AND provider = ? "
         f"AND model = ? AND expires_at > ? AND digest IN ({marks}) ORDER BY tokens DESC LIMIT 1",
         [account_id, *route, now, *digests],
     ).fetchone()
-    return None if row is None else (row[0], int(row[1]))
+    return None if row is None else (row[0], int(row[1]), int(row[2]))
 
 
 def keep(
@@ -31,15 +32,16 @@ def keep(
     now: float,
 ) -> None:
     """Keep each (digest, tokens, ttl) prefix until `now + ttl`, or longer if it already
-    was; the route's expired prefixes go."""
+    was (and for the longer ttl from then on); the route's expired prefixes go."""
     conn.execute(
         "DELETE FROM prompt_cache WHERE account_id = ? AND provider = ? AND model = ? "
         "AND expires_at <= ?",
         [account_id, *route, now],
     )
     conn.executemany(
-        "INSERT INTO prompt_cache (account_id, provider, model, digest, tokens, expires_at) "
-        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, provider, model, digest) "
-        "DO UPDATE SET expires_at = MAX(expires_at, excluded.expires_at)",
-        [[account_id, *route, digest, tokens, now + ttl] for digest, tokens, ttl in prefixes],
+        "INSERT INTO prompt_cache (account_id, provider, model, digest, tokens, expires_at, "
+        "ttl) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, provider, model, digest) "
+        "DO UPDATE SET expires_at = MAX(expires_at, excluded.expires_at), "
+        "ttl = MAX(ttl, excluded.ttl)",
+        [[account_id, *route, digest, tokens, now + ttl, ttl] for digest, tokens, ttl in prefixes],
     )

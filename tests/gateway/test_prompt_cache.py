@@ -302,3 +302,123 @@ def test_the_openai_sdk_reads_the_cached_tokens(client: openai.OpenAI) -> None:
     answer = client.chat.completions.create(model=MODEL, messages=messages, extra_body=extra)
     assert answer.usage is not None and answer.usage.prompt_tokens_details is not None
     assert answer.usage.prompt_tokens_details.cached_tokens == (SYSTEM_TOKENS + 6 + 1) // 128 * 128
+
+
+def test_middle_out_keeps_breakpoints_where_their_text_still_is(tenant: Tenant) -> None:
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    long_part = " ".join(f"a{i}" for i in range(12_000))  # its breakpoint in the cut
+    rest = " ".join(f"b{i}" for i in range(25_000))
+    body = {
+        "model": MODEL,
+        "provider": {"only": ["emulator-messages"]},
+        "max_tokens": 5,
+        "transforms": ["middle-out"],
+        "cache_control": hour,
+        "messages": [
+            {"role": "system", "content": " ".join(f"s{i}" for i in range(3000))},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": long_part, "cache_control": hour},
+                    {"type": "text", "text": rest},
+                ],
+            },
+        ],
+    }
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json=body).json()
+        answer = http.post("/chat/completions", json=body)
+    assert answer.status_code == 200, answer.text
+    usage = answer.json()["usage"]
+    assert usage["prompt_tokens"] == 32_768  # cut to the context, as counted
+    assert usage["charge_micros"] <= quote["hold_micros"]
+
+
+def test_a_breakpoint_given_twice_is_one_kept_for_the_longer_time(tenant: Tenant) -> None:
+    part = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
+    body = {
+        "model": MODEL,
+        "provider": {"only": ["emulator-messages"]},
+        "messages": [{"role": "user", "content": part}],
+        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+        "stream": True,
+        "debug": {"echo_upstream_body": True},
+    }
+    with tenant.client() as http:
+        streamed = http.post("/chat/completions", json=body)
+    chunks = [json.loads(line[6:]) for line in streamed.text.splitlines() if line[6:7] == "{"]
+    sent = chunks[0]["debug"]["echo_upstream_body"]["messages"][0]["content"]
+    assert [block["text"] for block in sent] == [SYSTEM]  # no empty block
+    assert sent[0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    usage = chunks[-1]["usage"]
+    written = usage["prompt_tokens_details"]["cache_write_tokens"]
+    assert written == usage["prompt_tokens"]
+    assert usage["charge_micros"] == expected_charge(usage, "emulator-messages", written_1h=written)
+
+
+def test_an_hours_prefix_read_is_kept_another_hour(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    def turn(system: Any, question: Any) -> dict[str, Any]:
+        messages: Any = [
+            {"role": "system", "content": system},
+            {"role": "user", "content": question},
+        ]
+        body = {"model": MODEL, "provider": {"only": ["emulator-messages"]}}
+        with tenant.client() as http:
+            return http.post("/chat/completions", json={**body, "messages": messages}).json()
+
+    turn(marked(SYSTEM, "1h"), "one")
+    emulator.advance(3000)
+    # Read at the system message's end, which this request does not mark itself.
+    read = turn(SYSTEM, marked("two"))["usage"]["prompt_tokens_details"]["cached_tokens"]
+    assert read > 0
+    emulator.advance(3000)  # 6,000 s after the write, 3,000 after the read
+    assert turn(SYSTEM, marked("three"))["usage"]["prompt_tokens_details"]["cached_tokens"] == read
+
+
+def test_an_hours_breakpoint_after_a_shorter_one_is_refused(tenant: Tenant) -> None:
+    messages = [
+        {"role": "system", "content": marked("rules")},
+        {"role": "user", "content": marked("question", "1h")},
+    ]
+    with tenant.client() as http:
+        refused = http.post("/chat/completions", json={"model": MODEL, "messages": messages})
+    assert assert_error(refused, 400, "invalid_cache_control")["param"] == "messages"
+
+
+def test_a_last_message_with_an_image_is_read_back_by_the_next_turn(tenant: Tenant) -> None:
+    image = {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}
+    turns: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": [{"type": "text", "text": "Look:"}, image]},
+    ]
+    body = {
+        "model": "anthropic/claude-sonnet-4",
+        "provider": {"only": ["anthropic"]},
+        "cache_control": {"type": "ephemeral"},
+    }
+    with tenant.client() as http:
+        first = http.post("/chat/completions", json={**body, "messages": turns}).json()
+        turns += [
+            {"role": "assistant", "content": first["choices"][0]["message"]["content"]},
+            {"role": "user", "content": "And now?"},
+        ]
+        second = http.post("/chat/completions", json={**body, "messages": turns}).json()
+    kept = first["usage"]["prompt_tokens_details"]["cache_write_tokens"]
+    assert kept == first["usage"]["prompt_tokens"]  # the image within the prefix
+    assert second["usage"]["prompt_tokens_details"]["cached_tokens"] == kept
+
+
+def test_free_variants_cache_nothing(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        listed = {m["id"]: m for m in http.get("/models").json()["data"]}
+        for _ in range(2):
+            answer = http.post(
+                "/chat/completions",
+                json={"model": f"{MODEL}:free", "messages": [{"role": "user", "content": SYSTEM}]},
+            ).json()
+    assert "input_cache_read" not in listed[f"{MODEL}:free"]["pricing"]
+    usage = answer["usage"]
+    assert usage["prompt_tokens_details"]["cached_tokens"] == 0
+    assert usage["cost_details"]["upstream_inference_prompt_cost"] == 0

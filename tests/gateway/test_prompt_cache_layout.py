@@ -3,11 +3,14 @@ and breakpoints carried through the messages format unchanged."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from emulator.gateway import prompt_cache
+from emulator.billing.pricing import CacheBill, Fees, charge_for
+from emulator.gateway import prompt_cache, service
 from emulator.gateway.canonical import CacheMark, Message, Request, Tool, ToolCall
 from emulator.gateway.content import prompt_tokens
 from emulator.gateway.routing import Route
@@ -101,3 +104,22 @@ def test_the_worst_prompt_price_is_the_write_price_only_with_breakpoints() -> No
 def test_writes_are_billed_per_breakpoint_ttl() -> None:
     use = prompt_cache._written(1100, [(1200, 3600), (1500, 300), (1000, 300)])
     assert (use.read, use.written, use.written_1h) == (1100, 400, 100)
+
+
+def test_a_route_reading_for_nothing_still_holds_for_its_writes() -> None:
+    free_reads = replace(route("messages", 1_250_000), cache_read_micros_per_mtok=0)
+    marked = Request(messages=(Message("user", "x " * 2000, cache_marks=(CacheMark(4000),)),))
+    fees = Fees(0, 0)
+    held = service.worst_case(free_reads, marked, fees)
+    prompt = prompt_tokens(marked, "messages")
+    written = CacheBill(0, prompt, 0, 0, 1_250_000)
+    assert held >= charge_for(prompt, 100, 1_000_000, 0, fees, written).charge_micros
+
+
+def test_images_come_before_the_text_and_a_breakpoint_at_the_end_covers_all() -> None:
+    message = Message("user", "look", images=1, cache_marks=(CacheMark(4),))
+    pieces, ends, marks = prompt_cache._layout(Request(messages=(message,)), "messages")
+    assert pieces[5] == "<image>" and marks == [(ends[0], 300)]
+    middle = Message("user", "see\nthis", images=1, cache_marks=(CacheMark(3),))
+    _, ends, marks = prompt_cache._layout(Request(messages=(middle,)), "messages")
+    assert marks == [(5 + 85 + 1, 300)]  # framing, the image, "see"

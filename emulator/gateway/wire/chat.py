@@ -26,6 +26,7 @@ from emulator.gateway.canonical import (
     cache_ttl,
     check_breakpoints,
     effort_tokens,
+    merged_marks,
     role_of,
 )
 from emulator.gateway.logprobs import entries_of, entry_json, split
@@ -70,7 +71,7 @@ def parse_request(body: dict[str, Any]) -> Request:
     if body.get("cache_control") and messages:  # OpenRouter's: a breakpoint on the last
         last = messages[-1]
         mark = CacheMark(len(last.text), cache_ttl(body["cache_control"]))
-        last.cache_marks = (*last.cache_marks, mark)
+        last.cache_marks = merged_marks((*last.cache_marks, mark))
     marked = [m for m in messages if m.cache_marks]
     if marked:
         check_breakpoints(marked, "messages")

@@ -101,12 +101,14 @@ def _text_blocks(text: str, marks: tuple[CacheMark, ...]) -> list[dict[str, Any]
     blocks: list[dict[str, Any]] = []
     start = 0
     for mark in marks:
-        if mark.offset == 0 or mark.offset < start:  # before any text: no block to mark
+        # A block ends where a part did (at a newline, or the end): a breakpoint anywhere
+        # else (none before any text) cannot be said as blocks that join back the same.
+        if mark.offset <= start or text[mark.offset : mark.offset + 1] not in ("\n", ""):
             continue
         piece = text[start : mark.offset]
         blocks.append({"type": "text", "text": piece, "cache_control": cache_control(mark)})
-        start = mark.offset + (text[mark.offset : mark.offset + 1] == "\n")
-    if start < len(text):
+        start = mark.offset + 1
+    if start < len(text) or (text and not blocks):
         blocks.append({"type": "text", "text": text[start:]})
     return blocks
 
@@ -133,6 +135,8 @@ def _render(m: Message) -> dict[str, Any]:
         {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
         for c in m.tool_calls
     ]
+    if not m.text and m.cache_marks and blocks:  # no text to end at: the last block is marked
+        blocks[-1] = {**blocks[-1], "cache_control": cache_control(m.cache_marks[-1])}
     return {"role": m.role, "content": blocks}
 
 
