@@ -77,6 +77,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
                 extra=extra,
                 tools_first=tools_first,
                 native=native,
+                reasoning_style=served.route.wire_format,
             )
             if served.web_results:
                 chunks = web_citations.annotated_chunks(chunks, served.deltas, served.web_results)
@@ -93,7 +94,13 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]
     answer = chat.render_response(
-        completions, id=ident, model=model, created=created, extra=extra, native=native
+        completions,
+        id=ident,
+        model=model,
+        created=created,
+        extra=extra,
+        native=native,
+        reasoning_style=served.route.wire_format,
     )
     if served.web_results:
         web_citations.annotate_chat(answer, completions, served.web_results)

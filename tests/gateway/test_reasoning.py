@@ -14,6 +14,7 @@ from openai.types.responses import ResponseReasoningItem, ResponseStreamEvent
 from pydantic import TypeAdapter
 
 from emulator.gateway.tokens import count_text
+from emulator.gateway.wire.messages import signature
 from emulator.testing import Tenant
 from tests.helpers import assert_error
 
@@ -59,7 +60,7 @@ def chat(
         reasoning = (message.model_extra or {}).get("reasoning")
         # OpenRouter's structured reasoning says the same, where there is reasoning.
         details = (message.model_extra or {}).get("reasoning_details")
-        assert details == (None if reasoning is None else [detail(reasoning, signature=None)])
+        assert details == (None if reasoning is None else [detail(reasoning, fmt, whole=True)])
         return Seen(message.content or "", reasoning, answer.usage, answer.choices[0].finish_reason)
     text, thoughts, usage, finish = "", None, None, ""
     chunks = list(client.chat.completions.create(stream=True, **kwargs))
@@ -68,7 +69,7 @@ def chat(
         for choice in chunk.choices:
             piece = (choice.delta.model_extra or {}).get("reasoning")
             details = (choice.delta.model_extra or {}).get("reasoning_details")
-            assert details == (None if piece is None else [detail(piece)])
+            assert details == (None if piece is None else [detail(piece, fmt)])
             if piece is not None:
                 assert not text, "reasoning comes before the content"
                 thoughts = (thoughts or "") + piece
@@ -77,9 +78,20 @@ def chat(
     return Seen(text, thoughts, usage, finish)
 
 
-def detail(text: str, **signature: None) -> dict[str, Any]:
-    """One of OpenRouter's `reasoning_details` (a stream's pieces have no signature)."""
-    return {"type": "reasoning.text", "text": text, **signature, "format": "unknown", "index": 0}
+def detail(text: str, fmt: str, whole: bool = False) -> dict[str, Any]:
+    """One of OpenRouter's `reasoning_details`, in the serving provider's vendor's shape:
+    OpenAI's summaries, Anthropic's signed thinking, others' text (a stream's pieces
+    have no signature)."""
+    if fmt == "responses":
+        return {
+            "type": "reasoning.summary",
+            "summary": text,
+            "format": "openai-responses-v1",
+            "index": 0,
+        }
+    signed = {"signature": signature(text) if fmt == "messages" else None} if whole else {}
+    vendor = "anthropic-claude-v1" if fmt == "messages" else "unknown"
+    return {"type": "reasoning.text", "text": text, **signed, "format": vendor, "index": 0}
 
 
 def responses(client: openai.OpenAI, fmt: str, stream: bool, **extra: Any) -> Seen:

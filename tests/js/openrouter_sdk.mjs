@@ -79,6 +79,41 @@ await runChecks({
       providers: providers.data.map((p) => p.slug),
     };
   },
+  async reasoning() {
+    // Each vendor's shape of `reasoningDetails`, as the SDK types them.
+    const shapes = {};
+    for (const provider of ["anthropic", "openai"]) {
+      const model = provider === "anthropic" ? "anthropic/claude-sonnet-4" : "openai/o4-mini";
+      const answer = await client.chat.send({
+        chatRequest: {
+          model,
+          messages: QUESTION,
+          reasoning: { effort: "low" },
+          provider: { only: [provider] },
+        },
+      });
+      const [detail] = answer.choices[0].message.reasoningDetails;
+      shapes[provider] = { type: detail.type, format: detail.format, signed: !!detail.signature };
+    }
+    return shapes;
+  },
+  async webSearchAndCache() {
+    const system = { role: "system", content: "Keep every rule. ".repeat(400) };
+    const ask = () =>
+      client.chat.send({ chatRequest: { model: `${MODEL}:online`, messages: [system, ...QUESTION] } });
+    await ask();
+    const answer = await ask();
+    // Its chat message type has no `annotations` (dropped); its responses part types them.
+    const response = await client.responses.send({
+      responsesRequest: { model: MODEL, input: "Explain indexes", plugins: [{ id: "web" }] },
+    });
+    const part = response.output[0].content[0];
+    return {
+      cited: answer.choices[0].message.content.includes("Sources: ["),
+      citations: part.annotations.map((a) => a.type),
+      cached: answer.usage.promptTokensDetails.cachedTokens,
+    };
+  },
   async generation() {
     expect(chatId, "the chat check ran first");
     const stats = await client.generations.getGeneration({ id: chatId });

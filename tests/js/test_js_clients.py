@@ -309,6 +309,18 @@ def test_openrouter_ts_sdk_takes_chat_and_responses(
     assert stream["cost"] > 0
 
 
+def test_openrouter_ts_sdk_takes_reasoning_citations_and_cached_tokens(
+    node_openrouter: dict[str, Any],
+) -> None:
+    assert node_openrouter["reasoning"] == {
+        "anthropic": {"type": "reasoning.text", "format": "anthropic-claude-v1", "signed": True},
+        "openai": {"type": "reasoning.summary", "format": "openai-responses-v1", "signed": False},
+    }
+    found = node_openrouter["webSearchAndCache"]
+    assert found["cited"] and found["citations"] == ["url_citation"] * 5
+    assert found["cached"] >= 1024
+
+
 def test_openrouter_ts_sdk_takes_the_catalog_views(
     node_openrouter: dict[str, Any], router_tenant: Tenant
 ) -> None:

@@ -30,6 +30,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.logprobs import entries_of, entry_json, split
+from emulator.gateway.wire.messages import signature as thinking_signature
 
 
 def parse_request(body: dict[str, Any]) -> Request:
@@ -227,10 +228,12 @@ def render_response(
     created: int,
     extra: dict[str, Any],
     native: dict[str, str] | None = None,
+    reasoning_style: str = "chat",
 ) -> dict[str, Any]:
     """A chat completion. `native`: the serving provider's words for the finish reasons
     (`wire.NATIVE_FINISH`), for the gateway's answer (`native_finish_reason`, as
-    OpenRouter's); a provider's own answer has none."""
+    OpenRouter's); a provider's own answer has none. `reasoning_style`: the serving
+    provider's format, whose vendor's shape `reasoning_details` take."""
     prompt = completions[0].input_tokens
     output = sum(c.output_tokens for c in completions)
     body = {
@@ -261,7 +264,7 @@ def render_response(
         "usage": usage(prompt, output, cache=completions[0].cache),
     }
     if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
-        _add_reasoning(body, completions)
+        _add_reasoning(body, completions, reasoning_style)
     return body
 
 
@@ -276,7 +279,7 @@ def _logprobs(entries: Iterable[TokenLogprob]) -> dict[str, Any]:
     return {"content": [entry_json(e) for e in entries], "refusal": None}
 
 
-def _add_reasoning(body: dict[str, Any], completions: list[Completion]) -> None:
+def _add_reasoning(body: dict[str, Any], completions: list[Completion], style: str) -> None:
     """OpenRouter's `message.reasoning` and `reasoning_details` after `refusal` (not
     when excluded), and the reasoning's tokens in usage (excluded or not: they were
     written)."""
@@ -284,7 +287,7 @@ def _add_reasoning(body: dict[str, Any], completions: list[Completion]) -> None:
         if c.reasoning is not None:
             message = choice["message"]
             head = {k: message[k] for k in ("role", "content", "refusal")}
-            details = [reasoning_detail(c.reasoning, signature=True)]
+            details = [reasoning_detail(c.reasoning, signature=True, style=style)]
             choice["message"] = {
                 **head,
                 "reasoning": c.reasoning,
@@ -295,15 +298,24 @@ def _add_reasoning(body: dict[str, Any], completions: list[Completion]) -> None:
     details["reasoning_tokens"] = sum(c.reasoning_tokens for c in completions)
 
 
-def reasoning_detail(text: str, *, signature: bool = False) -> dict[str, Any]:
-    """OpenRouter's structured reasoning: one `reasoning.text` entry (`format` unknown:
-    the emulator's providers are not a real vendor's). Clients such as the AI SDK keep
-    it and send it back on the assistant message, where it is accepted and ignored.
-    A stream's pieces carry no `signature`, the whole answer a null one."""
+# OpenRouter's `reasoning_details` formats, by the serving provider's wire format: its
+# vendor's (Anthropic's thinking, OpenAI's reasoning summaries); others `unknown`.
+REASONING_FORMATS = {"messages": "anthropic-claude-v1", "responses": "openai-responses-v1"}
+
+
+def reasoning_detail(text: str, *, signature: bool = False, style: str = "chat") -> dict[str, Any]:
+    """OpenRouter's structured reasoning, in the vendor's shape of the provider's format
+    (`style`): a responses provider's is a `reasoning.summary`; the others a
+    `reasoning.text`, whose whole answer carries a `signature` (a messages provider's
+    thinking block's, else null; a stream's pieces none). Clients such as the AI SDK
+    keep it and send it back on the assistant message, where it is accepted and ignored."""
+    fmt = REASONING_FORMATS.get(style, "unknown")
+    if style == "responses":
+        return {"type": "reasoning.summary", "summary": text, "format": fmt, "index": 0}
     detail: dict[str, Any] = {"type": "reasoning.text", "text": text}
     if signature:
-        detail["signature"] = None
-    return {**detail, "format": "unknown", "index": 0}
+        detail["signature"] = thinking_signature(text) if style == "messages" else None
+    return {**detail, "format": fmt, "index": 0}
 
 
 def usage(
@@ -404,6 +416,7 @@ def render_chunks(
     extra: dict[str, Any],
     tools_first: bool = False,
     native: dict[str, str] | None = None,
+    reasoning_style: str = "chat",
 ) -> Iterator[dict[str, Any]]:
     """Chat chunks: the role first, content and tool-call deltas, finish, then usage.
     `native`: as for `render_response`, each chunk's `native_finish_reason`.
@@ -442,7 +455,7 @@ def render_chunks(
             logprobs = None if entries is None else _logprobs(entries)
             yield chunk({"content": delta.text}, delta.choice, None, logprobs)
         elif isinstance(delta, ReasoningDelta):  # OpenRouter's fields
-            details = [reasoning_detail(delta.text)]
+            details = [reasoning_detail(delta.text, style=reasoning_style)]
             piece = {"content": "", "reasoning": delta.text, "reasoning_details": details}
             yield chunk(piece, delta.choice)
         elif isinstance(delta, ToolCallStart):
