@@ -110,13 +110,16 @@ def charge_for(
     search_results: int = 0,
 ) -> Charge:
     free = not prompt_per_mtok and not completion_per_mtok  # a `:free` route
-    if free and not search_results:
-        return Charge(0, 0, 0, 0)
-    cost = search_results * fees.web_search_micros_per_result
-    if not free:
-        cost += provider_cost(
+    if free:
+        cost = 0
+    else:
+        cost = provider_cost(
             prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache
         )
+    if search_results:
+        cost += search_results * fees.web_search_micros_per_result
+    elif free:
+        return Charge(0, 0, 0, 0)
     numerator, denominator = fees.fee_ratio
     fee = _ceil_div(cost * numerator, denominator)
     charge = cost + fee if free else max(fees.minimum_charge_micros, cost + fee)

@@ -58,16 +58,13 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
     allowed = auto_router.allowed_patterns(body)
-    model, online = web_search.split_model(body["model"])
-    fallbacks = [web_search.split_model(m) for m in body.get("models") or ()]
-    online = online or any(on for _, on in fallbacks)
-    search = web_search.asked(body, online, request.messages)
+    model, fallbacks, search = web_search.from_body(body, request.messages)
     searched = 0
     if search is not None:  # its results are prompt tokens, and each is charged
         request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
         searched = len(found)
     model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
-    routes = route_candidates(view, model, [m for m, _ in fallbacks], prefs)
+    routes = route_candidates(view, model, fallbacks, prefs)
     routes, request = able_routes(
         view, routes, request, "messages" if chat_body else "input", prefs, asked(body)
     )

@@ -422,12 +422,11 @@ def new_call(
     """A call from a client body already read into `request`."""
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
-    model, online = web_search.split_model(body["model"])
-    fallbacks = [web_search.split_model(m) for m in body.get("models") or ()]
+    model, fallbacks, web = web_search.from_body(body, request.messages)
     return Call(
         endpoint=endpoint,
         model=model,
-        fallbacks=[m for m, _ in fallbacks],
+        fallbacks=fallbacks,
         prefs=ProviderPrefs.from_body(body.get("provider")),
         request=request,
         stream=bool(body.get("stream")),
@@ -437,7 +436,7 @@ def new_call(
         echo_upstream=bool(
             body.get("stream") and (body.get("debug") or {}).get("echo_upstream_body")
         ),
-        web=web_search.asked(body, online or any(on for _, on in fallbacks), request.messages),
+        web=web,
     )
 
 

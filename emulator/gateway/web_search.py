@@ -65,6 +65,20 @@ class WebResult:
         return self.url.split("/")[2]
 
 
+def from_body(
+    body: dict[str, Any], messages: tuple[Message, ...]
+) -> tuple[str, list[str], WebSearch | None]:
+    """A body's model and fallback models without `:online`, and the search it asks for."""
+    fallbacks = body.get("models") or []
+    plain = "plugins" not in body and "server_tools" not in body and not fallbacks
+    if plain and not body["model"].endswith(ONLINE):  # nearly every request
+        return body["model"], [], None
+    model, online = split_model(body["model"])
+    split = [split_model(m) for m in fallbacks]
+    search = asked(body, online or any(on for _, on in split), messages)
+    return model, [m for m, _ in split], search
+
+
 def split_model(model: str) -> tuple[str, bool]:
     """`openai/gpt-4o:online` -> (`openai/gpt-4o`, True)."""
     if model.endswith(ONLINE):
