@@ -12,6 +12,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from emulator.bodies import WireModel
 from emulator.errors import ValidationFailed
+from emulator.gateway import web_search
 
 
 class _Open(WireModel):
@@ -79,11 +80,11 @@ class FunctionDef(_Open):
 
 
 def only_functions(tool: Any) -> Any:
-    """Refuse a tool that is not a function (chat's `custom`, the responses API's built-in
-    `web_search`, `file_search`, ...) with one clear reason, before its fields are
-    checked as a function's: nothing here would run it."""
+    """Refuse a tool that is neither a function nor web search (chat's `custom`, the
+    responses API's built-in `file_search`, ...) with one clear reason, before its fields
+    are checked as a function's: nothing here would run it."""
     kind = tool.get("type") if isinstance(tool, dict) else None
-    if isinstance(kind, str) and kind != "function":
+    if isinstance(kind, str) and kind != "function" and kind not in web_search.WEB_SEARCH_TOOLS:
         raise ValueError(
             f"tools of type {kind!r} are not supported by the emulator, which runs function "
             'tools only ({"type": "function", ...}); leave it out of `tools` in tests'
@@ -91,40 +92,26 @@ def only_functions(tool: Any) -> Any:
     return tool
 
 
-WEB_SEARCH_TOOL = "openrouter:web_search"
+# OpenRouter's web search server tool, and the shorthands it converts to it (OpenAI's
+# built-in tool names): the gateway runs them (`web_search`), not the client.
+WebSearchType = Literal["openrouter:web_search", "web_search", "web_search_preview"]
 
 
-class WebSearchParameters(_Open):
-    max_results: Annotated[int, Field(ge=1, le=10)] | None = None
-    engine: str | None = None  # which search engine: here every one is the emulated one
-
-
-class ServerTool(_Open):
-    """OpenRouter's server tool `openrouter:web_search`: OpenRouter runs it, not the
-    client (`web_search`). Its other server tools are refused as other tool types are."""
-
-    type: Literal["openrouter:web_search"]
-    parameters: WebSearchParameters | None = None
-
-
-def server_tools_apart(body: Any) -> Any:
-    """The web search server tool out of `tools` (which the client's code runs) into
-    `server_tools` (which the gateway runs)."""
-    tools = body.get("tools") if isinstance(body, dict) else None
-    if not isinstance(tools, list):
-        return body
-    served = [t for t in tools if isinstance(t, dict) and t.get("type") == WEB_SEARCH_TOOL]
-    if not served:
-        return body
-    own = [t for t in tools if not (isinstance(t, dict) and t.get("type") == WEB_SEARCH_TOOL)]
-    return {**body, "tools": own, "server_tools": served}
+def a_function_needs(value: Any, info: ValidationInfo) -> Any:
+    """A function tool's own field (chat's `function`, responses' `name`) is required;
+    web search has none."""
+    if value is None and info.data.get("type") == "function":
+        raise ValueError(f"a function tool needs `{info.field_name}`")
+    return value
 
 
 class ToolDef(_Open):
-    type: Literal["function"]
-    function: FunctionDef
+    type: Literal["function"] | WebSearchType
+    function: Annotated[FunctionDef | None, Field(validate_default=True)] = None
+    parameters: dict[str, Any] | None = None  # web search's (`web_search.asked` reads it)
 
     _not_a_function = model_validator(mode="before")(only_functions)
+    _defined = field_validator("function")(a_function_needs)
 
 
 class NamedFunction(_Open):
@@ -286,9 +273,24 @@ class Plugin(_Open):
 
     id: Annotated[str, Field(min_length=1)]
     enabled: bool | None = None
-    max_results: Annotated[int, Field(ge=1, le=10)] | None = None
-    search_prompt: str | None = None
-    engine: str | None = None  # which search engine: here every one is the emulated one
+    # The `web` plugin's (other plugins' fields are theirs: taken as sent).
+    max_results: Any = None
+    search_prompt: Any = None
+
+    @field_validator("max_results", "search_prompt")
+    @classmethod
+    def _web_fields(cls, value: Any, info: ValidationInfo) -> Any:
+        if info.data.get("id") != "web" or value is None:
+            return value
+        if info.field_name == "search_prompt" and not isinstance(value, str):
+            raise ValueError("search_prompt must be a string")
+        if info.field_name == "max_results" and not (
+            type(value) is int and 1 <= value <= web_search.MAX_RESULTS
+        ):
+            raise ValueError(
+                f"max_results must be a whole number from 1 to {web_search.MAX_RESULTS}"
+            )
+        return value
 
 
 class DebugOptions(_Open):
@@ -329,10 +331,9 @@ class ChatCompletionRequest(_Open):
     plugins: list[Plugin] | None = None
     debug: DebugOptions | None = None  # streams only
     cache_control: CacheControl | None = None  # OpenRouter's: a breakpoint at the end
-    server_tools: list[ServerTool] | None = None  # from `tools` (server_tools_apart)
     # `reasoning`, `include_reasoning`: see ReasoningFields; penalties and such: SamplingFields
 
     @model_validator(mode="before")
     @classmethod
     def _openrouter_forms(cls, body: Any) -> Any:
-        return server_tools_apart(messages_from_prompt(model_from_models(body)))
+        return messages_from_prompt(model_from_models(body))

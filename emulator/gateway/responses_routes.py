@@ -12,7 +12,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import auto_router, service, stored_responses, web_citations
+from emulator.gateway import auto_router, service, stored_responses, web_citations, web_search
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -71,9 +71,12 @@ class ResponsesController(Controller):
         body = talk.whole()
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
+        model, _, search = web_search.from_body(body, request.messages)
+        if search is not None:  # the results are input tokens too
+            request, _ = web_search.inject(request, search, rt.clock.now_iso()[:10])
         view, allowed = rt.catalog.view(), auto_router.allowed_patterns(body)
         premium = service.premium_ok(caller)
-        model = auto_router.resolve(view, body["model"], request, allowed, premium)
+        model = auto_router.resolve(view, model, request, allowed, premium)
         routes = route_candidates(view, model, [], ProviderPrefs.from_body(body.get("provider")))
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from emulator.bodies import WireModel
 from emulator.gateway.chat_schemas import (
@@ -12,10 +12,10 @@ from emulator.gateway.chat_schemas import (
     Effort,
     Plugin,
     ProviderPreferences,
-    ServerTool,
+    WebSearchType,
+    a_function_needs,
     model_from_models,
     only_functions,
-    server_tools_apart,
 )
 
 
@@ -72,13 +72,19 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
 
 
 class FunctionTool(_Open):
-    type: Literal["function"]
-    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
+    """A function tool, or web search (`web_search`: its `parameters` are the search's)."""
+
+    type: Literal["function"] | WebSearchType
+    name: Annotated[
+        Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
+        Field(validate_default=True),
+    ] = None
     description: str | None = None
     parameters: dict[str, Any] | None = None
     strict: bool | None = None
 
     _not_a_function = model_validator(mode="before")(only_functions)
+    _defined = field_validator("name")(a_function_needs)
 
 
 class NamedTool(_Open):
@@ -148,12 +154,7 @@ class ResponsesRequest(_Open):
     user: str | None = None
     # `reasoning`: see ReasoningFields
 
-    server_tools: list[ServerTool] | None = None  # from `tools` (server_tools_apart)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _openrouter_forms(cls, body: Any) -> Any:
-        return server_tools_apart(model_from_models(body))
+    _first_of_models = model_validator(mode="before")(model_from_models)
 
 
 class InputTokensRequest(_Open):

@@ -18,11 +18,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from emulator.errors import ValidationFailed
 from emulator.gateway.canonical import Message, Request
 from emulator.gateway.topic_words import topic_words
 
 ONLINE = ":online"
 DEFAULT_RESULTS = 5
+MAX_RESULTS = 10
+# OpenRouter's web search server tool, and the shorthands it converts to it.
+WEB_SEARCH_TOOLS = frozenset({"openrouter:web_search", "web_search", "web_search_preview"})
 DEFAULT_PROMPT = (
     "A web search was conducted on {date}. Incorporate the following web search results "
     "into your response.\n\nIMPORTANT: Cite them using markdown links named using the "
@@ -68,15 +72,14 @@ class WebResult:
 def from_body(
     body: dict[str, Any], messages: tuple[Message, ...]
 ) -> tuple[str, list[str], WebSearch | None]:
-    """A body's model and fallback models without `:online`, and the search it asks for."""
+    """A body's model and fallback models without `:online`, and the search it asks for.
+    `:online` counts on `model` only: a fallback's would search for every route."""
     fallbacks = body.get("models") or []
-    plain = "plugins" not in body and "server_tools" not in body and not fallbacks
+    plain = "plugins" not in body and "tools" not in body and not fallbacks
     if plain and not body["model"].endswith(ONLINE):  # nearly every request
         return body["model"], [], None
     model, online = split_model(body["model"])
-    split = [split_model(m) for m in fallbacks]
-    search = asked(body, online or any(on for _, on in split), messages)
-    return model, [m for m, _ in split], search
+    return model, [split_model(m)[0] for m in fallbacks], asked(body, online, messages)
 
 
 def split_model(model: str) -> tuple[str, bool]:
@@ -87,24 +90,43 @@ def split_model(model: str) -> tuple[str, bool]:
 
 
 def asked(body: dict[str, Any], online: bool, messages: tuple[Message, ...]) -> WebSearch | None:
-    """The search a body asks for: its `web` plugin (not `enabled: false`), else the
-    defaults when a model id said `:online`, else the `openrouter:web_search` server
-    tool's, which the model calls when the user has just spoken (after tool results it
-    answers from them)."""
-    for plugin in body.get("plugins") or ():
-        if plugin.get("id") == "web":
-            if plugin.get("enabled") is False:
-                return None
-            return WebSearch(
-                plugin.get("max_results") or DEFAULT_RESULTS, plugin.get("search_prompt")
-            )
+    """The search a body asks for: its `web` plugin's (unless `enabled: false`), else the
+    defaults when the model id said `:online`, else the web search tool's, which the
+    model calls when the user has just spoken and `tool_choice` lets it (after tool
+    results it answers from them)."""
+    plugin = next((p for p in body.get("plugins") or () if p.get("id") == "web"), None)
+    if plugin is not None and plugin.get("enabled") is not False:
+        return WebSearch(plugin.get("max_results") or DEFAULT_RESULTS, plugin.get("search_prompt"))
     if online:
         return WebSearch()
-    tool = (body.get("server_tools") or [None])[0]
+    tools = list(enumerate(body.get("tools") or ()))
+    found = next(((i, t) for i, t in tools if t.get("type") in WEB_SEARCH_TOOLS), None)
     last_role = messages[-1].role if messages else "user"
-    if tool is not None and last_role == "user" and body.get("tool_choice") != "none":
-        return WebSearch((tool.get("parameters") or {}).get("max_results") or DEFAULT_RESULTS)
-    return None
+    if found is None or last_role != "user" or body.get("tool_choice", "auto") not in _SEARCHES:
+        return None
+    index, tool = found
+    return WebSearch(_tool_results(tool, index))
+
+
+_SEARCHES = ("auto", "required")  # the tool choices that let the model search
+
+
+def _tool_results(tool: dict[str, Any], index: int) -> int:
+    """The web search tool's `parameters.max_results` (1 to 10; 5 if not given)."""
+    parameters = tool.get("parameters")
+    if parameters is None:
+        return DEFAULT_RESULTS
+    wanted = parameters.get("max_results") if isinstance(parameters, dict) else None
+    if isinstance(parameters, dict) and wanted is None:
+        return DEFAULT_RESULTS
+    if type(wanted) is not int or not 1 <= wanted <= MAX_RESULTS:
+        where = "parameters" if not isinstance(parameters, dict) else "parameters.max_results"
+        raise ValidationFailed(
+            f"The web search tool's {where} must be an object with `max_results` from 1 to "
+            f"{MAX_RESULTS}.",
+            param=f"tools[{index}].{where}",
+        )
+    return wanted
 
 
 def results(query: str, count: int) -> tuple[WebResult, ...]:
@@ -132,7 +154,8 @@ def inject(request: Request, search: WebSearch, date: str) -> tuple[Request, tup
     last_user = users[-1] if users else None
     query = messages[last_user].text if last_user is not None else ""
     found = results(query, search.max_results)
-    head = (search.search_prompt or DEFAULT_PROMPT).replace("{date}", date)
+    prompt = DEFAULT_PROMPT if search.search_prompt is None else search.search_prompt
+    head = prompt.replace("{date}", date)
     entries = "\n\n".join(
         _ENTRY.format(number=n, title=r.title, url=r.url, content=r.content)
         for n, r in enumerate(found, 1)

@@ -102,7 +102,11 @@ def test_a_quote_routes_as_the_request_would(tenant: Tenant) -> None:
         ({"messages": [{"role": "user", "content": "hi"}], "n": "x"}, "n"),
         ({"messages": [{"role": "user", "content": "hi"}], "n": -1}, "n"),
         ({"messages": [{}]}, "messages[0].role"),
-        ({"messages": [{"role": "user", "content": "hi"}], "tools": [{}]}, "tools[0].function"),
+        ({"messages": [{"role": "user", "content": "hi"}], "tools": [{}]}, "tools[0].type"),
+        (
+            {"messages": [{"role": "user", "content": "hi"}], "tools": [{"type": "function"}]},
+            "tools[0].function",
+        ),
         ({"messages": [{"role": "user", "content": "hi"}], "stop": 5}, "stop"),
         ({"input": [{"type": "function_call"}]}, "input[0]"),
         ({"input": "hi", "text": {"format": "x"}}, "text.format"),

@@ -688,5 +688,6 @@ def test_tools_that_are_not_functions_are_refused_with_the_reason(client: openai
         client.chat.completions.create(model="openai/gpt-4o", messages=HELLO, tools=custom)
     assert raised.value.param == "tools[0]" and "'custom' are not supported" in raised.value.message
     with pytest.raises(openai.BadRequestError) as raised:
-        client.responses.create(model="openai/gpt-4o", input="hi", tools=[{"type": "web_search"}])
-    assert raised.value.param == "tools[0]" and "'web_search'" in raised.value.message
+        files: Any = [{"type": "file_search", "vector_store_ids": ["vs_1"]}]
+        client.responses.create(model="openai/gpt-4o", input="hi", tools=files)
+    assert raised.value.param == "tools[0]" and "'file_search'" in raised.value.message

@@ -13,6 +13,7 @@ import openai
 
 from emulator.billing.pricing import Fees, charge_for
 from emulator.testing import Tenant
+from tests.helpers import assert_error
 
 MINI = "openai/gpt-4o-mini"  # openai (responses format), 150,000 / 600,000 micros per Mtok
 QUESTION = [{"role": "user", "content": "How do sourdough starters ferment flour?"}]
@@ -148,3 +149,73 @@ def test_the_pricing_lists_the_price_of_a_result(tenant: Tenant) -> None:
     with tenant.client() as http:
         pricing = http.get("/ai-gateway/pricing").json()
     assert pricing["web_search_micros_per_result"] == PER_RESULT
+
+
+SEARCH_TOOL = {"type": "openrouter:web_search", "parameters": {"max_results": 4}}
+
+
+def test_quotes_see_the_search_tool_as_the_requests_do(tenant: Tenant) -> None:
+    chat_body = {"model": MINI, "messages": QUESTION, "tools": [SEARCH_TOOL]}
+    responses_body = {"model": MINI, "input": QUESTION[0]["content"], "tools": [SEARCH_TOOL]}
+    with tenant.client() as http:
+        chat_quote = http.post("/ai-gateway/quote", json=chat_body).json()
+        answer = chat(http, **{k: v for k, v in chat_body.items() if k != "messages"})
+        responses_quote = http.post("/ai-gateway/quote", json=responses_body).json()
+        response = http.post("/responses", json=responses_body).json()
+        counted = http.post("/responses/input_tokens", json=responses_body).json()
+    assert chat_quote["estimated_input_tokens"] == answer["usage"]["prompt_tokens"]
+    assert chat_quote["hold_micros"] >= answer["usage"]["charge_micros"]
+    assert responses_quote["estimated_input_tokens"] == response["usage"]["input_tokens"]
+    assert responses_quote["hold_micros"] >= response["usage"]["charge_micros"]
+    assert counted["input_tokens"] == response["usage"]["input_tokens"]
+
+
+def test_online_on_a_fallback_searches_nothing_when_the_first_model_serves(
+    tenant: Tenant,
+) -> None:
+    with tenant.client() as http:
+        answer = chat(http, model=MINI, models=["anthropic/claude-sonnet-4:online"])
+        event = http.get(f"/ai-gateway/usage/{answer['id']}").json()
+    assert answer["model"] == MINI and event["web_search_results"] == 0
+
+
+def test_the_search_tool_answers_to_its_own_switches(tenant: Tenant) -> None:
+    function: Any = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
+    with tenant.client() as http:
+        unplugged = chat(
+            http, model=MINI, tools=[SEARCH_TOOL], plugins=[{"id": "web", "enabled": False}]
+        )
+        shorthand = http.post(
+            "/responses", json={"model": MINI, "input": "Kites", "tools": [{"type": "web_search"}]}
+        ).json()
+        forced = chat(
+            http,
+            model=MINI,
+            tools=[SEARCH_TOOL, function],
+            tool_choice={"type": "function", "function": {"name": "lookup"}},
+        )
+        misplaced = http.post(
+            "/chat/completions",
+            json={
+                "model": MINI,
+                "messages": QUESTION,
+                "tools": [SEARCH_TOOL, {"type": "function"}],
+            },
+        )
+        other_plugin = chat(http, model=MINI, plugins=[{"id": "file-parser", "max_results": 20}])
+    assert len(unplugged["choices"][0]["message"]["annotations"]) == 4  # the tool still searches
+    assert len(shorthand["output"][0]["content"][0]["annotations"]) == 5  # OpenAI's name for it
+    assert (
+        forced["choices"][0]["message"]["tool_calls"]
+        and "annotations" not in forced["choices"][0]["message"]
+    )
+    assert assert_error(misplaced, 400, "invalid_request")["param"] == "tools[1].function"
+    assert "annotations" not in other_plugin["choices"][0]["message"]
+
+
+def test_input_tokens_count_an_online_models_results(tenant: Tenant) -> None:
+    body = {"model": f"{MINI}:online", "input": "Kite flying tips"}
+    with tenant.client() as http:
+        counted = http.post("/responses/input_tokens", json=body).json()
+        response = http.post("/responses", json=body).json()
+    assert counted["input_tokens"] == response["usage"]["input_tokens"]

@@ -42,6 +42,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             parameters=t["function"].get("parameters") or {"type": "object", "properties": {}},
         )
         for t in body.get("tools") or ()
+        if t.get("type", "function") == "function"  # web search is the gateway's to run
     )
     choice = body.get("tool_choice", "auto") or "auto"
     if isinstance(choice, dict):
