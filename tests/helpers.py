@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from emulator.gateway.routing import Route
 from emulator.testing import Tenant
 
 # Between response.created and response.completed, a text answer streams these.
@@ -18,6 +19,23 @@ RESPONSES_STREAM_EVENTS = {
     "response.content_part.done",
     "response.output_item.done",
 }
+
+
+def a_route(**fields: Any) -> Route:
+    """A route for tests of the rules on canonical requests: these fields, else plain."""
+    plain: dict[str, Any] = {
+        "model": "m",
+        "provider": "p",
+        "wire_format": "chat",
+        "status": "up",
+        "latency_ms": 1,
+        "throughput_tps": 1,
+        "max_output_tokens": 100,
+        "context_length": 1000,
+        "prompt_micros_per_mtok": 1,
+        "completion_micros_per_mtok": 1,
+    }
+    return Route(**{**plain, **fields})
 
 
 def bearer(token: str) -> dict[str, str]:

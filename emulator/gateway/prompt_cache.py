@@ -19,10 +19,10 @@ its provider's wire format, as upstream:
   before).
 
 The prompt is seen as the provider's tokenizer splits it (`tokens.py`): the
-tools' definitions, then each message's framing and content; an image is
-its count only. Kept prefixes are the account's, per provider and model,
-and live 5 minutes of the virtual clock (an hour for `ttl: "1h"`), renewed
-by each read.
+tools' definitions, then each message's framing, its images (by their count:
+a message keeps no more of them) and its text and calls. Kept prefixes are
+the account's, per provider and model, and live 5 minutes of the virtual
+clock (an hour for `ttl: "1h"`), renewed by each read for as long.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from emulator.gateway.content import prompt_tokens
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import Route
 from emulator.testing import Tenant
-from tests.helpers import assert_error
+from tests.helpers import a_route, assert_error
 
 ECHO_CONTEXT = 32_768
 PARAGRAPH = "Replication lag grows when the primary writes faster than replicas apply. " * 100
@@ -109,18 +109,7 @@ def test_malformed_transforms_and_plugins_are_400(tenant: Tenant) -> None:
 
 
 def route(context_length: int, wire_format: str = "chat") -> Route:
-    return Route(
-        model="m",
-        provider="p",
-        wire_format=wire_format,
-        status="up",
-        latency_ms=1,
-        throughput_tps=1,
-        max_output_tokens=100,
-        context_length=context_length,
-        prompt_micros_per_mtok=1,
-        completion_micros_per_mtok=1,
-    )
+    return a_route(context_length=context_length, wire_format=wire_format)
 
 
 def text_of(n: int) -> str:

@@ -15,6 +15,7 @@ from emulator.gateway.canonical import CacheMark, Message, Request, Tool, ToolCa
 from emulator.gateway.content import prompt_tokens
 from emulator.gateway.routing import Route
 from emulator.gateway.wire import chat, messages
+from tests.helpers import a_route
 
 FAMILIES = ["chat", "responses", "messages"]
 
@@ -74,15 +75,8 @@ def test_system_and_tool_result_breakpoints_survive_the_messages_format() -> Non
 
 
 def route(wire_format: str, write: int | None) -> Route:
-    return Route(
-        model="m",
-        provider="p",
+    return a_route(
         wire_format=wire_format,
-        status="up",
-        latency_ms=1,
-        throughput_tps=1,
-        max_output_tokens=100,
-        context_length=1000,
         prompt_micros_per_mtok=1_000_000,
         completion_micros_per_mtok=0,
         cache_read_micros_per_mtok=100_000,
