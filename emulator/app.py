@@ -20,6 +20,7 @@ from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
 from emulator.faults.routes import FaultsController
 from emulator.gateway.chat_routes import CHAT_COMPLETIONS, ChatController
+from emulator.gateway.messages_routes import MESSAGES, MessagesController
 from emulator.gateway.responses_routes import RESPONSES, ResponsesController
 from emulator.gateway.routes import LIST_MODELS, CatalogController
 from emulator.gateway.stored_routes import StoredResponsesController
@@ -40,7 +41,7 @@ from emulator.web import authenticate_request, provide_caller, provide_runtime
 from emulator.wire import route_methods, with_wire_headers
 
 # The routes clients call in tight loops, served in front of litestar (`emulator.direct`).
-DIRECT_ROUTES = (LIST_MODELS, CHAT_COMPLETIONS, RESPONSES, GET_GENERATION)
+DIRECT_ROUTES = (LIST_MODELS, CHAT_COMPLETIONS, RESPONSES, MESSAGES, GET_GENERATION)
 
 
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> Litestar:
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             CatalogController,
             ChatController,
             ResponsesController,
+            MessagesController,
             StoredResponsesController,
             BalanceController,
             OpenRouterAccountController,

@@ -35,7 +35,12 @@ from emulator.errors import (
 log = logging.getLogger("emulator")
 _RESPONSES = "/api/v1/responses"  # web.API_PREFIX's (web imports this module, by bodies)
 # The quote answers as the request it quotes would.
-_OPENAI_WIRE = ("/api/v1/chat/completions", f"{_RESPONSES}/", "/api/v1/ai-gateway/quote")
+_OPENAI_WIRE = (
+    "/api/v1/chat/completions",
+    f"{_RESPONSES}/",
+    "/api/v1/ai-gateway/quote",
+    "/api/v1/messages",  # Anthropic's API refuses an invalid request with 400 too
+)
 _BY_STATUS: dict[int, type[EmulatorError]] = {
     400: InvalidRequest,
     404: NotFound,

@@ -91,7 +91,8 @@ async def admit(
             headers.get("x-emulator-admin-token"),
         )
         return
-    caller = authenticate(rt.store, rt.keys, rt.clock, auth, headers.get("authorization"))
+    credential = headers.get("authorization") or _api_key_header(headers)
+    caller = authenticate(rt.store, rt.keys, rt.clock, auth, credential)
     state["caller"] = caller
     state["caller_ids"] = (caller.account_id, caller.key.id if caller.key else None)
     if "ai.gateway" in auth.scopes:
@@ -151,6 +152,12 @@ def caller_of(request: Request[Any, Any, Any]) -> Caller:
 
 
 provide_caller = caller_of
+
+
+def _api_key_header(headers: Mapping[str, str]) -> str | None:
+    """Anthropic's SDK sends its key as `x-api-key`: taken as a bearer token."""
+    key = headers.get("x-api-key")
+    return f"Bearer {key}" if key else None
 
 
 def attribution(headers: Mapping[str, str], state: dict[str, Any]) -> dict[str, Any]:

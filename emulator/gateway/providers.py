@@ -82,7 +82,9 @@ class FakeProvider:
                 tools_first=bool(first.tool_calls) and not first.text,
             )  # fmt: skip
         if self.wire_format == "messages":
-            return messages.render_events(deltas, id=ident, model=request["model"])
+            first = completions[0]
+            start = (first.input_tokens, first.cache)
+            return messages.render_events(deltas, id=ident, model=request["model"], start=start)
         return responses_events.render_events(deltas, id=ident, model=request["model"], created=0)
 
     def _generate(self, request: dict[str, Any], rng: LazyRng) -> list[Completion]:

@@ -361,6 +361,7 @@ def record_failure(rt: Runtime, caller: Caller, call: Call) -> str:
 COST_PARTS = {
     "chat.completions": ("upstream_inference_prompt_cost", "upstream_inference_completions_cost"),
     "responses": ("upstream_inference_input_cost", "upstream_inference_output_cost"),
+    "messages": ("upstream_inference_input_cost", "upstream_inference_output_cost"),
 }
 
 
@@ -477,12 +478,16 @@ def _check_sent_back_reasoning(items: list[dict[str, Any]]) -> None:
             )
 
 
+_TOOL_PLACES = {"responses": ("tools[{}]", "parameters"), "messages": ("tools[{}]", "input_schema")}
+
+
 def check_tools(request: Request, endpoint: str) -> None:
     """Tool names are unique (as the providers require: a call names its tool); a
     tool's parameters must be a JSON schema arguments can be drawn for; a named tool
     choice must exist."""
-    # Where the client wrote a tool's fields: chat nests them under `function`.
-    where = "tools[{}]" if endpoint == "responses" else "tools[{}].function"
+    # Where the client wrote a tool's fields, and its schema: chat nests them under
+    # `function`, Anthropic's format calls the schema `input_schema`.
+    where, schema = _TOOL_PLACES.get(endpoint, ("tools[{}].function", "parameters"))
     seen: set[str] = set()
     for index, tool in enumerate(request.tools):
         if tool.name in seen:
@@ -497,7 +502,7 @@ def check_tools(request: Request, endpoint: str) -> None:
         except SchemaProblem as exc:
             raise ValidationFailed(
                 f"The parameters of tool {tool.name!r} cannot be used: {exc.message}.",
-                param=where.format(index) + ".parameters",
+                param=f"{where.format(index)}.{schema}",
                 code="invalid_tool_schema",
             ) from exc
     if request.tool_choice == "required" and not request.tools:

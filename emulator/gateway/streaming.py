@@ -60,6 +60,10 @@ def cut_event(endpoint: str, sent: int, served: service.Served) -> ErrorEvent:
         "code": "stream_cut",
         "param": None,
     }
+    if endpoint == "messages":  # Anthropic's error event
+        failed = {"type": "error", "error": {"type": "api_error", "message": error["message"]}}
+        data = json.dumps(failed, separators=(",", ":")).encode()
+        return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
     if endpoint == "responses":
         event = {
             "type": "error",

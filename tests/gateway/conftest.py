@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import anthropic
 import openai
 import pytest
 
@@ -14,4 +15,13 @@ from emulator.testing import EmulatorHandle, Tenant
 @pytest.fixture
 def client(emulator: EmulatorHandle, tenant: Tenant) -> Iterator[openai.OpenAI]:
     with openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0) as c:
+        yield c
+
+
+@pytest.fixture
+def claude(emulator: EmulatorHandle, tenant: Tenant) -> Iterator[anthropic.Anthropic]:
+    """Anthropic's own SDK on OpenRouter's Anthropic-compatible base URL (`.../api`), with
+    the key as a bearer token, as OpenRouter's docs set Claude Code up."""
+    base = emulator.base_url.removesuffix("/v1")
+    with anthropic.Anthropic(base_url=base, auth_token=tenant.api_key, max_retries=0) as c:
         yield c

@@ -1,11 +1,13 @@
-"""The translation matrix over HTTP: client format x provider format x stream x text, one
-tool call or several."""
+"""The translation matrix over HTTP: client format (chat, responses, OpenRouter's
+Anthropic-compatible messages) x provider format x stream x text, one tool call or
+several."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 
+import anthropic
 import jsonschema
 import openai
 import pytest
@@ -90,6 +92,52 @@ def test_matrix(
 ) -> None:
     call = chat if client_format == "chat" else responses
     text, calls = call(client, provider, stream, tool)
+    if tool == "tool":
+        assert [name for name, _ in calls] == ["search"]
+        jsonschema.validate(json.loads(calls[0][1]), PARAMS)
+    elif tool == "tools":
+        assert calls == SCRIPTED and text == ""
+    else:
+        assert text == f"matrix {provider}" and calls == []
+
+
+def messages(
+    client: anthropic.Anthropic, provider: str, stream: bool, tool: str
+) -> tuple[str, Calls]:
+    """OpenRouter's Anthropic-compatible API, through Anthropic's SDK."""
+    kwargs: dict = {
+        "model": "emulator/echo",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": f"matrix {provider}"}],
+        "extra_body": {"provider": {"only": [provider]}},
+    }
+    if tool == "tool":
+        search = {"name": "search", "input_schema": PARAMS}
+        kwargs |= {"tools": [search], "tool_choice": {"type": "any"}}
+    elif tool == "tools":
+        kwargs |= {"tools": [{"name": "get_weather", "input_schema": WEATHER}]}
+        kwargs["messages"] = [{"role": "user", "content": SEVERAL}]
+    if stream:
+        with client.messages.stream(**kwargs) as events:
+            message = events.get_final_message()
+    else:
+        message = client.messages.create(**kwargs)
+    text = "".join(block.text for block in message.content if block.type == "text")
+    calls = [
+        (block.name, json.dumps(block.input, separators=(",", ":")))
+        for block in message.content
+        if block.type == "tool_use"
+    ]
+    return text, calls
+
+
+@pytest.mark.parametrize("tool", ["text", "tool", "tools"])
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_matrix_anthropic_client(
+    claude: anthropic.Anthropic, provider: str, stream: bool, tool: str
+) -> None:
+    text, calls = messages(claude, provider, stream, tool)
     if tool == "tool":
         assert [name for name, _ in calls] == ["search"]
         jsonschema.validate(json.loads(calls[0][1]), PARAMS)

@@ -276,7 +276,7 @@ def _usage(prompt: int, output: int, cache: CacheUse | None) -> dict[str, Any]:
     }
 
 
-def _prompt(usage: dict[str, Any]) -> tuple[int, CacheUse | None]:
+def prompt_of(usage: dict[str, Any]) -> tuple[int, CacheUse | None]:
     """The prompt's tokens (the cache's included, as the other formats count them) and
     the cache's use, from this format's usage."""
     read = usage.get("cache_read_input_tokens") or 0
@@ -295,7 +295,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     )
     usage = body["usage"]
     text = "".join(texts) if texts or not calls else None
-    prompt, cache = _prompt(usage)
+    prompt, cache = prompt_of(usage)
     done = Completion(text, calls, FINISH[body["stop_reason"]], prompt, usage["output_tokens"])
     done.cache = cache
     thoughts = [b["thinking"] for b in body["content"] if b["type"] == "thinking"]
@@ -305,11 +305,28 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     return [done]
 
 
-def render_events(stream: Iterable[Delta], *, id: str, model: str) -> Iterator[dict[str, Any]]:
+def render_events(
+    stream: Iterable[Delta],
+    *,
+    id: str,
+    model: str,
+    start: tuple[int, CacheUse | None] = (0, None),
+) -> Iterator[dict[str, Any]]:
     """message_start, content blocks (start, deltas, stop), message_delta, message_stop.
-    Reasoning is a first `thinking` block: its deltas, then its signature."""
-    start = {"id": id, "type": "message", "role": "assistant", "model": model, "content": []}
-    yield {"type": "message_start", "message": start}
+    Reasoning is a first `thinking` block: its deltas, then its signature. `start`: the
+    prompt's tokens and cache use, which message_start's usage tells (the final usage
+    is message_delta's)."""
+    begun: dict[str, Any] = {
+        "id": id,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": _usage(start[0], 0, start[1]),
+    }
+    yield {"type": "message_start", "message": begun}
     block = -1
     open_block = False
     thoughts: list[str] | None = None  # the open thinking block's text
@@ -387,5 +404,5 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             usage = event["usage"]
             reason = FINISH[event["delta"]["stop_reason"]]
             reasoning = _thinking_tokens("".join(thoughts))
-            prompt, cache = _prompt(usage)
+            prompt, cache = prompt_of(usage)
             yield Finish(reason, prompt, usage["output_tokens"], 0, reasoning, cache)

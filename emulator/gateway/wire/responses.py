@@ -219,8 +219,12 @@ def response_id(generation_id: str) -> str:
 
 
 def generation_of(some_id: str) -> str:
-    """The usage event's id for a response's id (any other id unchanged)."""
-    return "gen_" + some_id[5:] if some_id.startswith("resp_") else some_id
+    """The usage event's id for a response's id or a message's (`POST /messages`; any
+    other id unchanged)."""
+    for prefix in ("resp_", "msg_"):
+        if some_id.startswith(prefix):
+            return "gen_" + some_id[len(prefix) :]
+    return some_id
 
 
 def item_key(response_id: str) -> str:

@@ -1,0 +1,119 @@
+"""POST /api/v1/messages: OpenRouter's Anthropic-compatible API (Anthropic's SDK, Claude
+Code), whole or as Anthropic's stream events, on any model and route.
+
+The body is read as the `messages` format's (`wire/messages.py`, which also speaks to
+the providers of that format), served like chat and responses, and answered in the
+same format: content blocks, `stop_reason`, Anthropic's usage (cache tokens apart),
+plus the provider and the charge as the other endpoints carry them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any
+
+from litestar import Controller, Request, Response, post
+from litestar.params import JSONBody
+
+from emulator.auth.credentials import Caller, RouteAuth
+from emulator.bodies import parse_body
+from emulator.direct import DirectRequest, DirectRoute, serve_declared
+from emulator.gateway import service
+from emulator.gateway.answers import Answer, gateway_reply
+from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
+from emulator.gateway.messages_schemas import MessagesRequest
+from emulator.gateway.streaming import paced_stream, typed_sse_lines
+from emulator.gateway.wire import messages
+from emulator.gateway.wire.responses import item_key
+from emulator.runtime import Runtime
+from emulator.web import API_PREFIX, BEARER, Reply
+
+ENDPOINT = "messages"
+
+
+def create_message(request: DirectRequest) -> Reply:
+    data = parse_body(request.body, MessagesRequest)
+    return gateway_reply(request, ENDPOINT, data, answer)
+
+
+MESSAGES = DirectRoute(
+    "POST", f"{API_PREFIX}/messages", RouteAuth("api_key", ("ai.gateway",)), create_message
+)
+
+
+class MessagesController(Controller):
+    """The declaration (OpenAPI, 405s): `MESSAGES` serves it, in `emulator.direct`."""
+
+    path = API_PREFIX
+    opt = MESSAGES.opt
+    security = BEARER
+    tags = ["Gateway"]
+
+    @post(
+        "/messages",
+        status_code=200,
+        summary="A message in Anthropic's format (OpenRouter's Anthropic-compatible API)",
+    )
+    async def create(
+        self,
+        request: Request[Any, Any, Any],
+        data: JSONBody[MessagesRequest],
+    ) -> Response[Any]:
+        return await serve_declared(request, MESSAGES)
+
+
+def message_id(generation_id: str) -> str:
+    """A message's id, as Anthropic's start (`msg_`): the usage event's under that prefix."""
+    return "msg_" + item_key(generation_id)
+
+
+def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+    call = service.new_call(ENDPOINT, body, messages.parse_request(body), metadata)
+    served = service.serve(rt, caller, call)
+    ident, model = message_id(served.id), served.route.model
+    reasoning = service.reasoning_of(call.request, served.route)
+    hidden = reasoning is not None and reasoning.exclude  # a model that reasons unasked
+    headers = {"X-Generation-Id": served.id}
+    if call.stream:
+
+        def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
+            if hidden:
+                deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
+            finish = next(d for d in served.deltas if isinstance(d, Finish))
+            events = messages.render_events(
+                deltas, id=ident, model=model, start=(finish.input_tokens, finish.cache)
+            )
+            return typed_sse_lines(_priced(rt, served, events))
+
+        return Answer(headers, stream=paced_stream(rt, caller, call, served, render))
+    completion = served.completions[0]
+    if hidden:
+        completion = replace(completion, reasoning=None)
+    whole = messages.render_response(completion, id=ident, model=model)
+    whole["provider"] = served.route.provider
+    spent = service.Spent(
+        completion.input_tokens,
+        completion.output_tokens,
+        completion.reasoning_tokens,
+        completion.finish_reason,
+        cache=completion.cache,
+    )
+    charge = service.record_usage(rt, caller, call, served, spent)
+    whole["usage"] |= service.usage_money(
+        charge, served.route, spent.prompt, spent.completion, ENDPOINT, spent.cache
+    )
+    return Answer(headers, body=whole)
+
+
+def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Iterator[Any]:
+    """The last usage (`message_delta`'s) carries the charge, as a whole answer's does."""
+    for event in events:
+        if event["type"] == "message_delta":
+            usage = event["usage"]
+            prompt, _ = messages.prompt_of(usage)
+            cache = service.served_cache(served)
+            tokens = prompt, usage["output_tokens"]
+            charge = service.charge_of(rt, served, *tokens, cache)
+            usage |= service.usage_money(charge, served.route, *tokens, ENDPOINT, cache)
+        yield event

@@ -1,0 +1,125 @@
+"""The messages request as Anthropic's SDK sends it to OpenRouter's Anthropic-compatible
+API (`POST /api/v1/messages`): validated, unknown fields allowed.
+
+The same request the gateway sends its `messages` providers (`wire/messages.py` reads
+both), plus OpenRouter's routing fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import ConfigDict, Field, model_validator
+
+from emulator.bodies import WireModel
+from emulator.gateway.chat_schemas import (
+    CacheControl,
+    DebugOptions,
+    Plugin,
+    ProviderPreferences,
+    model_from_models,
+)
+
+
+class _Open(WireModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class Block(_Open):
+    """A content block: what each type needs is checked, the rest is the type's own."""
+
+    type: Literal[
+        "text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking"
+    ]
+    text: str | None = None
+    id: str | None = None
+    name: str | None = None
+    input: dict[str, Any] | None = None
+    tool_use_id: str | None = None
+    content: str | list[dict[str, Any]] | None = None
+    cache_control: CacheControl | None = None
+
+    @model_validator(mode="after")
+    def _has_its_fields(self) -> Block:
+        needs = {
+            "text": ("text",),
+            "tool_use": ("id", "name", "input"),
+            "tool_result": ("tool_use_id",),
+        }.get(self.type, ())
+        missing = [name for name in needs if getattr(self, name) is None]
+        if missing:
+            raise ValueError(f"a `{self.type}` block needs `{missing[0]}`")
+        return self
+
+
+class TextBlock(_Open):
+    type: Literal["text"]
+    text: str
+    cache_control: CacheControl | None = None
+
+
+class Message(_Open):
+    role: Literal["user", "assistant"]
+    content: str | Annotated[list[Block], Field(min_length=1)]
+
+
+class Tool(_Open):
+    type: Literal["custom"] | None = None  # Anthropic's server tools are not run here
+    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
+    description: str | None = None
+    input_schema: dict[str, Any]
+    cache_control: CacheControl | None = None
+
+
+class ToolChoice(_Open):
+    type: Literal["auto", "any", "tool", "none"]
+    name: str | None = None
+    disable_parallel_tool_use: bool | None = None
+
+    @model_validator(mode="after")
+    def _a_tool_is_named(self) -> ToolChoice:
+        if self.type == "tool" and not self.name:
+            raise ValueError('tool_choice `{"type": "tool"}` needs the `name` of a tool')
+        return self
+
+
+class Thinking(_Open):
+    type: Literal["enabled", "disabled"]
+    budget_tokens: Annotated[int, Field(ge=1024)] | None = None
+
+    @model_validator(mode="after")
+    def _enabled_has_a_budget(self) -> Thinking:
+        if self.type == "enabled" and self.budget_tokens is None:
+            raise ValueError("thinking `enabled` needs `budget_tokens` (1,024 or more)")
+        return self
+
+
+class MessagesRequest(_Open):
+    model: Annotated[str, Field(min_length=1)]
+    messages: Annotated[list[Message], Field(min_length=1)]
+    max_tokens: Annotated[int, Field(ge=1)]
+    system: str | list[TextBlock] | None = None
+    stop_sequences: list[str] | None = None
+    temperature: Annotated[float, Field(ge=0, le=1)] | None = None
+    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    top_k: Annotated[int, Field(ge=0)] | None = None
+    stream: bool | None = None
+    tools: Annotated[list[Tool], Field(max_length=128)] | None = None
+    tool_choice: ToolChoice | None = None
+    thinking: Thinking | None = None
+    metadata: dict[str, Any] | None = None
+    # OpenRouter's
+    models: Annotated[list[str], Field(max_length=10)] | None = None
+    provider: ProviderPreferences | None = None
+    transforms: list[str] | None = None
+    plugins: list[Plugin] | None = None
+    debug: DebugOptions | None = None
+
+    _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _thinking_within_max_tokens(self) -> MessagesRequest:
+        budget = self.thinking.budget_tokens if self.thinking else None
+        if budget is not None and budget >= self.max_tokens:
+            raise ValueError("thinking.budget_tokens must be less than max_tokens")
+        return self

@@ -1,0 +1,190 @@
+"""OpenRouter's Anthropic-compatible API (`POST /api/v1/messages`) through Anthropic's own
+SDK: whole and streamed answers, tools, thinking, prompt caching, auth, errors, and the
+same billing as the other endpoints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anthropic
+import pytest
+
+from emulator.billing.pricing import CacheBill, Fees, charge_for
+from emulator.gateway.wire.messages import signature
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+SONNET = "anthropic/claude-sonnet-4"  # anthropic: 3,000,000 / 15,000,000 micros per Mtok
+QUESTION: Any = [{"role": "user", "content": "Explain how B-trees stay balanced"}]
+FEES = Fees(5.5, 20)
+
+
+def sonnet_charge(usage: Any) -> int:
+    """The charge of a usage in Anthropic's terms (`input_tokens` without the cache's)."""
+    read, written = usage.cache_read_input_tokens or 0, usage.cache_creation_input_tokens or 0
+    prompt = usage.input_tokens + read + written
+    bill = CacheBill(read, written, 0, 300_000, 3_750_000)
+    return charge_for(prompt, usage.output_tokens, 3_000_000, 15_000_000, FEES, bill).charge_micros
+
+
+def test_a_whole_message_is_anthropics_and_billed(
+    claude: anthropic.Anthropic, tenant: Tenant
+) -> None:
+    raw = claude.messages.with_raw_response.create(model=SONNET, max_tokens=300, messages=QUESTION)
+    message = raw.parse()
+    assert message.id.startswith("msg_") and message.type == "message"
+    assert message.role == "assistant" and message.model == SONNET
+    assert message.stop_reason == "end_turn" and message.content[0].type == "text"
+    extra = message.model_extra or {}
+    assert extra["provider"] == "anthropic"
+    usage = message.usage.model_dump()
+    assert usage["charge_micros"] == sonnet_charge(message.usage)
+    generation = raw.headers["x-generation-id"]
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{generation}").json()
+        stats = http.get("/generation", params={"id": message.id}).json()["data"]
+    assert event["endpoint"] == "messages" and event["charge_micros"] == usage["charge_micros"]
+    assert event["prompt_tokens"] == message.usage.input_tokens
+    assert stats["id"] == generation and stats["native_finish_reason"] == "end_turn"
+
+
+def test_a_streamed_message_sends_anthropics_events(
+    claude: anthropic.Anthropic, tenant: Tenant
+) -> None:
+    with claude.messages.stream(model=SONNET, max_tokens=300, messages=QUESTION) as stream:
+        events = list(stream)
+        final = stream.get_final_message()
+    kinds = [event.type for event in events]
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert "content_block_delta" in kinds and "message_delta" in kinds
+    start = events[0].message  # type: ignore[union-attr]
+    assert start.usage.input_tokens == final.usage.input_tokens > 0
+    whole = claude.messages.create(model=SONNET, max_tokens=300, messages=QUESTION)
+    assert final.content[0].text == whole.content[0].text  # type: ignore[union-attr]
+    delta = next(event for event in events if event.type == "message_delta")
+    charge = (delta.usage.model_extra or {})["charge_micros"]  # type: ignore[union-attr]
+    assert charge == sonnet_charge(final.usage)
+    with tenant.client() as http:
+        streamed = http.get("/ai-gateway/usage", params={"limit": 2}).json()["data"][1]
+    assert streamed["charge_micros"] == charge and streamed["metadata"]["stream"] is True
+
+
+def test_a_tool_round_trip(claude: anthropic.Anthropic) -> None:
+    tools: Any = [
+        {
+            "name": "get_weather",
+            "input_schema": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+        }
+    ]
+    asked = claude.messages.create(model=SONNET, max_tokens=300, tools=tools, messages=QUESTION)
+    assert asked.stop_reason == "tool_use"
+    (call,) = [block for block in asked.content if block.type == "tool_use"]
+    assert isinstance(call.input, dict) and isinstance(call.input["city"], str)
+    result = {"type": "tool_result", "tool_use_id": call.id, "content": "21 degrees"}
+    turns: Any = [*QUESTION, {"role": "assistant", "content": asked.content}]
+    answer = claude.messages.create(
+        model=SONNET,
+        max_tokens=300,
+        tools=tools,
+        messages=[*turns, {"role": "user", "content": [result]}],
+    )
+    assert answer.stop_reason == "end_turn" and "21 degrees" in answer.content[0].text  # type: ignore[union-attr]
+
+
+def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:
+    message = claude.messages.create(
+        model=SONNET,
+        max_tokens=4000,
+        thinking={"type": "enabled", "budget_tokens": 1024},
+        messages=QUESTION,
+    )
+    thinking, text = message.content[0], message.content[1]
+    assert thinking.type == "thinking" and text.type == "text"
+    assert thinking.signature == signature(thinking.thinking)
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(
+            model=SONNET,
+            max_tokens=1000,
+            thinking={"type": "enabled", "budget_tokens": 1024},
+            messages=QUESTION,
+        )
+    assert "budget_tokens must be less than max_tokens" in str(refused.value)
+
+
+def test_cache_control_blocks_cache_as_anthropic_counts_them(claude: anthropic.Anthropic) -> None:
+    system: Any = [
+        {
+            "type": "text",
+            "text": " ".join(f"rule{i} keeps item{i}" for i in range(600)),
+            "cache_control": {"type": "ephemeral"},
+        }
+    ]
+    ask: Any = {"model": SONNET, "max_tokens": 100, "system": system}
+    written = claude.messages.create(**ask, messages=QUESTION)
+    read = claude.messages.create(**ask, messages=[{"role": "user", "content": "And AVL trees?"}])
+    kept = written.usage.cache_creation_input_tokens
+    assert kept and kept > 1024 and written.usage.cache_read_input_tokens == 0
+    assert read.usage.cache_read_input_tokens == kept
+    assert read.usage.input_tokens < 20  # the question alone: the cache's are apart
+    for message in (written, read):
+        assert (message.usage.model_extra or {})["charge_micros"] == sonnet_charge(message.usage)
+
+
+def test_the_key_may_come_as_anthropics_x_api_key(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    base = emulator.base_url.removesuffix("/v1")
+    with anthropic.Anthropic(base_url=base, api_key=tenant.api_key, max_retries=0) as client:
+        assert client.messages.create(model=SONNET, max_tokens=20, messages=QUESTION).content
+    wrong = anthropic.Anthropic(base_url=base, api_key="sk-emu-wrong", max_retries=0)
+    with wrong, pytest.raises(anthropic.AuthenticationError):
+        wrong.messages.create(model=SONNET, max_tokens=20, messages=QUESTION)
+
+
+def test_errors_are_the_sdks_classes(claude: anthropic.Anthropic, emulator: EmulatorHandle) -> None:
+    with pytest.raises(anthropic.NotFoundError):
+        claude.messages.create(model="nobody/nothing", max_tokens=20, messages=QUESTION)
+    with pytest.raises(anthropic.BadRequestError):
+        claude.messages.create(model=SONNET, max_tokens=20, messages=[])
+    broke = emulator.create_tenant(balance_micros=0)
+    base = emulator.base_url.removesuffix("/v1")
+    client = anthropic.Anthropic(base_url=base, auth_token=broke.api_key, max_retries=0)
+    with client, pytest.raises(anthropic.APIStatusError) as refused:
+        client.messages.create(model=SONNET, max_tokens=20, messages=QUESTION)
+    assert refused.value.status_code == 402
+
+
+def test_bad_bodies_are_400_naming_the_field(tenant: Tenant) -> None:
+    cases = [
+        ({"messages": QUESTION}, "max_tokens"),
+        ({"max_tokens": 5, "messages": [{"role": "system", "content": "x"}]}, "messages[0].role"),
+        (
+            {"max_tokens": 5, "messages": [{"role": "user", "content": [{"type": "text"}]}]},
+            "messages[0].content",
+        ),
+        ({"max_tokens": 5, "messages": QUESTION, "tool_choice": {"type": "tool"}}, "tool_choice"),
+        (
+            {"max_tokens": 5, "messages": QUESTION, "tools": [{"name": "x"}]},
+            "tools[0].input_schema",
+        ),
+    ]
+    with tenant.client() as http:
+        for body, param in cases:
+            refused = http.post("/messages", json={"model": SONNET, **body})
+            assert assert_error(refused, 400, "invalid_request")["param"].startswith(param), body
+
+
+def test_a_cut_stream_ends_with_anthropics_error_event(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": SONNET, "max_tokens": 300, "messages": QUESTION, "stream": True}
+    fault = emulator.faults.add(account_id=tenant.account_id, cut_stream_after=3, times=1)
+    with fault, tenant.client() as http:
+        cut = http.post("/messages", json=body)
+    lines = cut.text.strip().splitlines()
+    assert lines[-2] == "event: error"
+    error = json.loads(lines[-1].removeprefix("data: "))
+    assert error["type"] == "error" and error["error"]["type"] == "api_error"
