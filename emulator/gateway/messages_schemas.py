@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
+from emulator.errors import ValidationFailed
 from emulator.gateway.chat_schemas import (
     CacheControl,
     DebugOptions,
@@ -25,6 +26,14 @@ class _Open(WireModel):
     model_config = ConfigDict(extra="allow")
 
 
+class ResultPart(_Open):
+    """A block of a `tool_result`'s content."""
+
+    type: Literal["text", "image", "document", "search_result"]
+    text: str | None = None
+    cache_control: CacheControl | None = None
+
+
 class Block(_Open):
     """A content block: what each type needs is checked, the rest is the type's own."""
 
@@ -36,7 +45,7 @@ class Block(_Open):
     name: str | None = None
     input: dict[str, Any] | None = None
     tool_use_id: str | None = None
-    content: str | list[dict[str, Any]] | None = None
+    content: str | list[ResultPart] | None = None
     cache_control: CacheControl | None = None
 
     @model_validator(mode="after")
@@ -84,7 +93,7 @@ class ToolChoice(_Open):
 
 
 class Thinking(_Open):
-    type: Literal["enabled", "disabled"]
+    type: Literal["enabled", "disabled", "adaptive"]  # adaptive: the model's own budget
     budget_tokens: Annotated[int, Field(ge=1024)] | None = None
 
     @model_validator(mode="after")
@@ -92,6 +101,13 @@ class Thinking(_Open):
         if self.type == "enabled" and self.budget_tokens is None:
             raise ValueError("thinking `enabled` needs `budget_tokens` (1,024 or more)")
         return self
+
+
+class OutputFormat(_Open):
+    """Anthropic's structured outputs: answer JSON valid against `schema`."""
+
+    type: Literal["json_schema"]
+    schema_: Annotated[dict[str, Any], Field(alias="schema")]
 
 
 class MessagesRequest(_Open):
@@ -107,6 +123,9 @@ class MessagesRequest(_Open):
     tools: Annotated[list[Tool], Field(max_length=128)] | None = None
     tool_choice: ToolChoice | None = None
     thinking: Thinking | None = None
+    output_format: OutputFormat | None = None
+    output_config: dict[str, Any] | None = None  # taken as sent (its `effort` is ignored)
+    cache_control: CacheControl | None = None  # a breakpoint at the last message's end
     metadata: dict[str, Any] | None = None
     # OpenRouter's
     models: Annotated[list[str], Field(max_length=10)] | None = None
@@ -121,5 +140,9 @@ class MessagesRequest(_Open):
     def _thinking_within_max_tokens(self) -> MessagesRequest:
         budget = self.thinking.budget_tokens if self.thinking else None
         if budget is not None and budget >= self.max_tokens:
-            raise ValueError("thinking.budget_tokens must be less than max_tokens")
+            raise ValidationFailed(
+                "thinking.budget_tokens must be less than max_tokens: lower it, or raise "
+                "max_tokens.",
+                param="thinking.budget_tokens",
+            )
         return self

@@ -188,3 +188,50 @@ def test_a_cut_stream_ends_with_anthropics_error_event(
     assert lines[-2] == "event: error"
     error = json.loads(lines[-1].removeprefix("data: "))
     assert error["type"] == "error" and error["error"]["type"] == "api_error"
+
+
+def test_what_a_turn_says_beside_its_tool_results_is_read(tenant: Tenant) -> None:
+    call = {"type": "tool_use", "id": "toolu_1", "name": "lookup", "input": {}}
+    long = " ".join(f"note{i}" for i in range(1500))
+
+    def turn(*blocks: dict[str, Any]) -> dict[str, Any]:
+        messages = [*QUESTION, {"role": "assistant", "content": [call]}]
+        messages.append({"role": "user", "content": list(blocks)})
+        body = {"model": SONNET, "max_tokens": 50, "messages": messages}
+        with tenant.client() as http:
+            answer = http.post("/messages", json=body)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["usage"]
+
+    plain = turn({"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"})
+    beside = turn(
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"},
+        {"type": "text", "text": long},
+    )
+    assert beside["input_tokens"] > plain["input_tokens"] + 1500  # read, and billed
+    silent = turn({"type": "tool_result", "tool_use_id": "toolu_1"})  # `content` is optional
+    assert silent["input_tokens"] <= plain["input_tokens"]
+    marked = {"type": "text", "text": long, "cache_control": {"type": "ephemeral"}}
+    inner = {"type": "tool_result", "tool_use_id": "toolu_1", "content": [marked]}
+    written = turn(inner)
+    assert written["cache_creation_input_tokens"] > 1024  # a breakpoint inside a result
+    assert turn(inner)["cache_read_input_tokens"] == written["cache_creation_input_tokens"]
+
+
+def test_structured_output_adaptive_thinking_and_the_budget_rule(tenant: Tenant) -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    body = {"model": SONNET, "max_tokens": 2000, "messages": QUESTION}
+    with tenant.client() as http:
+        shaped = http.post(
+            "/messages", json={**body, "output_format": {"type": "json_schema", "schema": schema}}
+        ).json()
+        adaptive = http.post("/messages", json={**body, "thinking": {"type": "adaptive"}}).json()
+        over = http.post(
+            "/messages",
+            json={**body, "thinking": {"type": "enabled", "budget_tokens": 4000}},
+        )
+        bad_format = http.post("/messages", json={**body, "output_format": 5})
+    assert isinstance(json.loads(shaped["content"][0]["text"])["a"], int)
+    assert [block["type"] for block in adaptive["content"]] == ["thinking", "text"]
+    assert assert_error(over, 400, "invalid_request")["param"] == "thinking.budget_tokens"
+    assert assert_error(bad_format, 400, "invalid_request")["param"] == "output_format"

@@ -27,6 +27,8 @@ from emulator.gateway.canonical import (
     cache_control,
     cache_marks,
     cache_ttl,
+    effort_tokens,
+    merged_marks,
 )
 from emulator.gateway.tokens import count_text
 
@@ -160,6 +162,12 @@ def parse_request(body: dict[str, Any]) -> Request:
         messages.append(Message("system", system))
     for raw in body["messages"]:
         messages += _parse_message(raw)
+    top = body.get("cache_control")
+    if isinstance(top, dict) and messages:  # a breakpoint at the end of the last message
+        last = messages[-1]
+        last.cache_marks = merged_marks(
+            (*last.cache_marks, CacheMark(len(last.text), cache_ttl(top)))
+        )
     choice = body.get("tool_choice", {}).get("type", "auto")
     choice = {"any": "required"}.get(choice, choice)
     if choice == "tool":
@@ -182,7 +190,12 @@ def parse_request(body: dict[str, Any]) -> Request:
 
 
 def _reasoning(thinking: dict[str, Any] | None) -> Reasoning | None:
-    if thinking is None or thinking.get("type") != "enabled":
+    """`enabled` with its budget; Anthropic's `adaptive` (the model decides how much):
+    the default effort's budget."""
+    kind = None if thinking is None else thinking.get("type")
+    if kind == "adaptive":
+        return Reasoning(effort_tokens(None))
+    if kind != "enabled" or thinking is None:
         return None
     return Reasoning(thinking["budget_tokens"])
 
@@ -202,8 +215,11 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
     if isinstance(content, str):
         return [Message(raw["role"], content)]
     results = [b for b in content if b["type"] == "tool_result"]
-    if results:
-        return [_tool_result(b) for b in results]
+    if results:  # the results, then what the turn says beside them (a user's words)
+        said = [b for b in content if b["type"] != "tool_result"]
+        return [_tool_result(b) for b in results] + (
+            _parse_message({**raw, "content": said}) if said else []
+        )
     return [
         Message(
             role=raw["role"],
@@ -223,18 +239,22 @@ _TEXT = frozenset({"text"})
 
 
 def _tool_result(block: dict[str, Any]) -> Message:
-    text = _block_text(block["content"])
+    content = block.get("content") or ""  # optional: a result may say nothing
+    text = _block_text(content)
     message = Message("tool", text, tool_call_id=block["tool_use_id"])
+    if isinstance(content, list):  # its own blocks may mark where a prefix ends
+        message.cache_marks = cache_marks(content, _TEXT)
     control = block.get("cache_control")
     if control:  # a breakpoint at the result's end
-        message.cache_marks = (CacheMark(len(text), cache_ttl(control)),)
+        mark = CacheMark(len(text), cache_ttl(control))
+        message.cache_marks = merged_marks((*message.cache_marks, mark))
     return message
 
 
 def _block_text(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "\n".join(b.get("text", "") for b in content)
+    return "\n".join(b.get("text") or "" for b in content if b.get("type") == "text")
 
 
 def render_response(completion: Completion, *, id: str, model: str) -> dict[str, Any]:
