@@ -16,7 +16,6 @@ from emulator.errors import ValidationFailed
 from emulator.gateway import auto_router, stored_responses, web_search
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
-from emulator.gateway.content import prompt_tokens
 from emulator.gateway.middle_out import asked
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
@@ -29,6 +28,7 @@ from emulator.gateway.service import (
     fees_of,
     premium_ok,
     premium_unapproved,
+    provider_prompt_tokens,
     worst_case,
     worst_hold,
 )
@@ -127,5 +127,5 @@ def _request(body: dict[str, Any], chat_body: bool) -> Request:
 
 
 def _tokens(route: Route, request: Request) -> tuple[int, int]:
-    prompt = prompt_tokens(request, route.wire_format)
+    prompt = provider_prompt_tokens(capped(request, route), route.wire_format)
     return prompt, (capped(request, route).max_tokens or 0) * request.n

@@ -87,6 +87,8 @@ class PromptCache:
         with self.rt.store.write() as conn:
             hit = kept.longest_kept(conn, self.account_id, route, list(digests.values()), now)
             read = hit[1] if hit else 0
+            if family == EXPLICIT_FORMAT:  # what was read is renewed, not written again:
+                keeps = [(at, ttl) for at, ttl in keeps if at > read]  # its ttl stays
             prefixes = [(digests[at], at, ttl) for at, ttl in keeps]
             if hit is not None:  # a read renews the prefix it read, for as long as it was kept
                 prefixes.append(hit)

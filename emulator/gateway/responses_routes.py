@@ -16,7 +16,6 @@ from emulator.gateway import auto_router, service, stored_responses, web_citatio
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
-from emulator.gateway.content import prompt_tokens
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
@@ -80,7 +79,7 @@ class ResponsesController(Controller):
         routes = route_candidates(view, model, [], ProviderPrefs.from_body(body.get("provider")))
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
-        count = prompt_tokens(request, EXACT_FAMILY)
+        count = service.provider_prompt_tokens(request, EXACT_FAMILY)
         return InputTokens(
             input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
         )

@@ -264,6 +264,15 @@ def reasoning_of(request: Request, route: Route) -> Reasoning | None:
     return Reasoning(effort_tokens(None), exclude=hidden)
 
 
+def provider_prompt_tokens(request: Request, wire_format: str) -> int:
+    """The prompt's tokens as a provider of `wire_format` counts them: the request said
+    in its format and read back (the responses and messages formats join the system
+    messages into one, which frames them once). Exact, and slower than `prompt_tokens`,
+    which the hold takes (it can only count more)."""
+    wire = WIRE[wire_format]
+    return prompt_tokens(wire.parse_request(wire.render_request(request, "m")), wire_format)
+
+
 def _output_limit(request: Request, route: Route) -> int:
     return min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
 

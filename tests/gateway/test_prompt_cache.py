@@ -422,3 +422,19 @@ def test_free_variants_cache_nothing(tenant: Tenant) -> None:
     usage = answer["usage"]
     assert usage["prompt_tokens_details"]["cached_tokens"] == 0
     assert usage["cost_details"]["upstream_inference_prompt_cost"] == 0
+
+
+def test_reading_a_five_minute_prefix_under_an_hours_breakpoint_keeps_it_five(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as http:
+        written = chat(http, "one", "emulator-messages", system=marked(SYSTEM))["usage"]
+        read = chat(http, "one", "emulator-messages", system=marked(SYSTEM, "1h"))["usage"]
+        emulator.advance(1200)  # the 5 minutes are over; an hour's would not be
+        later = chat(http, "one", "emulator-messages", system=marked(SYSTEM, "1h"))["usage"]
+    kept = written["prompt_tokens_details"]["cache_write_tokens"]
+    assert read["prompt_tokens_details"]["cached_tokens"] == kept  # read, nothing written
+    assert read["prompt_tokens_details"]["cache_write_tokens"] == 0
+    assert later["prompt_tokens_details"]["cached_tokens"] == 0  # not kept an hour for free
+    written_1h = later["prompt_tokens_details"]["cache_write_tokens"]
+    assert later["charge_micros"] == expected_charge(later, "emulator-messages", written_1h)

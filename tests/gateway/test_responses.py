@@ -298,3 +298,23 @@ def test_malformed_input_parts_and_settings_are_400(
     with tenant.client() as http:
         refused = http.post(path, json={"model": "openai/gpt-4o-mini", **body})
     assert assert_error(refused, 400, "invalid_request")["param"] == param
+
+
+def test_the_exact_count_frames_system_messages_once_as_the_provider_does(
+    tenant: Tenant,
+) -> None:
+    body = {
+        "model": "openai/gpt-4o-mini",
+        "instructions": "be brief",
+        "input": [
+            {"role": "system", "content": "be nice"},
+            {"role": "user", "content": "what is up"},
+        ],
+    }
+    with tenant.client() as http:
+        counted = http.post("/responses/input_tokens", json=body).json()
+        quoted = http.post("/ai-gateway/quote", json=body).json()
+        answered = http.post("/responses", json=body).json()
+    assert counted["exact"] is True
+    assert counted["input_tokens"] == answered["usage"]["input_tokens"]
+    assert quoted["estimated_input_tokens"] == answered["usage"]["input_tokens"]
