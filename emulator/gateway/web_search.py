@@ -115,16 +115,15 @@ def _tool_results(tool: dict[str, Any], index: int) -> int:
     """The web search tool's `parameters.max_results` (1 to 10; 5 if not given)."""
     parameters = tool.get("parameters")
     if parameters is None:
-        return DEFAULT_RESULTS
-    wanted = parameters.get("max_results") if isinstance(parameters, dict) else None
-    if isinstance(parameters, dict) and wanted is None:
+        parameters = {}
+    wanted = parameters.get("max_results") if isinstance(parameters, dict) else "?"
+    if wanted is None:
         return DEFAULT_RESULTS
     if type(wanted) is not int or not 1 <= wanted <= MAX_RESULTS:
-        where = "parameters" if not isinstance(parameters, dict) else "parameters.max_results"
         raise ValidationFailed(
-            f"The web search tool's {where} must be an object with `max_results` from 1 to "
-            f"{MAX_RESULTS}.",
-            param=f"tools[{index}].{where}",
+            "The web search tool's `parameters` must be an object whose `max_results` is "
+            f"a whole number from 1 to {MAX_RESULTS}.",
+            param=f"tools[{index}].parameters",
         )
     return wanted
 

@@ -203,6 +203,10 @@ def test_the_search_tool_answers_to_its_own_switches(tenant: Tenant) -> None:
             },
         )
         other_plugin = chat(http, model=MINI, plugins=[{"id": "file-parser", "max_results": 20}])
+        too_many = {"type": "openrouter:web_search", "parameters": {"max_results": 11}}
+        refused = http.post(
+            "/chat/completions", json={"model": MINI, "messages": QUESTION, "tools": [too_many]}
+        )
     assert len(unplugged["choices"][0]["message"]["annotations"]) == 4  # the tool still searches
     assert len(shorthand["output"][0]["content"][0]["annotations"]) == 5  # OpenAI's name for it
     assert (
@@ -211,6 +215,7 @@ def test_the_search_tool_answers_to_its_own_switches(tenant: Tenant) -> None:
     )
     assert assert_error(misplaced, 400, "invalid_request")["param"] == "tools[1].function"
     assert "annotations" not in other_plugin["choices"][0]["message"]
+    assert assert_error(refused, 400, "invalid_request")["param"] == "tools[0].parameters"
 
 
 def test_input_tokens_count_an_online_models_results(tenant: Tenant) -> None:
