@@ -19,15 +19,16 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import service
+from emulator.gateway import auto_router, service, web_search
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
-from emulator.gateway.messages_schemas import MessagesRequest
+from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
+from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import messages
 from emulator.gateway.wire.responses import item_key
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, Reply
+from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 
 ENDPOINT = "messages"
 
@@ -61,6 +62,33 @@ class MessagesController(Controller):
         data: JSONBody[MessagesRequest],
     ) -> Response[Any]:
         return await serve_declared(request, MESSAGES)
+
+    @post(
+        "/messages/count_tokens",
+        status_code=200,
+        summary="Count a message request's input tokens, as the provider serving it would",
+    )
+    async def count_tokens(
+        self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[CountRequest]
+    ) -> TokenCount:
+        return count(rt, caller, data.model_dump(by_alias=True, exclude_none=True))
+
+
+def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
+    """Anthropic's `count_tokens`: the prompt's tokens as the first route's provider
+    counts them (web search results included), which is what the request is billed."""
+    request = messages.parse_request({**body, "max_tokens": 1})
+    service.check_tools(request, ENDPOINT)
+    model, fallbacks, search = web_search.from_body(body, request.messages)
+    if search is not None:
+        request, _ = web_search.inject(request, search, rt.clock.now_iso()[:10])
+    view = rt.catalog.view()
+    allowed = auto_router.allowed_patterns(body)
+    model = auto_router.resolve(view, model, request, allowed, service.premium_ok(caller))
+    prefs = ProviderPrefs.from_body(body.get("provider"))
+    route = route_candidates(view, model, fallbacks, prefs)[0]
+    tokens = service.provider_prompt_tokens(request, route.wire_format)
+    return TokenCount(input_tokens=tokens, provider=route.provider)
 
 
 def message_id(generation_id: str) -> str:

@@ -110,31 +110,46 @@ class OutputFormat(_Open):
     schema_: Annotated[dict[str, Any], Field(alias="schema")]
 
 
-class MessagesRequest(_Open):
+class Prompt(_Open):
+    """What a message request and its token count share: the model and the prompt."""
+
     model: Annotated[str, Field(min_length=1)]
     messages: Annotated[list[Message], Field(min_length=1)]
-    max_tokens: Annotated[int, Field(ge=1)]
     system: str | list[TextBlock] | None = None
+    tools: Annotated[list[Tool], Field(max_length=128)] | None = None
+    tool_choice: ToolChoice | None = None
+    thinking: Thinking | None = None
+    cache_control: CacheControl | None = None  # a breakpoint at the last message's end
+    # OpenRouter's
+    models: Annotated[list[str], Field(max_length=10)] | None = None
+    provider: ProviderPreferences | None = None
+    plugins: list[Plugin] | None = None
+
+    _first_of_models = model_validator(mode="before")(model_from_models)
+
+
+class CountRequest(Prompt):
+    """`POST /messages/count_tokens`."""
+
+
+class TokenCount(WireModel):
+    input_tokens: int
+    provider: str  # whose count it is: the route that would serve the request
+
+
+class MessagesRequest(Prompt):
+    max_tokens: Annotated[int, Field(ge=1)]
     stop_sequences: list[str] | None = None
     temperature: Annotated[float, Field(ge=0, le=1)] | None = None
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     top_k: Annotated[int, Field(ge=0)] | None = None
     stream: bool | None = None
-    tools: Annotated[list[Tool], Field(max_length=128)] | None = None
-    tool_choice: ToolChoice | None = None
-    thinking: Thinking | None = None
     output_format: OutputFormat | None = None
     output_config: dict[str, Any] | None = None  # taken as sent (its `effort` is ignored)
-    cache_control: CacheControl | None = None  # a breakpoint at the last message's end
     metadata: dict[str, Any] | None = None
     # OpenRouter's
-    models: Annotated[list[str], Field(max_length=10)] | None = None
-    provider: ProviderPreferences | None = None
     transforms: list[str] | None = None
-    plugins: list[Plugin] | None = None
     debug: DebugOptions | None = None
-
-    _first_of_models = model_validator(mode="before")(model_from_models)
 
     @model_validator(mode="after")
     def _thinking_within_max_tokens(self) -> MessagesRequest:

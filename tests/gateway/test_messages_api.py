@@ -235,3 +235,17 @@ def test_structured_output_adaptive_thinking_and_the_budget_rule(tenant: Tenant)
     assert [block["type"] for block in adaptive["content"]] == ["thinking", "text"]
     assert assert_error(over, 400, "invalid_request")["param"] == "thinking.budget_tokens"
     assert assert_error(bad_format, 400, "invalid_request")["param"] == "output_format"
+
+
+def test_count_tokens_is_what_the_message_is_billed(claude: anthropic.Anthropic) -> None:
+    system = "You answer in one paragraph.\nYou cite nothing."
+    tools: Any = [{"name": "lookup", "input_schema": {"type": "object"}}]
+    ask: Any = {"model": SONNET, "system": system, "tools": tools, "messages": QUESTION}
+    counted = claude.messages.count_tokens(**ask)
+    billed = claude.messages.create(max_tokens=100, **ask).usage
+    assert counted.input_tokens == billed.input_tokens > 0
+    assert (counted.model_extra or {})["provider"] == "anthropic"
+    online = claude.messages.count_tokens(**{**ask, "model": f"{SONNET}:online"})
+    assert online.input_tokens > counted.input_tokens  # the search results are input too
+    with pytest.raises(anthropic.BadRequestError):
+        claude.messages.count_tokens(model=SONNET, messages=[])
