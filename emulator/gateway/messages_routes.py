@@ -19,11 +19,10 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import auto_router, service, web_search
+from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
-from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import messages
 from emulator.gateway.wire.responses import item_key
@@ -79,14 +78,7 @@ def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
     counts them (web search results included), which is what the request is billed."""
     request = messages.parse_request({**body, "max_tokens": 1})
     service.check_tools(request, ENDPOINT)
-    model, fallbacks, search = web_search.from_body(body, request.messages)
-    if search is not None:
-        request, _ = web_search.inject(request, search, rt.clock.now_iso()[:10])
-    view = rt.catalog.view()
-    allowed = auto_router.allowed_patterns(body)
-    model = auto_router.resolve(view, model, request, allowed, service.premium_ok(caller))
-    prefs = ProviderPrefs.from_body(body.get("provider"))
-    route = route_candidates(view, model, fallbacks, prefs)[0]
+    route, request = service.first_route(rt, caller, body, request)
     tokens = service.provider_prompt_tokens(request, route.wire_format)
     return TokenCount(input_tokens=tokens, provider=route.provider)
 

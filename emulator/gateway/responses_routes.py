@@ -12,12 +12,11 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import auto_router, service, stored_responses, web_citations, web_search
+from emulator.gateway import service, stored_responses, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
-from emulator.gateway.routing import ProviderPrefs, route_candidates
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
@@ -70,14 +69,7 @@ class ResponsesController(Controller):
         body = talk.whole()
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
-        model, _, search = web_search.from_body(body, request.messages)
-        if search is not None:  # the results are input tokens too
-            request, _ = web_search.inject(request, search, rt.clock.now_iso()[:10])
-        view, allowed = rt.catalog.view(), auto_router.allowed_patterns(body)
-        premium = service.premium_ok(caller)
-        model = auto_router.resolve(view, model, request, allowed, premium)
-        routes = route_candidates(view, model, [], ProviderPrefs.from_body(body.get("provider")))
-        route = routes[0]
+        route, request = service.first_route(rt, caller, body, request)
         exact = route.wire_format == EXACT_FAMILY
         count = service.provider_prompt_tokens(request, EXACT_FAMILY)
         return InputTokens(

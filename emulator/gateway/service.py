@@ -264,6 +264,21 @@ def reasoning_of(request: Request, route: Route) -> Reasoning | None:
     return Reasoning(effort_tokens(None), exclude=hidden)
 
 
+def first_route(
+    rt: Runtime, caller: Caller, body: dict[str, Any], request: Request
+) -> tuple[Route, Request]:
+    """For a token count: the route that would serve the body first, and its request as
+    that route would read it (web search results in it), without serving anything."""
+    model, fallbacks, search = web_search.from_body(body, request.messages)
+    if search is not None:  # the results are input tokens too
+        request, _ = web_search.inject(request, search, rt.clock.now_iso()[:10])
+    view = rt.catalog.view()
+    allowed = auto_router.allowed_patterns(body)
+    model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
+    prefs = ProviderPrefs.from_body(body.get("provider"))
+    return route_candidates(view, model, fallbacks, prefs)[0], request
+
+
 def provider_prompt_tokens(request: Request, wire_format: str) -> int:
     """The prompt's tokens as a provider of `wire_format` counts them: the request said
     in its format and read back (the responses and messages formats join the system
