@@ -127,9 +127,13 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
 
 
 def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Iterator[Any]:
-    """The last usage (`message_delta`'s) carries the charge, as a whole answer's does."""
+    """The last usage (`message_delta`'s) carries the charge, as a whole answer's does;
+    a `ping` follows `message_start`, as Anthropic's API sends one."""
     for event in events:
-        if event["type"] == "message_delta":
+        if event["type"] == "message_start":
+            yield event
+            event = {"type": "ping"}
+        elif event["type"] == "message_delta":
             usage = event["usage"]
             prompt, _ = messages.prompt_of(usage)
             cache = service.served_cache(served)

@@ -56,7 +56,7 @@ def test_a_streamed_message_sends_anthropics_events(
         events = list(stream)
         final = stream.get_final_message()
     kinds = [event.type for event in events]
-    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"  # (the SDK hides pings)
     assert "content_block_delta" in kinds and "message_delta" in kinds
     start = events[0].message  # type: ignore[union-attr]
     assert start.usage.input_tokens == final.usage.input_tokens > 0
@@ -184,6 +184,7 @@ def test_a_cut_stream_ends_with_anthropics_error_event(
     fault = emulator.faults.add(account_id=tenant.account_id, cut_stream_after=3, times=1)
     with fault, tenant.client() as http:
         cut = http.post("/messages", json=body)
+    assert cut.text.split("\n\n")[1] == 'event: ping\ndata: {"type":"ping"}'  # after the start
     lines = cut.text.strip().splitlines()
     assert lines[-2] == "event: error"
     error = json.loads(lines[-1].removeprefix("data: "))
