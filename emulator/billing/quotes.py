@@ -13,20 +13,20 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import auto_router, stored_responses, web_search
+from emulator.gateway import stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.middle_out import asked
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
-from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
+from emulator.gateway.routing import ProviderPrefs, Route
 from emulator.gateway.service import (
+    candidates,
     capped,
     check_body,
     check_output_schema,
     check_tools,
     fees_of,
-    premium_ok,
     premium_unapproved,
     provider_prompt_tokens,
     worst_case,
@@ -57,14 +57,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    allowed = auto_router.allowed_patterns(body)
-    model, fallbacks, search = web_search.from_body(body, request.messages)
-    searched = 0
-    if search is not None:  # its results are prompt tokens, and each is charged
-        request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
-        searched = len(found)
-    model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
-    routes = route_candidates(view, model, fallbacks, prefs)
+    routes, request, searched = candidates(rt, caller, body, request)
     routes, request = able_routes(
         view, routes, request, "messages" if chat_body else "input", prefs, asked(body)
     )

@@ -60,25 +60,24 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
     ident, model, created = served.id, served.route.model, served.created
     answer_headers = {"X-Generation-Id": ident}
-    reasoning = service.reasoning_of(call.request, served.route)
-    hidden = reasoning is not None and reasoning.exclude
-    native = NATIVE_FINISH[served.route.wire_format]
+    hidden = service.hides_reasoning(call.request, served.route)
+    served_as = served.route.wire_format
+    # The answer's own fields, whole or streamed; `native`: the provider's finish words.
+    shape: dict[str, Any] = {
+        "id": ident,
+        "model": model,
+        "created": created,
+        "extra": extra,
+        "native": NATIVE_FINISH[served_as],
+        "reasoning_style": served_as,
+    }
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             if hidden:  # taken (and billed) all the same
                 deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
             tools_first = chat.starts_with_tool_call(served.deltas)
-            chunks = chat.render_chunks(
-                deltas,
-                id=ident,
-                model=model,
-                created=created,
-                extra=extra,
-                tools_first=tools_first,
-                native=native,
-                reasoning_style=served.route.wire_format,
-            )
+            chunks = chat.render_chunks(deltas, tools_first=tools_first, **shape)
             if served.web_results:
                 chunks = web_citations.annotated_chunks(chunks, served.deltas, served.web_results)
             if call.upstream is not None:  # OpenRouter's debug chunk goes first
@@ -93,15 +92,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     completions = served.completions
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]
-    answer = chat.render_response(
-        completions,
-        id=ident,
-        model=model,
-        created=created,
-        extra=extra,
-        native=native,
-        reasoning_style=served.route.wire_format,
-    )
+    answer = chat.render_response(completions, **shape)
     if served.web_results:
         web_citations.annotate_chat(answer, completions, served.web_results)
     usage = answer["usage"]

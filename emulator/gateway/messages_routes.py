@@ -78,7 +78,8 @@ def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
     counts them (web search results included), which is what the request is billed."""
     request = messages.parse_request({**body, "max_tokens": 1})
     service.check_tools(request, ENDPOINT)
-    route, request = service.first_route(rt, caller, body, request)
+    routes, request, _ = service.candidates(rt, caller, body, request)
+    route = routes[0]
     tokens = service.provider_prompt_tokens(request, route.wire_format)
     return TokenCount(input_tokens=tokens, provider=route.provider)
 
@@ -92,8 +93,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     call = service.new_call(ENDPOINT, body, messages.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     ident, model = message_id(served.id), served.route.model
-    reasoning = service.reasoning_of(call.request, served.route)
-    hidden = reasoning is not None and reasoning.exclude  # a model that reasons unasked
+    hidden = service.hides_reasoning(call.request, served.route)
     headers = {"X-Generation-Id": served.id}
     if call.stream:
 

@@ -69,7 +69,8 @@ class ResponsesController(Controller):
         body = talk.whole()
         request = responses.parse_request(body)
         service.check_tools(request, "responses")
-        route, request = service.first_route(rt, caller, body, request)
+        routes, request, _ = service.candidates(rt, caller, body, request)
+        route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
         count = service.provider_prompt_tokens(request, EXACT_FAMILY)
         return InputTokens(

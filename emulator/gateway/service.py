@@ -264,19 +264,21 @@ def reasoning_of(request: Request, route: Route) -> Reasoning | None:
     return Reasoning(effort_tokens(None), exclude=hidden)
 
 
-def first_route(
+def candidates(
     rt: Runtime, caller: Caller, body: dict[str, Any], request: Request
-) -> tuple[Route, Request]:
-    """For a token count: the route that would serve the body first, and its request as
-    that route would read it (web search results in it), without serving anything."""
+) -> tuple[list[Route], Request, int]:
+    """For a quote or a token count, without serving anything: the routes that would be
+    tried (before the request's needs narrow them), the request as they would read it
+    (web search results in it), and how many results those are (each is charged)."""
     model, fallbacks, search = web_search.from_body(body, request.messages)
+    found: tuple[web_search.WebResult, ...] = ()
     if search is not None:  # the results are input tokens too
-        request, _ = web_search.inject(request, search, rt.clock.now_iso()[:10])
+        request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
     view = rt.catalog.view()
     allowed = auto_router.allowed_patterns(body)
     model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    return route_candidates(view, model, fallbacks, prefs)[0], request
+    return route_candidates(view, model, fallbacks, prefs), request, len(found)
 
 
 def provider_prompt_tokens(request: Request, wire_format: str) -> int:
@@ -286,6 +288,13 @@ def provider_prompt_tokens(request: Request, wire_format: str) -> int:
     which the hold takes (it can only count more)."""
     wire = WIRE[wire_format]
     return prompt_tokens(wire.parse_request(wire.render_request(request, "m")), wire_format)
+
+
+def hides_reasoning(request: Request, route: Route) -> bool:
+    """Whether the route's model reasons without returning it (`exclude`, or a model
+    that reasons unasked and keeps it): taken and billed, not shown."""
+    reasoning = reasoning_of(request, route)
+    return reasoning is not None and reasoning.exclude
 
 
 def _output_limit(request: Request, route: Route) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from emulator.errors import ValidationFailed
@@ -161,9 +161,7 @@ def inject(request: Request, search: WebSearch, date: str) -> tuple[Request, tup
     )
     at = last_user if last_user is not None else len(messages)
     messages.insert(at, Message("system", f"{head}\n\n{entries}"))
-    searched = request.with_max_tokens(request.max_tokens)  # a copy: routes share the call's
-    searched.messages = tuple(messages)
-    return searched, found
+    return replace(request, messages=tuple(messages)), found
 
 
 def cited(messages: tuple[Message, ...]) -> list[tuple[str, str]]:

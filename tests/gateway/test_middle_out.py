@@ -220,19 +220,6 @@ def test_the_context_error_counts_the_prompt_sent(tenant: Tenant) -> None:
     assert assert_error(cut, 400, "context_length_exceeded")["message"] == first
 
 
-def test_a_disabled_web_plugin_is_no_refusal(tenant: Tenant) -> None:
-    with tenant.client() as http:
-        answer = http.post(
-            "/chat/completions",
-            json={
-                "model": "emulator/echo",
-                "messages": [{"role": "user", "content": "hi"}],
-                "plugins": [{"id": "web", "enabled": False}],
-            },
-        )
-    assert answer.status_code == 200, answer.text
-
-
 def test_an_agent_loop_loses_one_turn_at_a_time() -> None:
     """Turns of calls and results one after the other are units of their own: a prompt
     a little too long loses the middle turn, not the whole loop."""

@@ -72,9 +72,11 @@ def test_a_repeated_prefix_is_read_from_the_cache_in_blocks_of_128(tenant: Tenan
 
 
 def test_prompts_under_1024_tokens_are_never_cached(tenant: Tenant) -> None:
+    system = " ".join(f"rule{i} keeps item{i} apart" for i in range(126))  # 1,008 tokens
     with tenant.client() as http:
-        for _ in range(2):
-            usage = chat(http, "again", system="short")["usage"]
+        for _ in range(2):  # seven whole blocks of 128, but under the minimum
+            usage = chat(http, "again", system=system)["usage"]
+            assert 896 < usage["prompt_tokens"] < 1024
             assert usage["prompt_tokens_details"]["cached_tokens"] == 0
 
 
