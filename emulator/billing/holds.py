@@ -8,6 +8,7 @@ closes the hold and writes the usage event, all in one transaction.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,8 @@ from emulator.store.usage import UsageEvent, insert_usage_event
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
+
+_log = logging.getLogger("emulator")
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -120,7 +123,10 @@ def _close(
 
 
 def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
-    """Charge the real amount, close the hold and write the usage event, at once."""
+    """Charge the real amount, close the hold and write the usage event, at once.
+    A charge above its hold is cut to the hold first (`cap_at_hold`)."""
+    if event.charge_micros > taken.amount:
+        cap_at_hold(taken, event)
     now = event.created_at  # settled when the event happened
     with rt.store.write() as conn:
         if taken.world != rt.world:
@@ -139,6 +145,24 @@ def settle(rt: Runtime, taken: Hold, event: UsageEvent) -> None:
             )
         _close(conn, taken, "settled", event.charge_micros, event.id, None, now)
         insert_usage_event(conn, event)
+
+
+def cap_at_hold(taken: Hold, event: UsageEvent) -> None:
+    """Cut the event's charge to its hold, as a card is never captured above what was
+    authorized: the hold is what the available balance and the spend limit were checked
+    against, so charging more could overdraw either. The gateway holds the worst case,
+    so this is a bug of ours, logged; the platform's margin pays for it, not the account."""
+    excess = event.charge_micros - taken.amount
+    _log.error(
+        "usage event %s: charge of %d micros above its hold of %d; charged %d",
+        event.id,
+        event.charge_micros,
+        taken.amount,
+        taken.amount,
+    )
+    event.metadata["charge_capped_from_micros"] = event.charge_micros
+    event.charge_micros = taken.amount
+    event.margin_micros -= excess
 
 
 def release(rt: Runtime, taken: Hold, event: UsageEvent, reason: str) -> None:

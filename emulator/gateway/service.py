@@ -359,6 +359,8 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     event.margin_micros = charge.margin_micros
     assert call.hold is not None
     holds.settle(rt, call.hold, event)
+    if event.charge_micros != charge.charge_micros:  # cut to its hold (`holds.cap_at_hold`)
+        charge.charge_micros, charge.margin_micros = event.charge_micros, event.margin_micros
     return charge
 
 
