@@ -29,6 +29,15 @@ def _base62(data: bytes, length: int) -> str:
     return "".join(out)
 
 
+def tool_call_id(bits: int, wire_format: str) -> str:
+    """A tool call's id, from 64 drawn bits, as the provider's vendor writes it:
+    Anthropic's `toolu_01` and 22 letters and digits for the messages format, OpenAI's
+    `call_` for the others."""
+    if wire_format != "messages":
+        return f"call_{bits:016x}"
+    return "toolu_01" + _base62(_digest("toolu", bits), 22)
+
+
 @functools.lru_cache(maxsize=4096)  # a client sends the same few credentials every request
 def hash_secret(secret: str) -> str:
     """How API keys and user tokens are stored: never the raw secret."""

@@ -242,6 +242,7 @@ class Completion:
     # format carries them (their tokens join to `text`); None otherwise.
     logprobs: tuple[TokenLogprob, ...] | None = None
     cache: CacheUse | None = None  # of `input_tokens`: read from or written to its cache
+    stop_sequence: str | None = None  # the one of `Request.stop` that ended the text
 
 
 # Stream pieces, in the order a provider sends them. `choice` is the index of the
@@ -286,6 +287,7 @@ class Finish:
     choice: int = 0
     reasoning_tokens: int = 0  # of `output_tokens`
     cache: CacheUse | None = None  # of `input_tokens`, as in `Completion`
+    stop_sequence: str | None = None  # as in `Completion`
 
 
 Delta = ReasoningDelta | TextDelta | ToolCallStart | ToolArgumentsDelta | Finish

@@ -30,13 +30,13 @@ import re
 from dataclasses import replace
 
 from emulator.gateway import logprobs, web_search
-from emulator.gateway.canonical import Completion, FinishReason, Message, Request, ToolCall
+from emulator.gateway.canonical import Completion, Message, Request, ToolCall
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
 from emulator.gateway.topic_words import topic_words
-from emulator.ids import LazyRng
+from emulator.ids import LazyRng, tool_call_id
 
 _TOKENS_DIRECTIVE = re.compile(r"\[emulator:tokens=(\d{1,6})\]")
 OPENERS = (
@@ -86,23 +86,26 @@ def _answer(
     input_tokens = prompt_tokens(request, family)
     rule = _scripted(model, request, replies)
     if rule is not None and rule.tool_calls:
-        calls = _scripted_calls(rule, request, lazy)
+        calls = _scripted_calls(rule, request, family, lazy)
     elif rule is not None and request.tool_choice in ("auto", "none"):
         calls = ()  # a scripted text, which `auto` lets the model say instead of a call
     else:
-        calls = _tool_calls(request, lazy)
+        calls = _tool_calls(request, family, lazy)
     if calls:
         return _called(calls, family, request.max_tokens, input_tokens)
     text = (rule.reply if rule is not None else None) or _text(model, request, family, lazy)
-    finish: FinishReason = "stop"
+    matched = None  # the stop sequence that ends the text: the last to cut it shorter
     for stop in request.stop:
         if stop and stop in text:
-            text = text[: text.index(stop)]
+            text, matched = text[: text.index(stop)], stop
     if request.max_tokens is None:
-        return Completion(text, (), finish, input_tokens, count_text(text, family))
+        output_tokens = count_text(text, family)
+        return Completion(text, (), "stop", input_tokens, output_tokens, stop_sequence=matched)
     # Cut at a token's end, the text counts as many tokens as `truncate` says.
     text, output_tokens, cut = truncate(text, family, request.max_tokens)
-    return Completion(text, (), "length" if cut else finish, input_tokens, output_tokens)
+    if cut:
+        return Completion(text, (), "length", input_tokens, output_tokens)
+    return Completion(text, (), "stop", input_tokens, output_tokens, stop_sequence=matched)
 
 
 def _reasoned(
@@ -188,13 +191,15 @@ def _allows(request: Request, rule: ScriptedReply) -> bool:
     return named <= {t.name for t in request.tools}
 
 
-def _scripted_calls(rule: ScriptedReply, request: Request, lazy: LazyRng) -> tuple[ToolCall, ...]:
+def _scripted_calls(
+    rule: ScriptedReply, request: Request, family: str, lazy: LazyRng
+) -> tuple[ToolCall, ...]:
     """The rule's calls (the first alone without `parallel_tool_calls`), with ids drawn
     as a generated call's are: the same request gives the same ids."""
     wanted = rule.tool_calls if request.parallel_tool_calls else rule.tool_calls[:1]
     rng = lazy()
     return tuple(
-        ToolCall(id=f"call_{rng.getrandbits(64):016x}", name=name, arguments=arguments)
+        ToolCall(tool_call_id(rng.getrandbits(64), family), name, arguments)
         for name, arguments in wanted
     )
 
@@ -208,7 +213,7 @@ def tools_text(request: Request) -> str:
     return "".join(json.dumps(t.parameters, sort_keys=True) + t.name for t in request.tools)
 
 
-def _tool_calls(request: Request, lazy: LazyRng) -> tuple[ToolCall, ...]:
+def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall, ...]:
     if not request.tools or request.tool_choice == "none" or request.response_format:
         return ()
     last = request.messages[-1]
@@ -223,7 +228,7 @@ def _tool_calls(request: Request, lazy: LazyRng) -> tuple[ToolCall, ...]:
         return ()
     rng = lazy()
     arguments = json.dumps(value_for(tool.parameters, rng), separators=(",", ":"))
-    return (ToolCall(id=f"call_{rng.getrandbits(64):016x}", name=tool.name, arguments=arguments),)
+    return (ToolCall(tool_call_id(rng.getrandbits(64), family), tool.name, arguments),)
 
 
 def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:

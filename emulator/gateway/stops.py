@@ -18,16 +18,17 @@ from emulator.gateway.canonical import Completion, Delta, Finish, ReasoningDelta
 from emulator.gateway.tokens import count_text
 
 
-def _first_stop(text: str, stops: Iterable[str]) -> int | None:
-    found = [text.find(stop) for stop in stops if stop]
-    hits = [index for index in found if index >= 0]
-    return min(hits) if hits else None
+def _first_stop(text: str, stops: Iterable[str]) -> tuple[int, str] | None:
+    """Where the first stop sequence in the text starts, and which it is."""
+    hits = [(text.find(stop), stop) for stop in stops if stop and stop in text]
+    return min(hits, key=lambda hit: hit[0]) if hits else None
 
 
 def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) -> Completion:
-    end = _first_stop(completion.text or "", stops)
-    if end is None:
+    found = _first_stop(completion.text or "", stops)
+    if found is None:
         return completion
+    end, stop = found
     text = (completion.text or "")[:end]
     output = completion.reasoning_tokens + count_text(text, family)  # reasoning stays
     entries = completion.logprobs
@@ -41,6 +42,7 @@ def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) 
         completion.reasoning_tokens,
         None if entries is None else logprobs.cut(entries, end),
         completion.cache,
+        stop,
     )
 
 
@@ -55,9 +57,10 @@ def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list
 
 def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:
     text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
-    end = _first_stop(text, stops)
-    if end is None:
+    found = _first_stop(text, stops)
+    if found is None:
         return deltas
+    end, stop = found
     finish = next(d for d in reversed(deltas) if isinstance(d, Finish))
     kept: list[Delta] = []
     start = 0
@@ -77,5 +80,5 @@ def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> lis
         elif not isinstance(delta, Finish):
             kept.append(delta)
     output = finish.reasoning_tokens + count_text(text[:end], family)
-    kept.append(replace(finish, reason="stop", output_tokens=output))
+    kept.append(replace(finish, reason="stop", output_tokens=output, stop_sequence=stop))
     return kept

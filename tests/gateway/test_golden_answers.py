@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "f875537b569adfd962f383c9a29161652f1cca18a90d417e55a3504e77ff216c"
+DIGEST = "8c3733630275cc15730b4f8ef59f3d23fcd28d42a9517be692766a0fa2a3f9cb"
 
 
 def answers() -> bytes:

@@ -84,6 +84,7 @@ def test_a_tool_round_trip(claude: anthropic.Anthropic) -> None:
     asked = claude.messages.create(model=SONNET, max_tokens=300, tools=tools, messages=QUESTION)
     assert asked.stop_reason == "tool_use"
     (call,) = [block for block in asked.content if block.type == "tool_use"]
+    assert call.id.startswith("toolu_01") and len(call.id) == 30  # Anthropic's own ids
     assert isinstance(call.input, dict) and isinstance(call.input["city"], str)
     result = {"type": "tool_result", "tool_use_id": call.id, "content": "21 degrees"}
     turns: Any = [*QUESTION, {"role": "assistant", "content": asked.content}]
@@ -94,6 +95,35 @@ def test_a_tool_round_trip(claude: anthropic.Anthropic) -> None:
         messages=[*turns, {"role": "user", "content": [result]}],
     )
     assert answer.stop_reason == "end_turn" and "21 degrees" in answer.content[0].text  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [(SONNET, "anthropic"), ("openai/gpt-4o", "openai"), ("openai/gpt-4o", "azure")],
+)
+def test_a_stop_sequence_is_named_where_the_provider_tells_it(
+    claude: anthropic.Anthropic, model: str, provider: str
+) -> None:
+    """Anthropic's providers say which stop sequence ended the text; the gateway knows it
+    when it cuts for a responses-format provider (which takes none); a chat-format one
+    says only `stop`, which becomes `end_turn`."""
+    routing: Any = {"provider": {"only": [provider]}}
+    kwargs: Any = {"model": model, "max_tokens": 300, "messages": QUESTION, "extra_body": routing}
+    whole = claude.messages.create(stop_sequences=["zzz", "."], **kwargs)
+    text = whole.content[0].text  # type: ignore[union-attr]
+    assert text and "." not in text  # a sentence or more would have been written
+    named = provider != "azure"
+    assert whole.stop_reason == ("stop_sequence" if named else "end_turn")
+    assert whole.stop_sequence == ("." if named else None)
+    with claude.messages.stream(stop_sequences=["zzz", "."], **kwargs) as stream:
+        events = list(stream)
+        final = stream.get_final_message()
+    delta = next(event for event in events if event.type == "message_delta")
+    assert delta.delta.stop_sequence == whole.stop_sequence  # type: ignore[union-attr]
+    assert (final.stop_reason, final.stop_sequence) == (whole.stop_reason, whole.stop_sequence)
+    assert final.content[0].text == text  # type: ignore[union-attr]
+    unmet = claude.messages.create(stop_sequences=["zzz"], **kwargs)
+    assert (unmet.stop_reason, unmet.stop_sequence) == ("end_turn", None)
 
 
 def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:

@@ -11,6 +11,7 @@ def test_a_whole_answer_is_cut_at_the_earliest_stop() -> None:
     whole = Completion("Tea came first. Then coffee; then more.", (), "length", 9, 12)
     cut = cut_completion(whole, ("then", ";", "."), "responses")
     assert cut.text == "Tea came first" and cut.finish_reason == "stop"
+    assert cut.stop_sequence == "."  # the earliest, not the first listed
     assert (cut.input_tokens, cut.output_tokens) == (9, count_text("Tea came first", "responses"))
     assert cut_completion(whole, ("!",), "responses") is whole
     assert cut_completion(whole, ("",), "responses") is whole  # an empty stop stops nothing
@@ -23,7 +24,7 @@ def test_a_stream_is_cut_inside_the_delta_that_holds_the_stop() -> None:
         TextDelta("Tea ca"),
         TextDelta("me fi"),
         TextDelta("r"),
-        Finish("stop", 4, count_text("Tea came fir", "responses")),
+        Finish("stop", 4, count_text("Tea came fir", "responses"), stop_sequence="st."),
     ]
     assert cut_deltas(deltas, ("zzz",), "responses") is deltas
 
@@ -32,5 +33,5 @@ def test_nothing_after_the_stop_is_sent() -> None:
     deltas = [TextDelta("Done. "), ToolCallStart(0, "call_1", "f"), Finish("tool_calls", 4, 9)]
     assert cut_deltas(deltas, (".",), "responses") == [
         TextDelta("Done"),
-        Finish("stop", 4, 1),
+        Finish("stop", 4, 1, stop_sequence="."),
     ]

@@ -405,6 +405,7 @@ def deltas(
         choice,
         completion.reasoning_tokens,
         completion.cache,
+        completion.stop_sequence,
     )
 
 

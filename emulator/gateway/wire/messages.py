@@ -274,10 +274,14 @@ def render_response(completion: Completion, *, id: str, model: str) -> dict[str,
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": STOP_REASONS[completion.finish_reason],
-        "stop_sequence": None,
+        "stop_reason": _stop_reason(completion.finish_reason, completion.stop_sequence),
+        "stop_sequence": completion.stop_sequence,
         "usage": _usage(completion.input_tokens, completion.output_tokens, completion.cache),
     }
+
+
+def _stop_reason(reason: FinishReason, stop_sequence: str | None) -> str:
+    return "stop_sequence" if stop_sequence is not None else STOP_REASONS[reason]
 
 
 def _usage(prompt: int, output: int, cache: CacheUse | None) -> dict[str, Any]:
@@ -317,7 +321,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     text = "".join(texts) if texts or not calls else None
     prompt, cache = prompt_of(usage)
     done = Completion(text, calls, FINISH[body["stop_reason"]], prompt, usage["output_tokens"])
-    done.cache = cache
+    done.cache, done.stop_sequence = cache, body.get("stop_sequence")
     thoughts = [b["thinking"] for b in body["content"] if b["type"] == "thinking"]
     if thoughts:
         done.reasoning = "".join(thoughts)
@@ -390,7 +394,10 @@ def render_events(
             usage = _usage(delta.input_tokens, delta.output_tokens, delta.cache)
             yield {
                 "type": "message_delta",
-                "delta": {"stop_reason": STOP_REASONS[delta.reason]},
+                "delta": {
+                    "stop_reason": _stop_reason(delta.reason, delta.stop_sequence),
+                    "stop_sequence": delta.stop_sequence,
+                },
                 "usage": usage,
             }
             yield {"type": "message_stop"}
@@ -425,4 +432,5 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             reason = FINISH[event["delta"]["stop_reason"]]
             reasoning = _thinking_tokens("".join(thoughts))
             prompt, cache = prompt_of(usage)
-            yield Finish(reason, prompt, usage["output_tokens"], 0, reasoning, cache)
+            stop = event["delta"].get("stop_sequence")
+            yield Finish(reason, prompt, usage["output_tokens"], 0, reasoning, cache, stop)
