@@ -16,6 +16,7 @@ from emulator.errors import ValidationFailed
 from emulator.gateway import stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
+from emulator.gateway.messages_schemas import MessagesRequest
 from emulator.gateway.middle_out import asked
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
@@ -32,7 +33,7 @@ from emulator.gateway.service import (
     worst_case,
     worst_hold,
 )
-from emulator.gateway.wire import chat, responses
+from emulator.gateway.wire import chat, messages, responses
 from emulator.store import reservations
 
 if TYPE_CHECKING:
@@ -41,26 +42,14 @@ if TYPE_CHECKING:
 
 def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     endpoint = _endpoint(body)
-    chat_body = endpoint == "chat.completions"
-    # Checked as the request itself would be: the quote's own schema leaves the
-    # request's fields to the endpoint's.
-    validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
-    talk = (
-        stored_responses.Conversation(body)
-        if chat_body
-        else stored_responses.conversation(rt, caller.account_id, body)
-    )
-    check_body(talk.body, endpoint, talk.history)
-    body = talk.whole()
-    request = _request(body, chat_body)
+    body, request = _read(rt, caller, body, endpoint)
     check_tools(request, endpoint)
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
     routes, request, searched = candidates(rt, caller, body, request)
-    routes, request = able_routes(
-        view, routes, request, "messages" if chat_body else "input", prefs, asked(body)
-    )
+    field = "input" if endpoint == "responses" else "messages"
+    routes, request = able_routes(view, routes, request, field, prefs, asked(body))
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
@@ -93,11 +82,12 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _endpoint(body: dict[str, Any]) -> str:
-    """The endpoint quoted: `messages` is a chat completion, `input` a response."""
+    """The endpoint quoted: `messages` is a chat completion (or, with `endpoint:
+    "messages"`, an Anthropic-format message), `input` a response."""
     if ("messages" in body) == ("input" in body):
         raise ValidationFailed(
             "Send exactly one of `input` (to quote a response) and `messages` (to quote a "
-            "chat completion).",
+            "chat completion, or a message with `endpoint: \"messages\"`).",
             param="input",
         )
     endpoint = "chat.completions" if "messages" in body else "responses"
@@ -108,15 +98,30 @@ def _endpoint(body: dict[str, Any]) -> str:
             f"The endpoint {asked!r} takes `{takes}`: send `{takes}`, or leave `endpoint` out.",
             param="endpoint",
         )
-    return endpoint
+    return "messages" if asked == "messages" else endpoint
 
 
-def _request(body: dict[str, Any], chat_body: bool) -> Request:
-    if chat_body:
-        return chat.parse_request(body)
+def _read(
+    rt: Runtime, caller: Caller, body: dict[str, Any], endpoint: str
+) -> tuple[dict[str, Any], Request]:
+    """The body and its request, read and checked as the endpoint itself reads them (the
+    quote's own schema leaves the request's fields to the endpoint's)."""
+    if endpoint == "messages":
+        body = validate(body, MessagesRequest).model_dump(by_alias=True, exclude_none=True)
+        return body, messages.parse_request(body)
+    if endpoint == "chat.completions":
+        validate(body, ChatCompletionRequest)
+        talk = stored_responses.Conversation(body)
+    else:
+        validate(body, ResponsesRequest)
+        talk = stored_responses.conversation(rt, caller.account_id, body)
+    check_body(talk.body, endpoint, talk.history)
+    body = talk.whole()
+    if endpoint == "chat.completions":
+        return body, chat.parse_request(body)
     # As `/responses` reads it: `max_output_tokens` only (a `max_tokens` there is an
     # unknown field the request ignores, so the quote must too, or it would promise less).
-    return responses.parse_request(body)
+    return body, responses.parse_request(body)
 
 
 def _tokens(route: Route, request: Request) -> tuple[int, int]:

@@ -25,8 +25,9 @@ class QuoteRequest(WireModel):
     model_config = ConfigDict(extra="allow")
 
     # Which request is quoted: what the body holds says (`input`: responses,
-    # `messages`: chat); a given endpoint must agree with it.
-    endpoint: Literal["responses", "chat.completions", "chat"] | None = None
+    # `messages`: chat); a given endpoint must agree with it. `messages` (Anthropic's
+    # format, which also sends `messages`) must be named.
+    endpoint: Literal["responses", "chat.completions", "chat", "messages"] | None = None
     model: Annotated[str, Field(min_length=1)]
     input: Annotated[str, Field(min_length=1)] | list[dict[str, Any]] | None = None
     messages: Annotated[list[dict[str, Any]], Field(min_length=1)] | None = None

@@ -200,3 +200,29 @@ def test_a_responses_quote_reads_the_output_cap_as_the_request_does(tenant: Tena
         capped = http.post("/ai-gateway/quote", json={**body, "max_output_tokens": 5}).json()
     assert quote["hold_micros"] == held["amount_micros"] >= answer.json()["usage"]["charge_micros"]
     assert capped["estimated_output_tokens"] == 5 < quote["estimated_output_tokens"]
+
+
+def test_an_anthropic_message_is_quoted_as_the_messages_route_bills_it(tenant: Tenant) -> None:
+    message = {
+        "model": "anthropic/claude-sonnet-4",
+        "system": "Answer briefly.",
+        "messages": [{"role": "user", "content": "Explain how B-trees stay balanced"}],
+        "max_tokens": 5,
+    }
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json={"endpoint": "messages", **message}).json()
+        assert http.get("/ai-gateway/reservations").json()["data"] == []
+        real = http.post("/messages", json=message).json()
+        # Without `endpoint`, the same body is a chat completion's: its system is ignored.
+        as_chat = http.post("/ai-gateway/quote", json=message).json()
+        missing = http.post(
+            "/ai-gateway/quote", json={"endpoint": "messages", **message, "max_tokens": None}
+        )
+    usage = real["usage"]
+    assert quote["endpoint"] == "messages" and quote["provider"] == real["provider"]
+    assert quote["estimated_input_tokens"] == usage["input_tokens"]
+    assert quote["estimated_output_tokens"] == usage["output_tokens"] == 5
+    assert quote["estimated_charge_micros"] == usage["charge_micros"] == quote["hold_micros"]
+    assert as_chat["endpoint"] == "chat.completions"
+    assert as_chat["estimated_input_tokens"] < quote["estimated_input_tokens"]
+    assert assert_error(missing, 400, "invalid_request")["param"] == "max_tokens"
