@@ -1,6 +1,7 @@
-"""The official JavaScript clients against the live emulator: the `openai` Node SDK and
-the Vercel `ai` SDK with `@ai-sdk/openai-compatible` and `@openrouter/ai-sdk-provider`, and
-OpenRouter's own `@openrouter/sdk`.
+"""The official JavaScript clients against the live emulator: the `openai` Node SDK,
+the Vercel `ai` SDK with `@ai-sdk/openai-compatible` and `@openrouter/ai-sdk-provider`,
+OpenRouter's own `@openrouter/sdk`, and Anthropic's `@anthropic-ai/sdk` (Claude Code's)
+on the Anthropic-compatible API.
 
 Each node script (beside this file) runs a batch of checks in one process and prints
 the results as JSON; the tests here hold them against what the emulator itself says
@@ -343,3 +344,57 @@ def test_openrouter_ts_sdk_takes_stats_and_credits(
     with router_tenant.client() as http:
         balance = http.get("/ai-gateway/balance").json()["balance_micros"]
     assert credits["total"] - credits["used"] == pytest.approx(balance / 1e6)
+
+
+# --- Anthropic's TypeScript SDK (Claude Code's) on the Anthropic-compatible API ---
+
+
+@pytest.fixture(scope="module")
+def claude_tenant(emulator: EmulatorHandle) -> Tenant:
+    return emulator.create_tenant()
+
+
+@pytest.fixture(scope="module")
+def node_anthropic(claude_tenant: Tenant, broke: Tenant) -> dict[str, Any]:
+    return run_script("anthropic_sdk.mjs", claude_tenant, broke)
+
+
+def test_anthropic_ts_sdk_takes_whole_and_streamed_messages(
+    node_anthropic: dict[str, Any], claude_tenant: Tenant
+) -> None:
+    message, stream = node_anthropic["message"], node_anthropic["stream"]
+    assert message["id"].startswith("msg_") and message["type"] == "message"
+    assert message["stopReason"] == stream["stopReason"] == "end_turn"
+    assert message["text"] == stream["text"] and message["outputTokens"] == stream["outputTokens"]
+    assert stream["order"] == [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
+    event = usage_event(claude_tenant, message["generation"])
+    assert event["endpoint"] == "messages" and event["charge_micros"] == message["charge"]
+    assert event["prompt_tokens"] == message["inputTokens"]
+    assert event["completion_tokens"] == message["outputTokens"]
+    assert node_anthropic["countTokens"]["inputTokens"] == message["inputTokens"]
+
+
+def test_anthropic_ts_sdk_takes_tools_stops_thinking_auth_and_errors(
+    node_anthropic: dict[str, Any],
+) -> None:
+    tools = node_anthropic["toolRoundTrip"]
+    assert tools["stopReason"] == "tool_use" and tools["city"] == "string"
+    assert tools["id"].startswith("toolu_01") and len(tools["id"]) == 30
+    assert tools["then"] == "end_turn" and "21 degrees" in tools["text"]
+    stop = node_anthropic["stopSequence"]
+    assert stop["stopReason"] == "stop_sequence" and stop["stopSequence"] == "."
+    assert stop["text"] and "." not in stop["text"]
+    assert node_anthropic["thinking"] == {"blocks": ["thinking", "text"], "signed": True}
+    assert node_anthropic["xApiKey"]["stopReason"] in ("end_turn", "max_tokens")
+    assert node_anthropic["errors"] == {
+        "notFound": {"status": 404, "class": "NotFoundError"},
+        "badRequest": {"status": 400, "class": "BadRequestError"},
+        "unpaid": {"status": 402, "class": "PaymentRequiredError"},
+    }

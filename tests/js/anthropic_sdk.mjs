@@ -1,0 +1,144 @@
+// Anthropic's TypeScript SDK (`@anthropic-ai/sdk`, which Claude Code is built on) against
+// OpenRouter's Anthropic-compatible API, unmodified but for base URL and key: the base URL
+// is `.../api` (the SDK adds `/v1/messages`), the key a bearer token (`authToken`) as
+// OpenRouter's docs set Claude Code up, or Anthropic's `x-api-key` (`apiKey`). Whole and
+// streamed messages, a tool round trip, a stop sequence, thinking, the token count and
+// the SDK's error classes. Prints one JSON object.
+//
+//   node anthropic_sdk.mjs http://127.0.0.1:8787/api/v1 sk-emu-demo-all
+
+import Anthropic from "@anthropic-ai/sdk";
+
+import { expect, runChecks, settings } from "./lib.mjs";
+
+const { baseURL, apiKey, brokeKey } = settings();
+const anthropicURL = baseURL.replace(/\/v1$/, "");
+// `apiKey: null`: the SDK would otherwise read ANTHROPIC_API_KEY from the environment.
+const bearer = (key) =>
+  new Anthropic({ baseURL: anthropicURL, authToken: key, apiKey: null, maxRetries: 0 });
+const client = bearer(apiKey);
+
+const MODEL = "anthropic/claude-sonnet-4";
+const QUESTION = [{ role: "user", content: "Explain how database indexes speed up queries" }];
+const WEATHER = {
+  name: "get_weather",
+  description: "The weather in a city",
+  input_schema: {
+    type: "object",
+    properties: { city: { type: "string" } },
+    required: ["city"],
+  },
+};
+
+await runChecks({
+  async message() {
+    const { data, response } = await client.messages
+      .create({ model: MODEL, max_tokens: 300, messages: QUESTION })
+      .withResponse();
+    return {
+      id: data.id,
+      generation: response.headers.get("x-generation-id"),
+      type: data.type,
+      text: data.content[0].text,
+      stopReason: data.stop_reason,
+      inputTokens: data.usage.input_tokens,
+      outputTokens: data.usage.output_tokens,
+      charge: data.usage.charge_micros,
+    };
+  },
+  async stream() {
+    const stream = client.messages.stream({ model: MODEL, max_tokens: 300, messages: QUESTION });
+    const kinds = [];
+    stream.on("streamEvent", (event) => kinds.push(event.type));
+    const text = await stream.finalText();
+    const final = await stream.finalMessage();
+    const order = kinds.filter((kind, i) => kind !== kinds[i - 1]); // each run of one kind once
+    return { text, order, stopReason: final.stop_reason, outputTokens: final.usage.output_tokens };
+  },
+  async toolRoundTrip() {
+    const asked = await client.messages.create({
+      model: MODEL,
+      max_tokens: 300,
+      tools: [WEATHER],
+      messages: QUESTION,
+    });
+    const call = asked.content.find((block) => block.type === "tool_use");
+    expect(call, "the answer calls the tool");
+    const answer = await client.messages.create({
+      model: MODEL,
+      max_tokens: 300,
+      tools: [WEATHER],
+      messages: [
+        ...QUESTION,
+        { role: "assistant", content: asked.content },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: call.id, content: "21 degrees" }],
+        },
+      ],
+    });
+    return {
+      stopReason: asked.stop_reason,
+      id: call.id,
+      city: typeof call.input.city,
+      then: answer.stop_reason,
+      text: answer.content[0].text,
+    };
+  },
+  async stopSequence() {
+    const whole = await client.messages.create({
+      model: MODEL,
+      max_tokens: 300,
+      stop_sequences: ["."],
+      messages: QUESTION,
+    });
+    const text = whole.content[0].text;
+    return { stopReason: whole.stop_reason, stopSequence: whole.stop_sequence, text };
+  },
+  async thinking() {
+    const message = await client.messages.create({
+      model: MODEL,
+      max_tokens: 2000,
+      thinking: { type: "enabled", budget_tokens: 1024 },
+      messages: QUESTION,
+    });
+    return {
+      blocks: message.content.map((block) => block.type),
+      signed: message.content[0].signature?.length > 0,
+    };
+  },
+  async countTokens() {
+    const counted = await client.messages.countTokens({ model: MODEL, messages: QUESTION });
+    return { inputTokens: counted.input_tokens };
+  },
+  async xApiKey() {
+    // Anthropic's own header, as the SDK sends a key given as `apiKey`.
+    const other = new Anthropic({ baseURL: anthropicURL, apiKey, maxRetries: 0 });
+    const message = await other.messages.create({
+      model: MODEL,
+      max_tokens: 20,
+      messages: QUESTION,
+    });
+    return { stopReason: message.stop_reason };
+  },
+  async errors() {
+    const classes = {};
+    const ask = (sdk, model, maxTokens) =>
+      sdk.messages.create({ model, max_tokens: maxTokens, messages: QUESTION });
+    const cases = {
+      notFound: () => ask(client, "nope/nothing", 10),
+      badRequest: () => ask(client, MODEL, 0),
+      unpaid: () => ask(bearer(brokeKey), MODEL, 10),
+    };
+    for (const [name, call] of Object.entries(cases)) {
+      try {
+        await call();
+        classes[name] = "no error";
+      } catch (error) {
+        expect(error instanceof Anthropic.APIError, `${name} raised ${error}`);
+        classes[name] = { status: error.status, class: error.constructor.name };
+      }
+    }
+    return classes;
+  },
+});
