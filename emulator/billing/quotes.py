@@ -87,7 +87,7 @@ def _endpoint(body: dict[str, Any]) -> str:
     if ("messages" in body) == ("input" in body):
         raise ValidationFailed(
             "Send exactly one of `input` (to quote a response) and `messages` (to quote a "
-            "chat completion, or a message with `endpoint: \"messages\"`).",
+            'chat completion, or a message with `endpoint: "messages"`).',
             param="input",
         )
     endpoint = "chat.completions" if "messages" in body else "responses"

@@ -120,6 +120,7 @@ class Prompt(_Open):
     tool_choice: ToolChoice | None = None
     thinking: Thinking | None = None
     cache_control: CacheControl | None = None  # a breakpoint at the last message's end
+    output_format: OutputFormat | None = None
     # OpenRouter's
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
@@ -144,7 +145,6 @@ class MessagesRequest(Prompt):
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     top_k: Annotated[int, Field(ge=0)] | None = None
     stream: bool | None = None
-    output_format: OutputFormat | None = None
     output_config: dict[str, Any] | None = None  # taken as sent (its `effort` is ignored)
     metadata: dict[str, Any] | None = None
     # OpenRouter's

@@ -268,6 +268,26 @@ def test_structured_output_adaptive_thinking_and_the_budget_rule(tenant: Tenant)
     assert assert_error(bad_format, 400, "invalid_request")["param"] == "output_format"
 
 
+@pytest.mark.parametrize(
+    "model", ["openai/gpt-4o", "meta-llama/llama-3.3-70b-instruct", "emulator/echo", SONNET]
+)
+def test_structured_output_reaches_every_provider_format(tenant: Tenant, model: str) -> None:
+    """Anthropic's `output_format` has no `name`; the other formats' need one."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    shape = {"type": "json_schema", "schema": schema}
+    prompt = {"model": model, "messages": QUESTION, "output_format": shape}
+    body = {**prompt, "max_tokens": 300}
+    with tenant.client() as http:
+        whole = http.post("/messages", json=body)
+        counted = http.post("/messages/count_tokens", json=prompt)
+        quoted = http.post("/ai-gateway/quote", json={**body, "endpoint": "messages"})
+        bad_count = http.post("/messages/count_tokens", json={**prompt, "output_format": 5})
+    assert whole.status_code == 200, whole.text
+    assert isinstance(json.loads(whole.json()["content"][0]["text"])["name"], str)
+    assert counted.status_code == 200 and quoted.status_code == 200, (counted.text, quoted.text)
+    assert assert_error(bad_count, 400, "invalid_request")["param"] == "output_format"
+
+
 def test_count_tokens_is_what_the_message_is_billed(claude: anthropic.Anthropic) -> None:
     system = "You answer in one paragraph.\nYou cite nothing."
     tools: Any = [{"name": "lookup", "input_schema": {"type": "object"}}]

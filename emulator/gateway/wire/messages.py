@@ -73,8 +73,9 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         )
         if not request.parallel_tool_calls:
             body["tool_choice"]["disable_parallel_tool_use"] = True
-    if request.response_format:  # this format's structured-output extension
-        body["output_format"] = request.response_format
+    if request.response_format:  # this format's structured output: a schema, no name
+        fmt = request.response_format
+        body["output_format"] = {k: v for k, v in fmt.items() if k != "name"}
     if request.stop:
         body["stop_sequences"] = list(request.stop)
     for key in ("temperature",):
@@ -180,13 +181,21 @@ def parse_request(body: dict[str, Any]) -> Request:
             for t in body.get("tools", ())
         ),
         tool_choice=choice,
-        response_format=body.get("output_format"),
+        response_format=_format(body.get("output_format")),
         stop=tuple(body.get("stop_sequences", ())),
         seed=body.get("metadata", {}).get("seed"),
         temperature=body.get("temperature"),
         parallel_tool_calls=not body.get("tool_choice", {}).get("disable_parallel_tool_use"),
         reasoning=_reasoning(body.get("thinking")),
     )
+
+
+def _format(fmt: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`output_format` in the canonical shape, whose schemas have a name (the other
+    formats send one; this one has none)."""
+    if fmt is None:
+        return None
+    return {"name": "output", **fmt} if fmt.get("type") == "json_schema" else fmt
 
 
 def _reasoning(thinking: dict[str, Any] | None) -> Reasoning | None:
