@@ -290,6 +290,17 @@ def provider_prompt_tokens(request: Request, wire_format: str) -> int:
     return prompt_tokens(wire.parse_request(wire.render_request(request, "m")), wire_format)
 
 
+def _held_prompt_tokens(request: Request, wire_format: str) -> int:
+    """The prompt's tokens a hold counts. Plain messages: `prompt_tokens`, which counts
+    no fewer than the provider does. Tools and tool calls are said again in the provider's
+    format (a schema's defaults added, arguments made a JSON object and written back),
+    which can count more: then also as the provider reads them, and the larger."""
+    counted = prompt_tokens(request, wire_format)
+    if request.tools or any(m.tool_calls for m in request.messages):
+        return max(counted, provider_prompt_tokens(request, wire_format))
+    return counted
+
+
 def hides_reasoning(request: Request, route: Route) -> bool:
     """Whether the route's model reasons without returning it (`exclude`, or a model
     that reasons unasked and keeps it): taken and billed, not shown."""
@@ -309,7 +320,7 @@ def worst_hold(routes: list[Route], request: Request, fees: Fees, searched: int 
 
 def worst_case(route: Route, request: Request, fees: Fees, searched: int = 0) -> int:
     """The most this route can charge for the request."""
-    prompt = prompt_tokens(request, route.wire_format)
+    prompt = _held_prompt_tokens(request, route.wire_format)
     output = _output_limit(request, route) * request.n
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok

@@ -1,7 +1,9 @@
-"""Holds on their own: what settling does when a charge comes out above its hold."""
+"""Holds: what settling does when a charge comes out above its hold, and holds that
+count a prompt as the provider that serves it reads it."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import pytest
@@ -12,6 +14,7 @@ from emulator.settings import Settings
 from emulator.store import reservations
 from emulator.store.accounts import get_account
 from emulator.store.usage import UsageEvent, get_usage_event
+from emulator.testing import Tenant
 
 
 def _event(rt_id: str, charge: int) -> UsageEvent:
@@ -66,3 +69,76 @@ def test_a_charge_is_never_more_than_its_hold(
     else:
         assert "charge_capped_from_micros" not in stored.metadata
         assert caplog.text == ""
+
+
+WEATHER_CALL = {
+    "id": "call_1",
+    "type": "function",
+    "function": {
+        "name": "lookup",
+        "arguments": json.dumps({"city": "東京" * 400}, ensure_ascii=False),
+    },
+}
+LOOKUP = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
+ASK = {"role": "user", "content": "Explain quantum physics in depth"}
+RESHAPED = {  # requests a provider of another format reads as more tokens than sent
+    "empty tool schemas, on /messages": (
+        "/messages",
+        {
+            "model": "openai/gpt-4o",
+            "max_tokens": 3,
+            "messages": [ASK],
+            "tools": [{"name": f"t{i}", "input_schema": {}} for i in range(30)],
+            "tool_choice": {"type": "none"},
+        },
+    ),
+    "non-ASCII arguments, chat to a messages provider": (
+        "/chat/completions",
+        {
+            "model": "anthropic/claude-sonnet-4",
+            "max_tokens": 5,
+            "tools": [LOOKUP],
+            "messages": [
+                ASK,
+                {"role": "assistant", "content": None, "tool_calls": [WEATHER_CALL]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "found"},
+                {"role": "user", "content": "And then?"},
+            ],
+        },
+    ),
+    "exponent numbers, responses to a messages provider": (
+        "/responses",
+        {
+            "model": "anthropic/claude-sonnet-4",
+            "max_output_tokens": 16,
+            "tools": [{"type": "function", "name": "lookup", "parameters": {}}],
+            "input": [
+                {"role": "user", "content": "Sum these"},
+                {
+                    "type": "function_call",
+                    "call_id": "c1",
+                    "name": "lookup",
+                    "arguments": '{"n":[' + ",".join(["1e5"] * 300) + "]}",
+                },
+                {"type": "function_call_output", "call_id": "c1", "output": "done"},
+            ],
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("case", RESHAPED)
+def test_the_hold_counts_a_prompt_as_the_provider_reads_it(tenant: Tenant, case: str) -> None:
+    path, body = RESHAPED[case]
+    endpoint = path.strip("/").replace("/", ".")
+    with tenant.client() as http:
+        quoted = http.post("/ai-gateway/quote", json={**body, "endpoint": endpoint})
+        assert quoted.status_code == 200, quoted.text
+        quote = quoted.json()
+        answer = http.post(path, json=body)
+        assert answer.status_code == 200, answer.text
+        (held,) = http.get("/ai-gateway/reservations").json()["data"]
+        (event,) = http.get("/ai-gateway/usage").json()["data"]
+    assert "charge_capped_from_micros" not in event["metadata"]
+    assert held["charge_micros"] == event["charge_micros"] <= held["amount_micros"]
+    assert quote["estimated_charge_micros"] <= quote["hold_micros"] == held["amount_micros"]

@@ -136,7 +136,11 @@ def test_structured_output_survives(fmt: str, schema_format: dict) -> None:
         messages=(Message("user", "hi"),), max_tokens=10, response_format=schema_format
     )
     wire = WIRE[fmt]
-    assert wire.parse_request(wire.render_request(request, "m")).response_format == schema_format
+    back = wire.parse_request(wire.render_request(request, "m")).response_format
+    if fmt == "messages" and "name" in schema_format:  # Anthropic's schemas have no name
+        assert "name" not in wire.render_request(request, "m")["output_format"]
+        schema_format = {**schema_format, "name": "output"}
+    assert back == schema_format
 
 
 def render_whole(fmt: str, completion: Completion) -> dict:

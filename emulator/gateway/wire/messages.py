@@ -153,6 +153,12 @@ def tool_input(arguments: str) -> Any:
         return {}
 
 
+def arguments_of(tool_input: Any) -> str:
+    """A tool call's arguments from this format's `input` object, written as a JSON
+    string as OpenRouter writes them for the other formats: compact, letters unescaped."""
+    return json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)
+
+
 def parse_request(body: dict[str, Any]) -> Request:
     messages: list[Message] = []
     system = body.get("system")
@@ -235,7 +241,7 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
             text="\n".join(b["text"] for b in content if b["type"] == "text"),
             images=sum(1 for b in content if b["type"] == "image"),
             tool_calls=tuple(
-                ToolCall(b["id"], b["name"], json.dumps(b["input"], separators=(",", ":")))
+                ToolCall(b["id"], b["name"], arguments_of(b["input"]))
                 for b in content
                 if b["type"] == "tool_use"
             ),
@@ -322,7 +328,7 @@ def prompt_of(usage: dict[str, Any]) -> tuple[int, CacheUse | None]:
 def parse_response(body: dict[str, Any]) -> list[Completion]:
     texts = [b["text"] for b in body["content"] if b["type"] == "text"]
     calls = tuple(
-        ToolCall(b["id"], b["name"], json.dumps(b["input"], separators=(",", ":")))
+        ToolCall(b["id"], b["name"], arguments_of(b["input"]))
         for b in body["content"]
         if b["type"] == "tool_use"
     )
