@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from emulator.billing.money import insufficient_credits
 from emulator.billing.spend import check_spend
@@ -152,7 +152,6 @@ def cap_at_hold(taken: Hold, event: UsageEvent) -> None:
     authorized: the hold is what the available balance and the spend limit were checked
     against, so charging more could overdraw either. The gateway holds the worst case,
     so this is a bug of ours, logged; the platform's margin pays for it, not the account."""
-    excess = event.charge_micros - taken.amount
     _log.error(
         "usage event %s: charge of %d micros above its hold of %d; charged %d",
         event.id,
@@ -161,8 +160,23 @@ def cap_at_hold(taken: Hold, event: UsageEvent) -> None:
         taken.amount,
     )
     event.metadata["charge_capped_from_micros"] = event.charge_micros
-    event.charge_micros = taken.amount
-    event.margin_micros -= excess
+    cut_to_hold(taken, event)
+
+
+class Charged(Protocol):
+    """What carries a charge and its margin: a usage event, a priced `Charge`."""
+
+    charge_micros: int
+    margin_micros: int
+
+
+def cut_to_hold(taken: Hold, charged: Charged) -> None:
+    """A charge above the hold cut to it, the platform's margin paying the difference; a
+    stream's last usage, priced before settling, says what settling will charge."""
+    excess = charged.charge_micros - taken.amount
+    if excess > 0:
+        charged.charge_micros = taken.amount
+        charged.margin_micros -= excess
 
 
 def release(rt: Runtime, taken: Hold, event: UsageEvent, reason: str) -> None:

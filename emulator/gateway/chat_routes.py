@@ -85,7 +85,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
                 head = {"id": ident, "object": "chat.completion.chunk", "created": created}
                 first = {**head, "model": model, **extra, "choices": [], "debug": debug}
                 chunks = itertools.chain([first], chunks)
-            return sse_lines(_priced(rt, served, chunks))
+            return sse_lines(_priced(rt, call, served, chunks))
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
         return Answer(answer_headers, stream=stream)
@@ -110,15 +110,15 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     return Answer(answer_headers, body=answer)
 
 
-def _priced(rt: Runtime, served: service.Served, chunks: Iterator[Any]) -> Iterator[Any]:
+def _priced(
+    rt: Runtime, call: service.Call, served: service.Served, chunks: Iterator[Any]
+) -> Iterator[Any]:
     """The usage chunk carries the charge, as a whole answer's usage does."""
     for chunk in chunks:
         usage = chunk.get("usage")
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
-            cache = service.served_cache(served)
-            charge = service.charge_of(rt, served, *tokens, cache)
-            usage |= service.usage_money(charge, served.route, *tokens, cache=cache)
+            usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions")
         yield chunk
 
 

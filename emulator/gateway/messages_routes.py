@@ -104,7 +104,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             events = messages.render_events(
                 deltas, id=ident, model=model, start=(finish.input_tokens, finish.cache)
             )
-            return typed_sse_lines(_priced(rt, served, events))
+            return typed_sse_lines(_priced(rt, call, served, events))
 
         return Answer(headers, stream=paced_stream(rt, caller, call, served, render))
     completion = served.completions[0]
@@ -126,7 +126,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     return Answer(headers, body=whole)
 
 
-def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Iterator[Any]:
+def _priced(
+    rt: Runtime, call: service.Call, served: service.Served, events: Iterator[Any]
+) -> Iterator[Any]:
     """The last usage (`message_delta`'s) carries the charge, as a whole answer's does;
     a `ping` follows `message_start`, as Anthropic's API sends one."""
     for event in events:
@@ -136,8 +138,6 @@ def _priced(rt: Runtime, served: service.Served, events: Iterator[Any]) -> Itera
         elif event["type"] == "message_delta":
             usage = event["usage"]
             prompt, _ = messages.prompt_of(usage)
-            cache = service.served_cache(served)
             tokens = prompt, usage["output_tokens"]
-            charge = service.charge_of(rt, served, *tokens, cache)
-            usage |= service.usage_money(charge, served.route, *tokens, ENDPOINT, cache)
+            usage |= service.streamed_usage(rt, call, served, *tokens, ENDPOINT)
         yield event

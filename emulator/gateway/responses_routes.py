@@ -106,7 +106,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 events = web_citations.annotated_events(events, served.web_results)
             if call.upstream is not None:
                 events = _debug_first(events, call.upstream)
-            return typed_sse_lines(_priced(rt, served, events, kept))
+            return typed_sse_lines(_priced(rt, call, served, events, kept))
 
         return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
     completion = served.completions[0]
@@ -148,7 +148,11 @@ def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
 
 
 def _priced(
-    rt: Runtime, served: service.Served, events: Iterator[Any], kept: stored_responses.Kept | None
+    rt: Runtime,
+    call: service.Call,
+    served: service.Served,
+    events: Iterator[Any],
+    kept: stored_responses.Kept | None,
 ) -> Iterator[Any]:
     """The final response's usage carries the charge, as a whole answer's does; a stored
     response is kept once it is complete."""
@@ -156,9 +160,7 @@ def _priced(
         if event["type"] in ("response.completed", "response.incomplete"):
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
-            cache = service.served_cache(served)
-            charge = service.charge_of(rt, served, *tokens, cache)
-            usage |= service.usage_money(charge, served.route, *tokens, "responses", cache)
+            usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
             if kept is not None:
                 stored_responses.keep(rt, kept, event["response"])
         yield event

@@ -370,8 +370,7 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     event.margin_micros = charge.margin_micros
     assert call.hold is not None
     holds.settle(rt, call.hold, event)
-    if event.charge_micros != charge.charge_micros:  # cut to its hold (`holds.cap_at_hold`)
-        charge.charge_micros, charge.margin_micros = event.charge_micros, event.margin_micros
+    holds.cut_to_hold(call.hold, charge)  # the answer says what settling charged
     return charge
 
 
@@ -384,6 +383,18 @@ def charge_of(
     bill = None if cache is None else prompt_cache.bill(cache, route)
     fees = fees_of(rt.catalog.view())
     return charge_for(prompt, completion, *price, fees, bill, len(served.web_results))
+
+
+def streamed_usage(
+    rt: Runtime, call: Call, served: Served, prompt: int, completion: int, endpoint: str
+) -> dict[str, Any]:
+    """A stream's last usage's money (`usage_money`), priced before the stream is
+    settled: what settling will charge."""
+    cache = served_cache(served)
+    charge = charge_of(rt, served, prompt, completion, cache)
+    if call.hold is not None:
+        holds.cut_to_hold(call.hold, charge)
+    return usage_money(charge, served.route, prompt, completion, endpoint, cache)
 
 
 def served_cache(served: Served) -> CacheUse | None:

@@ -9,6 +9,7 @@ import logging
 import pytest
 
 from emulator.billing import holds
+from emulator.gateway import service
 from emulator.runtime import open_runtime
 from emulator.settings import Settings
 from emulator.store import reservations
@@ -142,3 +143,26 @@ def test_the_hold_counts_a_prompt_as_the_provider_reads_it(tenant: Tenant, case:
     assert "charge_capped_from_micros" not in event["metadata"]
     assert held["charge_micros"] == event["charge_micros"] <= held["amount_micros"]
     assert quote["estimated_charge_micros"] <= quote["hold_micros"] == held["amount_micros"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_answer_says_the_charge_settling_made(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    """Should a hold come out below the charge, the answer's usage (a stream's last chunk
+    included, priced before settling) says the charge cut to the hold, as the ledger."""
+    monkeypatch.setattr(service, "worst_case", lambda *args, **kwargs: 7)  # in this process
+    body = {"model": "emulator/echo", "messages": [ASK], "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    with tenant.client() as http:
+        answer = http.post("/chat/completions", json=body)
+        (event,) = http.get("/ai-gateway/usage").json()["data"]
+    if stream:
+        chunks = [line[6:] for line in answer.text.splitlines() if line.startswith("data: {")]
+        usage = json.loads(chunks[-1])["usage"]
+    else:
+        usage = answer.json()["usage"]
+    assert event["charge_micros"] == usage["charge_micros"] == 7
+    assert usage["cost"] == 0.000007
+    assert event["metadata"]["charge_capped_from_micros"] > 7
