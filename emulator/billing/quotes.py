@@ -83,7 +83,11 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
 
 def _endpoint(body: dict[str, Any]) -> str:
     """The endpoint quoted: `messages` is a chat completion (or, with `endpoint:
-    "messages"`, an Anthropic-format message), `input` a response."""
+    "messages"`, an Anthropic-format message, which the messages route checks), `input`
+    a response."""
+    asked = body.get("endpoint")
+    if asked == "messages" and "input" not in body:
+        return "messages"
     if ("messages" in body) == ("input" in body):
         raise ValidationFailed(
             "Send exactly one of `input` (to quote a response) and `messages` (to quote a "
@@ -91,14 +95,13 @@ def _endpoint(body: dict[str, Any]) -> str:
             param="input",
         )
     endpoint = "chat.completions" if "messages" in body else "responses"
-    asked = body.get("endpoint")
     if asked is not None and (asked == "responses") != (endpoint == "responses"):
         takes = "input" if asked == "responses" else "messages"
         raise ValidationFailed(
             f"The endpoint {asked!r} takes `{takes}`: send `{takes}`, or leave `endpoint` out.",
             param="endpoint",
         )
-    return "messages" if asked == "messages" else endpoint
+    return endpoint
 
 
 def _read(

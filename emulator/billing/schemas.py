@@ -40,8 +40,16 @@ class QuoteRequest(WireModel):
     @model_validator(mode="before")
     @classmethod
     def _openrouter_forms(cls, body: Any) -> Any:
-        """As the requests quoted: `models` alone, and chat's `prompt`."""
+        """As the requests quoted: `models` alone, and chat's `prompt`. A message's
+        body is the messages route's to check: the fields it does not read (this
+        model's chat and responses ones) are left out, as that route ignores them."""
+        if isinstance(body, dict) and body.get("endpoint") == "messages":
+            return {k: v for k, v in model_from_models(body).items() if k not in _NOT_READ}
         return messages_from_prompt(model_from_models(body))
+
+
+# The quote's fields that `POST /messages` does not read.
+_NOT_READ = frozenset({"instructions", "max_output_tokens", "prompt"})
 
 
 class SpendLimitOut(WireModel):

@@ -226,3 +226,30 @@ def test_an_anthropic_message_is_quoted_as_the_messages_route_bills_it(tenant: T
     assert as_chat["endpoint"] == "chat.completions"
     assert as_chat["estimated_input_tokens"] < quote["estimated_input_tokens"]
     assert assert_error(missing, 400, "invalid_request")["param"] == "max_tokens"
+
+
+def test_a_message_quote_is_checked_as_the_messages_route_checks_it(tenant: Tenant) -> None:
+    message = {
+        "endpoint": "messages",
+        "model": "anthropic/claude-sonnet-4",
+        "messages": [{"role": "user", "content": "Explain how B-trees stay balanced"}],
+        "max_tokens": 5,
+    }
+    ignored = {"instructions": 5, "max_output_tokens": 0}  # fields /messages does not read
+    refused = {  # each a 400 from both, naming the same field
+        "messages": {"messages": None},
+        "max_tokens": {"max_tokens": 0},
+        "messages[0].role": {"messages": [{"role": "system", "content": "hi"}]},
+    }
+    with tenant.client() as http:
+        for field, value in ignored.items():
+            quoted = http.post("/ai-gateway/quote", json={**message, field: value})
+            assert quoted.status_code == 200, quoted.text
+        prompt = {k: v for k, v in message.items() if k != "messages"} | {"prompt": "hi"}
+        assert_error(http.post("/ai-gateway/quote", json=prompt), 400, "invalid_request")
+        for param, change in refused.items():
+            for path, body in [("/ai-gateway/quote", message), ("/messages", message)]:
+                error = assert_error(
+                    http.post(path, json={**body, **change}), 400, "invalid_request"
+                )
+                assert error["param"] == param, (path, error)
