@@ -33,6 +33,7 @@ from emulator.gateway import logprobs, web_search
 from emulator.gateway.canonical import Completion, Message, Request, ToolCall
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import ScriptedReply
+from emulator.gateway.stops import first_stop
 from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
 from emulator.gateway.topic_words import topic_words
@@ -94,18 +95,19 @@ def _answer(
     if calls:
         return _called(calls, family, request.max_tokens, input_tokens)
     text = (rule.reply if rule is not None else None) or _text(model, request, family, lazy)
-    matched = None  # the stop sequence that ends the text: the last to cut it shorter
-    for stop in request.stop:
-        if stop and stop in text:
-            text, matched = text[: text.index(stop)], stop
+    found = first_stop(text, request.stop) if request.stop else None
+    if found is not None:  # it stops there if it writes the whole stop within max_tokens
+        start, stop = found
+        limit = request.max_tokens
+        if limit is None or count_text(text[: start + len(stop)], family) <= limit:
+            kept = text[:start]
+            output = count_text(kept, family)
+            return Completion(kept, (), "stop", input_tokens, output, stop_sequence=stop)
     if request.max_tokens is None:
-        output_tokens = count_text(text, family)
-        return Completion(text, (), "stop", input_tokens, output_tokens, stop_sequence=matched)
+        return Completion(text, (), "stop", input_tokens, count_text(text, family))
     # Cut at a token's end, the text counts as many tokens as `truncate` says.
     text, output_tokens, cut = truncate(text, family, request.max_tokens)
-    if cut:
-        return Completion(text, (), "length", input_tokens, output_tokens)
-    return Completion(text, (), "stop", input_tokens, output_tokens, stop_sequence=matched)
+    return Completion(text, (), "length" if cut else "stop", input_tokens, output_tokens)
 
 
 def _reasoned(

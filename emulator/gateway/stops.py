@@ -18,14 +18,19 @@ from emulator.gateway.canonical import Completion, Delta, Finish, ReasoningDelta
 from emulator.gateway.tokens import count_text
 
 
-def _first_stop(text: str, stops: Iterable[str]) -> tuple[int, str] | None:
-    """Where the first stop sequence in the text starts, and which it is."""
-    hits = [(text.find(stop), stop) for stop in stops if stop and stop in text]
-    return min(hits, key=lambda hit: hit[0]) if hits else None
+def first_stop(text: str, stops: Iterable[str]) -> tuple[int, str] | None:
+    """The stop sequence a model writing the text stops at, and where it starts: the one
+    whose end it writes first (of two that end together, the longer)."""
+    found: tuple[int, int, str] | None = None  # (end, start, stop)
+    for stop in stops:
+        start = text.find(stop) if stop else -1
+        if start >= 0 and (found is None or (start + len(stop), start) < found[:2]):
+            found = (start + len(stop), start, stop)
+    return None if found is None else (found[1], found[2])
 
 
 def cut_completion(completion: Completion, stops: tuple[str, ...], family: str) -> Completion:
-    found = _first_stop(completion.text or "", stops)
+    found = first_stop(completion.text or "", stops)
     if found is None:
         return completion
     end, stop = found
@@ -57,7 +62,7 @@ def cut_deltas(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list
 
 def _cut_choice(deltas: list[Delta], stops: tuple[str, ...], family: str) -> list[Delta]:
     text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
-    found = _first_stop(text, stops)
+    found = first_stop(text, stops)
     if found is None:
         return deltas
     end, stop = found

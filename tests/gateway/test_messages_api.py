@@ -126,6 +126,34 @@ def test_a_stop_sequence_is_named_where_the_provider_tells_it(
     assert (unmet.stop_reason, unmet.stop_sequence) == ("end_turn", None)
 
 
+@pytest.mark.parametrize("provider", ["emulator-messages", "emulator-responses"])
+def test_a_stop_sequence_stops_only_once_it_is_written_whole(tenant: Tenant, provider: str) -> None:
+    """Whether the provider stops (messages format) or the gateway cuts for it (responses):
+    the first stop written whole wins, and only within `max_tokens`."""
+
+    def ask(text: str, stops: list[str], max_tokens: int = 300) -> dict[str, Any]:
+        body = {
+            "model": "emulator/echo",  # says the user's text back
+            "max_tokens": max_tokens,
+            "messages": [{"role": "user", "content": text}],
+            "stop_sequences": stops,
+            "provider": {"only": [provider]},
+        }
+        with tenant.client() as http:
+            answer = http.post("/messages", json=body)
+        assert answer.status_code == 200, answer.text
+        return dict(answer.json())
+
+    stopped = ask("alpha beta gamma STOP delta", ["STOP"])
+    assert stopped["content"] == [{"type": "text", "text": "alpha beta gamma "}]
+    assert (stopped["stop_reason"], stopped["stop_sequence"]) == ("stop_sequence", "STOP")
+    # Room for the text before the stop, not for the stop: the limit ends it.
+    short = ask("alpha beta gamma STOP delta", ["STOP"], stopped["usage"]["output_tokens"])
+    assert (short["stop_reason"], short["stop_sequence"]) == ("max_tokens", None)
+    overlapping = ask("xyz qqq", ["yz", "xy"])  # "xy" is written whole first
+    assert (overlapping["stop_sequence"], overlapping["content"]) == ("xy", [])
+
+
 def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:
     message = claude.messages.create(
         model=SONNET,

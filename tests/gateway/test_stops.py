@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from emulator.gateway.canonical import Completion, Finish, TextDelta, ToolCallStart
-from emulator.gateway.stops import cut_completion, cut_deltas
+from emulator.gateway.stops import cut_completion, cut_deltas, first_stop
 from emulator.gateway.tokens import count_text
 
 
@@ -35,3 +35,10 @@ def test_nothing_after_the_stop_is_sent() -> None:
         TextDelta("Done"),
         Finish("stop", 4, 1, stop_sequence="."),
     ]
+
+
+def test_the_stop_is_the_one_whose_end_is_written_first() -> None:
+    assert first_stop("xyz qqq", ("yz", "xy")) == (0, "xy")
+    assert first_stop("abc", ("abc", "b")) == (1, "b")  # "b" is whole before "abc" is
+    assert first_stop("abc", ("bc", "abc")) == (0, "abc")  # ending together: the longer
+    assert first_stop("abc", ("", "z")) is None

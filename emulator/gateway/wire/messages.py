@@ -277,7 +277,7 @@ def render_response(completion: Completion, *, id: str, model: str) -> dict[str,
     if completion.reasoning is not None:
         thought = completion.reasoning
         content.append({"type": "thinking", "thinking": thought, "signature": signature(thought)})
-    if completion.text is not None:
+    if completion.text:  # no empty text block, as the stream opens none
         content.append({"type": "text", "text": completion.text})
     content += [
         {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
