@@ -154,6 +154,16 @@ def test_a_stop_sequence_stops_only_once_it_is_written_whole(tenant: Tenant, pro
     assert (overlapping["stop_sequence"], overlapping["content"]) == ("xy", [])
 
 
+def test_disabled_thinking_switches_off_a_model_that_thinks_unasked(tenant: Tenant) -> None:
+    body = {"model": "deepseek/deepseek-r1", "max_tokens": 3000, "messages": QUESTION}
+    with tenant.client() as http:
+        unasked = http.post("/messages", json=body).json()
+        off = http.post("/messages", json={**body, "thinking": {"type": "disabled"}}).json()
+    assert [block["type"] for block in unasked["content"]] == ["thinking", "text"]
+    assert [block["type"] for block in off["content"]] == ["text"]
+    assert off["usage"]["output_tokens"] < unasked["usage"]["output_tokens"]
+
+
 def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:
     message = claude.messages.create(
         model=SONNET,

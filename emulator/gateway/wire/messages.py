@@ -193,7 +193,15 @@ def parse_request(body: dict[str, Any]) -> Request:
         temperature=body.get("temperature"),
         parallel_tool_calls=not body.get("tool_choice", {}).get("disable_parallel_tool_use"),
         reasoning=_reasoning(body.get("thinking")),
+        # `disabled` also switches off a model that reasons unasked, as chat's
+        # `reasoning.enabled: false` does.
+        reasoning_unasked="off" if _thinking_kind(body) == "disabled" else "default",
     )
+
+
+def _thinking_kind(body: dict[str, Any]) -> str | None:
+    thinking = body.get("thinking")
+    return thinking.get("type") if isinstance(thinking, dict) else None
 
 
 def _format(fmt: dict[str, Any] | None) -> dict[str, Any] | None:
