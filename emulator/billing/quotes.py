@@ -112,19 +112,19 @@ def _read(
     if endpoint == "messages":
         body = validate(body, MessagesRequest).model_dump(by_alias=True, exclude_none=True)
         return body, messages.parse_request(body)
-    if endpoint == "chat.completions":
-        validate(body, ChatCompletionRequest)
-        talk = stored_responses.Conversation(body)
-    else:
-        validate(body, ResponsesRequest)
-        talk = stored_responses.conversation(rt, caller.account_id, body)
+    chat_body = endpoint == "chat.completions"
+    validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
+    talk = (
+        stored_responses.Conversation(body)
+        if chat_body
+        else stored_responses.conversation(rt, caller.account_id, body)
+    )
     check_body(talk.body, endpoint, talk.history)
     body = talk.whole()
-    if endpoint == "chat.completions":
-        return body, chat.parse_request(body)
-    # As `/responses` reads it: `max_output_tokens` only (a `max_tokens` there is an
-    # unknown field the request ignores, so the quote must too, or it would promise less).
-    return body, responses.parse_request(body)
+    # A response as `/responses` reads it: `max_output_tokens` only (a `max_tokens` there
+    # is an unknown field the request ignores, so the quote must too, or it would promise
+    # less).
+    return body, chat.parse_request(body) if chat_body else responses.parse_request(body)
 
 
 def _tokens(route: Route, request: Request) -> tuple[int, int]:

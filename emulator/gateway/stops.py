@@ -5,7 +5,8 @@ served by a responses-format provider would be lost on the way. As a real
 gateway does, this one then cuts the provider's answer where the first stop
 sequence starts (finish `stop`, the output tokens of what is kept), whole or
 streamed, log probabilities cut with the text. Providers that take `stop`
-themselves (chat, messages) are left alone.
+themselves (chat, messages) are left alone; their generator stops by the same rule
+(`first_stop`: the stop sequence written whole first).
 """
 
 from __future__ import annotations
