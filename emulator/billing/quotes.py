@@ -86,7 +86,7 @@ def _endpoint(body: dict[str, Any]) -> str:
     "messages"`, an Anthropic-format message, which the messages route checks), `input`
     a response."""
     asked = body.get("endpoint")
-    if asked == "messages" and "input" not in body:
+    if asked == "messages":  # its `input`, as other fields it does not read, is dropped
         return "messages"
     if ("messages" in body) == ("input" in body):
         raise ValidationFailed(

@@ -49,7 +49,7 @@ class QuoteRequest(WireModel):
 
 
 # The quote's fields that `POST /messages` does not read.
-_NOT_READ = frozenset({"instructions", "max_output_tokens", "prompt"})
+_NOT_READ = frozenset({"input", "instructions", "max_output_tokens", "prompt"})
 
 
 class SpendLimitOut(WireModel):

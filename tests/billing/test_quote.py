@@ -235,7 +235,7 @@ def test_a_message_quote_is_checked_as_the_messages_route_checks_it(tenant: Tena
         "messages": [{"role": "user", "content": "Explain how B-trees stay balanced"}],
         "max_tokens": 5,
     }
-    ignored = {"instructions": 5, "max_output_tokens": 0}  # fields /messages does not read
+    ignored = {"instructions": 5, "max_output_tokens": 0, "input": "hi"}  # /messages reads none
     refused = {  # each a 400 from both, naming the same field
         "messages": {"messages": None},
         "max_tokens": {"max_tokens": 0},

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import anthropic
+import httpx
 import pytest
 
 from emulator.billing.pricing import CacheBill, Fees, charge_for
@@ -162,6 +163,25 @@ def test_disabled_thinking_switches_off_a_model_that_thinks_unasked(tenant: Tena
     assert [block["type"] for block in unasked["content"]] == ["thinking", "text"]
     assert [block["type"] for block in off["content"]] == ["text"]
     assert off["usage"]["output_tokens"] < unasked["usage"]["output_tokens"]
+
+
+def test_cache_breakpoints_are_checked_as_anthropic_checks_them(tenant: Tenant) -> None:
+    def block(ttl: str = "5m") -> dict[str, Any]:
+        return {"type": "text", "text": "note", "cache_control": {"type": "ephemeral", "ttl": ttl}}
+
+    def ask(*blocks: dict[str, Any]) -> httpx.Response:
+        body = {
+            "model": SONNET,
+            "max_tokens": 10,
+            "messages": [{"role": "user", "content": blocks}],
+        }
+        with tenant.client() as http:
+            return http.post("/messages", json=body)
+
+    assert ask(block(), block(), block(), block()).status_code == 200
+    too_many = assert_error(ask(*[block()] * 5), 400, "too_many_cache_breakpoints")
+    assert too_many["param"] == "messages"
+    assert_error(ask(block(), block("1h")), 400, "invalid_cache_control")
 
 
 def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:

@@ -27,6 +27,7 @@ from emulator.gateway.canonical import (
     cache_control,
     cache_marks,
     cache_ttl,
+    check_breakpoints,
     effort_tokens,
     merged_marks,
 )
@@ -175,6 +176,9 @@ def parse_request(body: dict[str, Any]) -> Request:
         last.cache_marks = merged_marks(
             (*last.cache_marks, CacheMark(len(last.text), cache_ttl(top)))
         )
+    marked = [m for m in messages if m.cache_marks]
+    if marked:  # at most four, an hour's first, as Anthropic's API checks them
+        check_breakpoints(marked, "messages")
     choice = body.get("tool_choice", {}).get("type", "auto")
     choice = {"any": "required"}.get(choice, choice)
     if choice == "tool":
