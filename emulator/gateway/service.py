@@ -290,15 +290,12 @@ def provider_prompt_tokens(request: Request, wire_format: str) -> int:
     return prompt_tokens(wire.parse_request(wire.render_request(request, "m")), wire_format)
 
 
-def _held_prompt_tokens(request: Request, wire_format: str) -> int:
-    """The prompt's tokens a hold counts. Plain messages: `prompt_tokens`, which counts
-    no fewer than the provider does. Tools and tool calls are said again in the provider's
-    format (a schema's defaults added, arguments made a JSON object and written back),
-    which can count more: then also as the provider reads them, and the larger."""
-    counted = prompt_tokens(request, wire_format)
-    if request.tools or any(m.tool_calls for m in request.messages):
-        return max(counted, provider_prompt_tokens(request, wire_format))
-    return counted
+def _reshaped(request: Request) -> bool:
+    """Whether a provider may read the prompt as more tokens than `prompt_tokens` counts
+    (which counts plain messages as no fewer): tools and tool calls are said again in the
+    provider's format (a schema's defaults added, arguments made a JSON object and
+    written back)."""
+    return bool(request.tools) or any(m.tool_calls for m in request.messages)
 
 
 def hides_reasoning(request: Request, route: Route) -> bool:
@@ -315,12 +312,18 @@ def _output_limit(request: Request, route: Route) -> int:
 def worst_hold(routes: list[Route], request: Request, fees: Fees, searched: int = 0) -> int:
     """The hold before the first attempt: the most any of the routes can charge
     (`searched`: web search results in the prompt, each charged)."""
-    return max(worst_case(route, request, fees, searched) for route in routes)
+    reshaped = _reshaped(request)
+    return max(worst_case(route, request, fees, searched, reshaped) for route in routes)
 
 
-def worst_case(route: Route, request: Request, fees: Fees, searched: int = 0) -> int:
-    """The most this route can charge for the request."""
-    prompt = _held_prompt_tokens(request, route.wire_format)
+def worst_case(
+    route: Route, request: Request, fees: Fees, searched: int = 0, reshaped: bool | None = None
+) -> int:
+    """The most this route can charge for the request (`reshaped`: `_reshaped(request)`,
+    when known)."""
+    prompt = prompt_tokens(request, route.wire_format)
+    if _reshaped(request) if reshaped is None else reshaped:  # then as the provider reads it
+        prompt = max(prompt, provider_prompt_tokens(request, route.wire_format))
     output = _output_limit(request, route) * request.n
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok
