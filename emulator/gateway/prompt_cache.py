@@ -151,14 +151,16 @@ def bill(use: CacheUse | None, route: Route) -> CacheBill | None:
     """A cache use with the route's prices for it, as the charge formula takes it."""
     if use is None or not (use.read or use.written):
         return None
-    read, write = route.cache_read_micros_per_mtok, route.cache_write_micros_per_mtok
+    read = route.cache_read_micros_per_mtok
     return CacheBill(
-        use.read,
-        use.written,
-        use.written_1h,
-        0 if read is None else read,
-        route.prompt_micros_per_mtok if write is None else write,  # none given: the prompt's
+        use.read, use.written, use.written_1h, 0 if read is None else read, _write_price(route)
     )
+
+
+def _write_price(route: Route) -> int:
+    """A route's cache write price; none given: its prompt price."""
+    write = route.cache_write_micros_per_mtok
+    return route.prompt_micros_per_mtok if write is None else write
 
 
 def worst_prompt_price(route: Route, request: Request) -> int:
@@ -171,8 +173,5 @@ def worst_prompt_price(route: Route, request: Request) -> int:
     ttls = {mark.ttl for message in request.messages for mark in message.cache_marks}
     if not ttls:
         return price
-    write = (
-        price if route.cache_write_micros_per_mtok is None else route.cache_write_micros_per_mtok
-    )
     hour = 2 * price if max(ttls) >= HOUR else 0
-    return max(price, write, hour)
+    return max(price, _write_price(route), hour)

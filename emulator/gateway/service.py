@@ -322,7 +322,9 @@ def worst_case(
     """The most this route can charge for the request (`reshaped`: `_reshaped(request)`,
     when known)."""
     prompt = prompt_tokens(request, route.wire_format)
-    if _reshaped(request) if reshaped is None else reshaped:  # then as the provider reads it
+    if reshaped is None:
+        reshaped = _reshaped(request)
+    if reshaped:  # then also as the provider reads it, and the larger
         prompt = max(prompt, provider_prompt_tokens(request, route.wire_format))
     output = _output_limit(request, route) * request.n
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.

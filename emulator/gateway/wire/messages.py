@@ -183,6 +183,7 @@ def parse_request(body: dict[str, Any]) -> Request:
     choice = {"any": "required"}.get(choice, choice)
     if choice == "tool":
         choice = body["tool_choice"]["name"]
+    reasoning, unasked = _reasoning(body.get("thinking"))
     return Request(
         messages=tuple(messages),
         max_tokens=body["max_tokens"],
@@ -196,16 +197,9 @@ def parse_request(body: dict[str, Any]) -> Request:
         seed=body.get("metadata", {}).get("seed"),
         temperature=body.get("temperature"),
         parallel_tool_calls=not body.get("tool_choice", {}).get("disable_parallel_tool_use"),
-        reasoning=_reasoning(body.get("thinking")),
-        # `disabled` also switches off a model that reasons unasked, as chat's
-        # `reasoning.enabled: false` does.
-        reasoning_unasked="off" if _thinking_kind(body) == "disabled" else "default",
+        reasoning=reasoning,
+        reasoning_unasked=unasked,
     )
-
-
-def _thinking_kind(body: dict[str, Any]) -> str | None:
-    thinking = body.get("thinking")
-    return thinking.get("type") if isinstance(thinking, dict) else None
 
 
 def _format(fmt: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -216,15 +210,18 @@ def _format(fmt: dict[str, Any] | None) -> dict[str, Any] | None:
     return {"name": "output", **fmt} if fmt.get("type") == "json_schema" else fmt
 
 
-def _reasoning(thinking: dict[str, Any] | None) -> Reasoning | None:
-    """`enabled` with its budget; Anthropic's `adaptive` (the model decides how much):
-    the default effort's budget."""
+def _reasoning(thinking: dict[str, Any] | None) -> tuple[Reasoning | None, str]:
+    """The reasoning asked for and what a model that reasons unasked does
+    (`Request.reasoning_unasked`), as chat's `_reasoning` says them: `enabled` with its
+    budget; Anthropic's `adaptive` (the model decides how much): the default effort's
+    budget; `disabled` also switches off a model that reasons unasked, as chat's
+    `reasoning.enabled: false` does."""
     kind = None if thinking is None else thinking.get("type")
     if kind == "adaptive":
-        return Reasoning(effort_tokens(None))
-    if kind != "enabled" or thinking is None:
-        return None
-    return Reasoning(thinking["budget_tokens"])
+        return Reasoning(effort_tokens(None)), "default"
+    if kind == "enabled" and thinking is not None:
+        return Reasoning(thinking["budget_tokens"]), "default"
+    return None, "off" if kind == "disabled" else "default"
 
 
 def signature(thinking: str) -> str:
