@@ -68,9 +68,9 @@ class FakeProvider:
         deltas = itertools.chain.from_iterable(  # `n` answers in turn (chat has `n`)
             chat.deltas(
                 completion,
-                _pieces(completion.text or "", self.wire_format),
+                stream_pieces(completion.text or "", self.wire_format),
                 choice,
-                _pieces(completion.reasoning or "", self.wire_format),
+                stream_pieces(completion.reasoning or "", self.wire_format),
             )
             for choice, completion in enumerate(completions)
         )
@@ -112,7 +112,7 @@ class FakeProvider:
         return responses.render_response(completions[0], id=ident, model=model, created=0)
 
 
-def _pieces(text: str, family: str) -> list[str]:
+def stream_pieces(text: str, family: str) -> list[str]:
     """Stream text a token or two at a time, as real providers do."""
     spans = token_spans(text, family)
     pieces, start = [], 0

@@ -12,7 +12,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.errors import ValidationFailed
-from emulator.gateway import service, stored_responses, web_citations
+from emulator.gateway import background, service, stored_responses, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -20,6 +20,7 @@ from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, 
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
+from emulator.store.responses import Run
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
@@ -93,9 +94,11 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
-    kept = None
+    kept, run = None, None
+    if background.wanted(body):  # streamed, it has run by the time it is kept
+        run = background.new_run(rt) if not call.stream else Run(rt.clock.now(), 0.0, 0.0)
     if stored_responses.stores(body):
-        kept = stored_responses.Kept(caller.account_id, body["input"], rt.world)
+        kept = stored_responses.Kept(caller.account_id, body["input"], rt.world, run)
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
@@ -104,6 +107,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             )
             if served.web_results:
                 events = web_citations.annotated_events(events, served.web_results)
+            if run is not None:
+                events = background.queued_first(events)
             if call.upstream is not None:
                 events = _debug_first(events, call.upstream)
             return typed_sse_lines(_priced(rt, call, served, events, kept))
@@ -126,8 +131,12 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     whole["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, "responses", spent.cache
     )
+    if run is not None:
+        whole = background.finished(whole, run)
     if kept is not None:
         stored_responses.keep(rt, kept, whole)
+    if run is not None:  # polled from now on
+        return Answer(answer_headers, body=background.seen(whole, run, rt.clock.now()))
     return Answer(answer_headers, body=whole)
 
 

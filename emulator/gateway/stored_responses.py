@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.errors import InvalidRequest, NotFound, ValidationFailed
 from emulator.store.response_items import get_items, save_items
-from emulator.store.responses import StoredResponse, chain, delete_response, get_response
+from emulator.store.responses import Run, StoredResponse, chain, delete_response, get_response
 from emulator.store.responses import save_response as save_stored
 
 if TYPE_CHECKING:
@@ -46,7 +46,8 @@ class Conversation:
 
 
 def stores(body: dict[str, Any]) -> bool:
-    return body.get("store") is not False
+    """Kept: with `store` true (the default), or made in the background (to be polled)."""
+    return body.get("store") is not False or body.get("background") is True
 
 
 def conversation(rt: Runtime, account_id: str, body: dict[str, Any]) -> Conversation:
@@ -106,11 +107,13 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
 @dataclass(frozen=True)
 class Kept:
     """Where a response is to be kept: the account, its request's own input (references
-    resolved) and the state the request ran in (`Runtime.world`)."""
+    resolved), the state the request ran in (`Runtime.world`) and, for a background
+    response, its run."""
 
     account_id: str
     input: Any
     world: int
+    run: Run | None = None
 
 
 def keep(rt: Runtime, kept: Kept, response: dict[str, Any]) -> None:
@@ -122,7 +125,7 @@ def keep(rt: Runtime, kept: Kept, response: dict[str, Any]) -> None:
             return
         now = rt.clock.now_iso()
         items = [_with_id(rt, i) for i in own_items(kept.input)]
-        save_stored(conn, kept.account_id, response, items, now)
+        save_stored(conn, kept.account_id, response, items, now, kept.run)
         save_items(conn, kept.account_id, response["id"], response["output"], now)
 
 
@@ -147,34 +150,22 @@ def fetch(rt: Runtime, account_id: str, response_id: str) -> StoredResponse:
     with rt.store.read() as conn:
         found = get_response(conn, account_id, response_id)
     if found is None:
-        raise _missing(response_id)
+        raise missing(response_id)
     return found
 
 
 def forget(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
     with rt.store.write() as conn:
         if not delete_response(conn, account_id, response_id):
-            raise _missing(response_id)
+            raise missing(response_id)
     return {"id": response_id, "object": "response", "deleted": True}
 
 
-def cancel(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
-    """OpenAI cancels a background response still queued or in progress; the emulator
-    answers every response whole at once (`background` too), so none ever is."""
-    stored = fetch(rt, account_id, response_id)
-    made_how = "completed" if stored.response.get("background") else "not made in background"
-    raise InvalidRequest(
-        f"Response {response_id!r} cannot be cancelled: it is {made_how}. Only a response "
-        "made with `background: true` that is still queued or in progress can be; the "
-        "emulator answers every response at once.",
-        param="response_id",
-    )
-
-
-def _missing(response_id: str) -> NotFound:
+def missing(response_id: str) -> NotFound:
     return NotFound(
         f"Response with id {response_id!r} not found: responses are kept when made with "
-        "`store` true (the default), per account, until deleted or the emulator is reset.",
+        "`store` true (the default) or `background` true, per account, until deleted or "
+        "the emulator is reset.",
         param="response_id",
     )
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from typing import Annotated, Any, Literal
 
 from litestar import Controller, delete, get, post
 from litestar.params import FromPath, QueryParameter
+from litestar.response import Stream
 
-from emulator.gateway import stored_responses
+from emulator.gateway import background, stored_responses
+from emulator.gateway.streaming import typed_sse_lines
 from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
 ItemLimit = Annotated[
@@ -22,11 +25,26 @@ class StoredResponsesController(Controller):
     security = BEARER
     tags = ["Gateway"]
 
-    @get("/", summary="A stored response (made with `store` true, the default), as it was given")
+    @get(
+        "/",
+        summary="A stored response as it was given (a background one as it is by now), or "
+        "a background one's events again (`stream=true`)",
+    )
     async def retrieve(
-        self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
-    ) -> dict[str, Any]:
-        return stored_responses.fetch(rt, caller.account_id, response_id).response
+        self,
+        rt: RuntimeDep,
+        caller: CallerDep,
+        response_id: FromPath[str],
+        stream: Annotated[bool, QueryParameter(description="Stream its events again.")] = False,
+        starting_after: Annotated[
+            int | None, QueryParameter(ge=-1, description="Stream the events after this one.")
+        ] = None,
+    ) -> Any:
+        stored = stored_responses.fetch(rt, caller.account_id, response_id)
+        if not stream:
+            return background.view(stored, rt.clock.now())
+        events = background.replay(stored, rt.clock.now(), starting_after)
+        return Stream(_sent(typed_sse_lines(iter(events))), media_type="text/event-stream")
 
     @delete("/", status_code=200, summary="Forget a stored response and its output items")
     async def forget(
@@ -48,8 +66,15 @@ class StoredResponsesController(Controller):
         stored = stored_responses.fetch(rt, caller.account_id, response_id)
         return stored_responses.input_page(stored.input, limit, order, after or cursor)
 
-    @post("/cancel", status_code=200, summary="Cancel a background response (none is pending)")
+    @post("/cancel", status_code=200, summary="Cancel a background response not done yet")
     async def cancel(
         self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
     ) -> dict[str, Any]:
-        return stored_responses.cancel(rt, caller.account_id, response_id)
+        return background.cancel(rt, caller.account_id, response_id)
+
+
+async def _sent(lines: Iterator[bytes]) -> AsyncIterator[bytes]:
+    """Made at once: sent from the event loop (litestar would read a plain iterator
+    in a worker thread)."""
+    for line in lines:
+        yield line

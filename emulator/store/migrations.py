@@ -346,6 +346,17 @@ def m0014_prompt_cache_ttl(db: Any) -> None:
     db["prompt_cache"].add_column("ttl", int, not_null_default=300)
 
 
+@migration
+def m0015_background_responses(db: Any) -> None:
+    """A response made with `background: true` moves queued -> in_progress -> completed
+    on the virtual clock (`gateway.background`): its schedule, and when it was cancelled."""
+    table = db["stored_responses"]
+    table.add_column("created_ts", float)  # on the virtual clock; NULL: not background
+    table.add_column("queued_s", float)
+    table.add_column("processing_s", float)
+    table.add_column("cancelled_ts", float)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -13,9 +13,21 @@ MAX_CHAIN = 10_000
 
 
 @dataclass(frozen=True)
+class Run:
+    """When a background response is queued, runs and ends, on the virtual clock
+    (seconds since the epoch), and when it was cancelled, if it was."""
+
+    created_ts: float
+    queued_s: float
+    processing_s: float
+    cancelled_ts: float | None = None
+
+
+@dataclass(frozen=True)
 class StoredResponse:
     response: dict[str, Any]
     input: list[dict[str, Any]]
+    run: Run | None = None  # None: not made in the background
 
 
 def save_response(
@@ -24,10 +36,12 @@ def save_response(
     response: dict[str, Any],
     input_items: list[dict[str, Any]],
     now: str,
+    run: Run | None = None,
 ) -> None:
     conn.execute(
         "INSERT OR REPLACE INTO stored_responses (id, account_id, previous_response_id, "
-        "response, input, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        "response, input, created_at, created_ts, queued_s, processing_s) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             response["id"],
             account_id,
@@ -35,6 +49,7 @@ def save_response(
             json.dumps(response),
             json.dumps(input_items),
             now,
+            *((run.created_ts, run.queued_s, run.processing_s) if run else (None, None, None)),
         ],
     )
 
@@ -43,10 +58,23 @@ def get_response(
     conn: sqlite3.Connection, account_id: str, response_id: str
 ) -> StoredResponse | None:
     row = conn.execute(
-        "SELECT response, input FROM stored_responses WHERE id = ? AND account_id = ?",
+        "SELECT response, input, created_ts, queued_s, processing_s, cancelled_ts "
+        "FROM stored_responses WHERE id = ? AND account_id = ?",
         [response_id, account_id],
     ).fetchone()
-    return None if row is None else StoredResponse(json.loads(row[0]), json.loads(row[1]))
+    if row is None:
+        return None
+    run = None if row[2] is None else Run(row[2], row[3], row[4], row[5])
+    return StoredResponse(json.loads(row[0]), json.loads(row[1]), run)
+
+
+def cancel_run(conn: sqlite3.Connection, account_id: str, response_id: str, at: float) -> None:
+    """Mark a background response cancelled at `at`, unless it already was."""
+    conn.execute(
+        "UPDATE stored_responses SET cancelled_ts = ? "
+        "WHERE id = ? AND account_id = ? AND cancelled_ts IS NULL",
+        [at, response_id, account_id],
+    )
 
 
 def delete_response(conn: sqlite3.Connection, account_id: str, response_id: str) -> bool:

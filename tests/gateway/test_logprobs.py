@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from emulator.gateway import logprobs
 from emulator.gateway.canonical import Completion, Finish, TextDelta, TokenLogprob
-from emulator.gateway.providers import _pieces
+from emulator.gateway.providers import stream_pieces
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.tokens import count_text
 
@@ -57,7 +57,7 @@ def test_a_cut_keeps_the_tokens_of_what_is_kept(length: int) -> None:
 @given(TEXTS, FAMILIES)
 def test_a_streamed_piece_carries_the_entries_of_its_tokens(text: str, family: str) -> None:
     entries = logprobs.draw(text, family, random.Random(7), 1)
-    pieces = _pieces(text, family)
+    pieces = stream_pieces(text, family)
     split = logprobs.split(entries, pieces)
     assert len(split) == len(pieces)
     for piece, own in zip(pieces, split, strict=True):
@@ -91,7 +91,7 @@ def test_the_gateways_stop_cuts_the_entries_with_the_text() -> None:
     assert cut.text == "Tea came f"
     assert cut.logprobs is not None
     assert "".join(e.token for e in cut.logprobs) == "Tea came f"
-    pieces = _pieces(text, "responses")
+    pieces = stream_pieces(text, "responses")
     deltas = [
         TextDelta(piece, 0, own)
         for piece, own in zip(pieces, logprobs.split(entries, pieces), strict=True)

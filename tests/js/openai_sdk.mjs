@@ -201,6 +201,42 @@ async function responsesCreateStream() {
   return { deltas, usage: completed.usage, id: completed.id };
 }
 
+async function advanceClock(seconds) {
+  // The test server's clock stands still: move it on as time would pass.
+  const root = baseURL.replace(/\/api\/v1\/?$/, "");
+  const answer = await fetch(`${root}/_emulator/clock`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ advance_seconds: seconds }),
+  });
+  expect(answer.ok, `the clock moved (${answer.status})`);
+}
+
+async function responsesBackground() {
+  const asked = { model: CHAT_MODEL, input: "Explain vector clocks", background: true };
+  const made = await client.responses.create(asked);
+  const polled = [made.status];
+  let current = made;
+  while (current.status === "queued" || current.status === "in_progress") {
+    await advanceClock(1);
+    current = await client.responses.retrieve(made.id);
+    polled.push(current.status);
+  }
+  const resumed = [];
+  const stream = await client.responses.retrieve(made.id, { stream: true, starting_after: 2 });
+  for await (const event of stream) resumed.push(event);
+  const other = await client.responses.create(asked);
+  const cancelled = await client.responses.cancel(other.id);
+  return {
+    polled,
+    text: current.output_text,
+    resumed_first: resumed[0].sequence_number,
+    resumed_last: resumed.at(-1).type,
+    resumed_text: resumed.at(-1).response.output_text,
+    cancelled: cancelled.status,
+  };
+}
+
 async function responsesTools() {
   const tool = { type: "function", strict: true, ...WEATHER_TOOL.function };
   const first = await client.responses.create({
@@ -293,6 +329,7 @@ await runChecks({
   responses_stream: responsesStream,
   responses_create_stream: responsesCreateStream,
   responses_tools: responsesTools,
+  responses_background: responsesBackground,
   input_tokens: inputTokens,
   unknown_model: unknownModel,
   no_credits: noCredits,

@@ -166,6 +166,16 @@ def test_node_responses_plain_and_streamed(
     assert node_openai["input_tokens"]["counted"] == node_openai["input_tokens"]["used"] > 0
 
 
+def test_node_background_response_polled_resumed_and_cancelled(
+    node_openai: dict[str, Any],
+) -> None:
+    run = node_openai["responses_background"]
+    assert run["polled"] == ["queued", "in_progress", "in_progress", "completed"]  # a second a poll
+    assert run["text"] == run["resumed_text"] != ""
+    assert (run["resumed_first"], run["resumed_last"]) == (3, "response.completed")
+    assert run["cancelled"] == "cancelled"
+
+
 def test_node_responses_function_call_round_trip(node_openai: dict[str, Any]) -> None:
     trip = node_openai["responses_tools"]
     assert trip["name"] == "get_weather" and set(trip["arguments"]) == {"city", "unit"}

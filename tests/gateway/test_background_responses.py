@@ -1,0 +1,168 @@
+"""Responses made with `background: true`: queued, then in progress, then whole on the
+virtual clock; cancelled for good; streamed again from a cursor. Through the `openai`
+SDK's own background calls (`retrieve`, `cancel`, `retrieve(stream=True)`, `stream`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from emulator.server import BackgroundServer
+from emulator.settings import Settings
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
+
+MODEL = "openai/gpt-4o"
+QUESTION = "Explain how database indexes speed up queries"
+QUEUED_S, RUNNING_S = 1, 2  # fixtures/video.yaml, family background_response
+
+
+def background(client: openai.OpenAI, **body: Any) -> Any:
+    return client.responses.create(model=MODEL, input=QUESTION, background=True, **body)
+
+
+def balance(tenant: Tenant) -> int:
+    with tenant.client() as http:
+        return int(http.get("/ai-gateway/balance").json()["balance_micros"])
+
+
+def test_it_is_queued_then_in_progress_then_whole(
+    emulator: EmulatorHandle, client: openai.OpenAI
+) -> None:
+    made = background(client)
+    assert (made.status, made.output, made.usage, made.background) == ("queued", [], None, True)
+    assert made.completed_at is None and made.output_text == ""
+    assert client.responses.retrieve(made.id).status == "queued"
+    emulator.advance(QUEUED_S + 0.5)
+    running = client.responses.retrieve(made.id)
+    assert (running.status, running.output, running.usage) == ("in_progress", [], None)
+    emulator.advance(RUNNING_S)
+    done = client.responses.retrieve(made.id)
+    assert done.status == "completed" and done.usage is not None
+    assert done.completed_at == made.created_at + QUEUED_S + RUNNING_S
+    # The same answer a foreground request gets: only when it shows differs.
+    foreground = client.responses.create(model=MODEL, input=QUESTION)
+    assert done.output_text == foreground.output_text != ""
+    assert done.usage.output_tokens == foreground.usage.output_tokens  # type: ignore[union-attr]
+    assert client.responses.retrieve(made.id) == done  # read again at the same time
+
+
+def test_it_is_billed_when_made_and_once(
+    emulator: EmulatorHandle, tenant: Tenant, client: openai.OpenAI
+) -> None:
+    before = balance(tenant)
+    made = background(client)
+    with tenant.client() as http:
+        event = http.get(f"/ai-gateway/usage/{made.id}").json()
+        assert event["status"] == "succeeded" and event["endpoint"] == "responses"
+        assert balance(tenant) == before - event["charge_micros"] < before
+        emulator.advance(QUEUED_S + RUNNING_S)
+        done = client.responses.retrieve(made.id)
+        assert done.usage.charge_micros == event["charge_micros"]  # type: ignore[union-attr]
+        assert balance(tenant) == before - event["charge_micros"]
+        assert len(http.get("/ai-gateway/usage").json()["data"]) == 1
+
+
+@pytest.mark.parametrize("after", [0, QUEUED_S + 0.5])
+def test_cancelling_is_for_good_and_answers_again_the_same(
+    emulator: EmulatorHandle, tenant: Tenant, client: openai.OpenAI, after: float
+) -> None:
+    made = background(client)
+    emulator.advance(after)
+    charged = balance(tenant)
+    cancelled = client.responses.cancel(made.id)
+    assert (cancelled.status, cancelled.output, cancelled.usage) == ("cancelled", [], None)
+    assert client.responses.cancel(made.id) == cancelled
+    emulator.advance(60)
+    assert client.responses.retrieve(made.id) == cancelled
+    assert balance(tenant) == charged  # the work was done: its charge stands
+    with tenant.client() as http:
+        again = http.get(f"/responses/{made.id}", params={"stream": "true"})
+        assert "cancelled" in assert_error(again, 400, "invalid_request")["message"]
+
+
+def test_a_response_done_cannot_be_cancelled(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as http:
+        made = http.post(
+            "/responses", json={"model": MODEL, "input": QUESTION, "background": True}
+        ).json()
+        emulator.advance(QUEUED_S + RUNNING_S)
+        error = assert_error(http.post(f"/responses/{made['id']}/cancel"), 400, "invalid_request")
+        assert error["param"] == "response_id" and "it is completed" in error["message"]
+
+
+def test_a_background_stream_begins_queued(client: openai.OpenAI) -> None:
+    events = list(background(client, stream=True))
+    kinds = [event.type for event in events]
+    assert kinds[:3] == ["response.created", "response.queued", "response.in_progress"]
+    assert kinds[-1] == "response.completed"
+    assert [event.sequence_number for event in events] == list(range(len(events)))
+    assert events[0].response.status == events[1].response.status == "queued"  # type: ignore[union-attr]
+    done = events[-1].response  # type: ignore[union-attr]
+    assert done.background is True
+    assert client.responses.retrieve(done.id).output_text == done.output_text != ""
+
+
+def test_it_streams_again_from_a_cursor(emulator: EmulatorHandle, client: openai.OpenAI) -> None:
+    made = background(client)
+    emulator.advance(QUEUED_S + RUNNING_S)
+    done = client.responses.retrieve(made.id)
+    events = list(client.responses.retrieve(made.id, stream=True))
+    assert [e.sequence_number for e in events] == list(range(len(events)))
+    assert events[0].type == "response.created" and events[1].type == "response.queued"
+    assert events[-1].response == done  # type: ignore[union-attr]
+    deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
+    assert deltas == done.output_text
+    rest = list(client.responses.retrieve(made.id, stream=True, starting_after=4))
+    assert rest == events[5:]
+    # The SDK's helper, resumed: it reads the whole stream and skips what came before.
+    with client.responses.stream(response_id=made.id, starting_after=4) as stream:
+        assert next(iter(stream)).sequence_number == 5
+        assert stream.get_final_response().output_text == done.output_text
+
+
+def test_a_stream_not_yet_done_runs_to_its_end(client: openai.OpenAI) -> None:
+    made = background(client)
+    events = list(client.responses.retrieve(made.id, stream=True))
+    assert events[-1].type == "response.completed"
+    assert client.responses.retrieve(made.id).status == "queued"  # the clock did not move
+
+
+def test_only_a_background_response_streams_again(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        made = http.post("/responses", json={"model": MODEL, "input": QUESTION}).json()
+        error = assert_error(
+            http.get(f"/responses/{made['id']}", params={"stream": "true"}), 400, "invalid_request"
+        )
+        assert error["param"] == "stream"
+        for query, param in (
+            ({"stream": "maybe"}, "stream"),
+            ({"starting_after": "-2"}, "starting_after"),
+        ):
+            answer = http.get(f"/responses/{made['id']}", params=query)
+            assert assert_error(answer, 400, "invalid_request")["param"] == param
+
+
+def test_store_false_is_still_kept_to_be_polled(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        body = {"model": MODEL, "input": QUESTION, "background": True, "store": False}
+        made = http.post("/responses", json=body).json()
+        assert made["store"] is False and made["status"] == "queued"
+        assert http.get(f"/responses/{made['id']}").json()["status"] == "queued"
+
+
+def test_instant_job_speed_answers_it_whole_at_once() -> None:
+    settings = Settings(db=":memory:", clock="manual", job_speed=None, log_level="warning")
+    server = BackgroundServer(settings).start()
+    try:
+        with httpx.Client(base_url=server.url) as control:
+            key = control.post("/_emulator/accounts", json={}).json()["api_key"]
+        with openai.OpenAI(base_url=f"{server.url}/api/v1", api_key=key, max_retries=0) as c:
+            made = background(c)
+            assert made.status == "completed" and made.output_text != ""
+            assert made.completed_at == made.created_at
+    finally:
+        server.stop()
