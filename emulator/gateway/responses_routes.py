@@ -113,7 +113,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 events = _debug_first(events, call.upstream)
             return typed_sse_lines(_priced(rt, call, served, events, kept))
 
-        return Answer(answer_headers, stream=paced_stream(rt, caller, call, served, render))
+        paced = paced_stream(rt, caller, call, served, render, runs_on=run is not None)
+        return Answer(answer_headers, stream=paced)
     completion = served.completions[0]
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra, shown=shown

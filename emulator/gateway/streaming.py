@@ -100,7 +100,10 @@ async def paced_stream(
     served: service.Served,
     render: Callable[[Iterator[Delta]], Iterator[bytes]],
     tail: bytes = b"",
+    runs_on: bool = False,
 ) -> AsyncIterator[bytes]:
+    """`runs_on`: a client that leaves does not stop the answer (a background response):
+    it is made to its end, kept and billed whole."""
     # What the renderer took, in order: each choice's reasoning (owner: the choice and
     # -2) and text (-1), and each tool call's name and argument fragments (owner: its
     # choice and index). Reasoning a client does not see (`exclude`, no summary) was
@@ -135,10 +138,11 @@ async def paced_stream(
 
     cut = fault_apply.stream_cut(served.route.model, served.route.provider)
     was_cut = False
+    lines = render(tracked())
     try:
         if slow:
             yield KEEP_ALIVE
-        for count, line in enumerate(render(tracked())):
+        for count, line in enumerate(lines):
             if count == cut:  # lines before this one went out: what they carry is billed
                 del sent[carried:]
                 finish.clear()
@@ -151,6 +155,9 @@ async def paced_stream(
         if tail:
             yield tail
     finally:
+        if runs_on and not was_cut:
+            for _ in lines:  # what the client left behind is still made
+                pass
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
         prompt, cache = ends[0].input_tokens, ends[0].cache  # the prompt is read at once
         if len(finish) == len(ends):

@@ -4,6 +4,8 @@ SDK's own background calls (`retrieve`, `cancel`, `retrieve(stream=True)`, `stre
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 import httpx
@@ -166,3 +168,29 @@ def test_instant_job_speed_answers_it_whole_at_once() -> None:
             assert made.completed_at == made.created_at
     finally:
         server.stop()
+
+
+def test_a_client_that_leaves_a_background_stream_does_not_stop_it(tenant: Tenant) -> None:
+    body = {
+        "model": "emulator/slow",
+        "input": "[emulator:tokens=200]",
+        "stream": True,
+        "background": True,
+    }
+    with tenant.client(timeout=30) as http:
+        with http.stream("POST", "/responses", json=body) as response:
+            lines = (line for line in response.iter_lines() if line.startswith("data:"))
+            made = json.loads(next(lines).removeprefix("data:"))["response"]
+            for _ in range(6):
+                next(lines)
+        kept = http.get(f"/responses/{made['id']}")
+        for _ in range(100):  # the server notices the disconnect at its next write
+            if kept.status_code == 200:
+                break
+            time.sleep(0.1)
+            kept = http.get(f"/responses/{made['id']}")
+        done = kept.json()
+        assert done["status"] == "completed" and done["usage"]["output_tokens"] == 200
+        event = http.get(f"/ai-gateway/usage/{made['id']}").json()
+        assert event["completion_tokens"] == 200 and event["metadata"]["stream_end"] == "complete"
+        assert done["usage"]["charge_micros"] == event["charge_micros"]
