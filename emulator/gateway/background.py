@@ -19,11 +19,10 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import InvalidRequest
-from emulator.gateway import stored_responses
 from emulator.gateway.providers import stream_pieces
 from emulator.gateway.wire import chat, responses, responses_events
 from emulator.jobs.engine import schedule_for
-from emulator.store.responses import Run, StoredResponse, cancel_run, get_response
+from emulator.store.responses import Run, StoredResponse
 from emulator.video.service import family, video_catalog
 
 if TYPE_CHECKING:
@@ -74,36 +73,11 @@ def view(stored: StoredResponse, now: float) -> dict[str, Any]:
 
 def seen(whole: dict[str, Any], run: Run, now: float) -> dict[str, Any]:
     status = status_at(run, now)
-    return whole if status == "done" else _pending(whole, status)
+    return whole if status == "done" else pending(whole, status)
 
 
-def _pending(whole: dict[str, Any], status: str) -> dict[str, Any]:
+def pending(whole: dict[str, Any], status: str) -> dict[str, Any]:
     return {**whole, **_PENDING, "status": status, "incomplete_details": None, "error": None}
-
-
-def cancel(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
-    """Cancel a background response still queued or in progress; cancelling it again
-    answers the same (OpenAI: idempotent)."""
-    with rt.store.write() as conn:
-        stored = get_response(conn, account_id, response_id)
-        if stored is None:
-            raise stored_responses.missing(response_id)
-        if stored.run is None:
-            raise _not_cancellable(response_id, "it was not made in the background")
-        status = status_at(stored.run, rt.clock.now())
-        if status == "done":
-            raise _not_cancellable(response_id, f"it is {stored.response['status']}")
-        if status != "cancelled":
-            cancel_run(conn, account_id, response_id, rt.clock.now())
-    return _pending(stored.response, "cancelled")
-
-
-def _not_cancellable(response_id: str, why: str) -> InvalidRequest:
-    return InvalidRequest(
-        f"Response {response_id!r} cannot be cancelled: {why}. Only a response made with "
-        "`background: true` that is still queued or in progress can be.",
-        param="response_id",
-    )
 
 
 def queued_first(events: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:

@@ -18,8 +18,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import InvalidRequest, NotFound, ValidationFailed
+from emulator.gateway import background
 from emulator.store.response_items import get_items, save_items
-from emulator.store.responses import Run, StoredResponse, chain, delete_response, get_response
+from emulator.store.responses import (
+    Run,
+    StoredResponse,
+    cancel_run,
+    chain,
+    delete_response,
+    get_response,
+)
 from emulator.store.responses import save_response as save_stored
 
 if TYPE_CHECKING:
@@ -65,8 +73,17 @@ def conversation(rt: Runtime, account_id: str, body: dict[str, Any]) -> Conversa
             param="previous_response_id",
             code="previous_response_not_found",
         )
-    history = [item for turn in turns for item in (*turn.input, *turn.response["output"])]
+    # A background turn not done by now (or cancelled) has shown no output: none is read.
+    now = rt.clock.now()
+    history = [item for turn in turns for item in (*turn.input, *shown_output(turn, now))]
     return Conversation(body, tuple(history))
+
+
+def shown_output(turn: StoredResponse, now: float) -> list[dict[str, Any]]:
+    """The output of a kept response as a poll at `now` shows it."""
+    if turn.run is None:
+        return list(turn.response["output"])
+    return list(background.view(turn, now)["output"])
 
 
 def own_items(given: str | list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -159,6 +176,31 @@ def forget(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
         if not delete_response(conn, account_id, response_id):
             raise missing(response_id)
     return {"id": response_id, "object": "response", "deleted": True}
+
+
+def cancel(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
+    """Cancel a background response still queued or in progress; cancelling it again
+    answers the same (OpenAI: idempotent)."""
+    with rt.store.write() as conn:
+        stored = get_response(conn, account_id, response_id)
+        if stored is None:
+            raise missing(response_id)
+        if stored.run is None:
+            raise _not_cancellable(response_id, "it was not made in the background")
+        status = background.status_at(stored.run, rt.clock.now())
+        if status == "done":
+            raise _not_cancellable(response_id, f"it is {stored.response['status']}")
+        if status != "cancelled":
+            cancel_run(conn, account_id, response_id, rt.clock.now())
+    return background.pending(stored.response, "cancelled")
+
+
+def _not_cancellable(response_id: str, why: str) -> InvalidRequest:
+    return InvalidRequest(
+        f"Response {response_id!r} cannot be cancelled: {why}. Only a response made with "
+        "`background: true` that is still queued or in progress can be.",
+        param="response_id",
+    )
 
 
 def missing(response_id: str) -> NotFound:

@@ -70,7 +70,7 @@ class StoredResponsesController(Controller):
     async def cancel(
         self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
     ) -> dict[str, Any]:
-        return background.cancel(rt, caller.account_id, response_id)
+        return stored_responses.cancel(rt, caller.account_id, response_id)
 
 
 async def _sent(lines: Iterator[bytes]) -> AsyncIterator[bytes]:

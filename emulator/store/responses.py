@@ -62,8 +62,11 @@ def get_response(
         "FROM stored_responses WHERE id = ? AND account_id = ?",
         [response_id, account_id],
     ).fetchone()
-    if row is None:
-        return None
+    return None if row is None else _stored(row)
+
+
+def _stored(row: sqlite3.Row) -> StoredResponse:
+    """From (response, input, created_ts, queued_s, processing_s, cancelled_ts)."""
     run = None if row[2] is None else Run(row[2], row[3], row[4], row[5])
     return StoredResponse(json.loads(row[0]), json.loads(row[1]), run)
 
@@ -99,9 +102,10 @@ def chain(conn: sqlite3.Connection, account_id: str, response_id: str) -> list[S
         " SELECT s.previous_response_id, turn.depth + 1 FROM turn"
         " JOIN stored_responses s ON s.id = turn.id AND s.account_id = ?"
         " WHERE s.previous_response_id IS NOT NULL AND turn.depth < ?)"
-        " SELECT s.response, s.input FROM turn"
+        " SELECT s.response, s.input, s.created_ts, s.queued_s, s.processing_s, s.cancelled_ts"
+        " FROM turn"
         " JOIN stored_responses s ON s.id = turn.id AND s.account_id = ?"
         " ORDER BY turn.depth DESC",
         [response_id, account_id, account_id, MAX_CHAIN, account_id],
     )
-    return [StoredResponse(json.loads(r[0]), json.loads(r[1])) for r in rows]
+    return [_stored(row) for row in rows]

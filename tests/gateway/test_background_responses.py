@@ -194,3 +194,21 @@ def test_a_client_that_leaves_a_background_stream_does_not_stop_it(tenant: Tenan
         event = http.get(f"/ai-gateway/usage/{made['id']}").json()
         assert event["completion_tokens"] == 200 and event["metadata"]["stream_end"] == "complete"
         assert done["usage"]["charge_micros"] == event["charge_micros"]
+
+
+def test_a_turn_continued_reads_only_the_output_shown(
+    emulator: EmulatorHandle, client: openai.OpenAI
+) -> None:
+    def continued(previous: str) -> int:
+        turn = client.responses.create(
+            model=MODEL, input="And B-trees?", previous_response_id=previous
+        )
+        return turn.usage.input_tokens  # type: ignore[union-attr]
+
+    running, stopped = background(client), background(client)
+    client.responses.cancel(stopped.id)
+    before = continued(running.id)
+    assert continued(stopped.id) == before  # neither has shown an answer
+    emulator.advance(QUEUED_S + RUNNING_S)
+    assert continued(running.id) > before  # now its answer is read too
+    assert continued(stopped.id) == before
