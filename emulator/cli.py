@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,7 +43,7 @@ def _job_speed(value: str) -> float | None:
         speed = float(value)
     except ValueError:
         speed = -1.0
-    if speed <= 0:
+    if not 0 < speed < math.inf:  # NaN too
         raise click.BadParameter("a positive number (2 = twice as fast) or 'instant'")
     return speed
 

@@ -62,8 +62,9 @@ def test_serve_options_are_documented_with_their_environment_variables() -> None
 
 
 def test_bad_serve_options_are_refused_before_starting() -> None:
-    result = CliRunner().invoke(main, ["serve", "--job-speed", "fast"])
-    assert result.exit_code == 2 and "instant" in result.output
+    for speed in ("fast", "0", "nan", "inf"):
+        result = CliRunner().invoke(main, ["serve", "--job-speed", speed])
+        assert result.exit_code == 2 and "instant" in result.output
     result = CliRunner().invoke(main, ["serve", "--clock", "sundial"])
     assert result.exit_code == 2
 

@@ -26,6 +26,7 @@ class Answer:
     headers: dict[str, str]
     body: dict[str, Any] | None = None  # a whole JSON answer...
     stream: AsyncIterator[bytes] | None = None  # ...or server-sent events
+    made: list[bytes] | None = None  # a stream that runs on without its client: its lines
 
 
 Produce = Callable[["Runtime", Caller, dict[str, Any], dict[str, Any]], Answer]
@@ -74,7 +75,7 @@ def respond(
         headers = {**answer.headers, "cache-control": "no-cache"}
         chunks = answer.stream
         if claimed is not None:
-            chunks = idempotency.recorded(rt, claimed, answer.headers, chunks)
+            chunks = idempotency.recorded(rt, claimed, answer.headers, chunks, answer.made)
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)
     encoded = msgspec.json.encode(answer.body)  # litestar's encoder: faster than json
     if claimed is not None:

@@ -9,18 +9,23 @@ a poll shows is a pure function of that schedule and the clock, as for jobs.
 Until it is done it shows no output and no usage. Cancelling it before then
 makes it `cancelled` for good; the charge stands, since the work was done.
 
-A background response can be streamed again (`GET ...?stream=true`, from
-`starting_after` on): its events are made again from the kept response.
+A background response keeps its stream events (those it streamed, or, made
+whole, those a stream of it would have sent), to be streamed again (`GET
+...?stream=true`, from `starting_after` on). Streamed, it is kept running from
+its first event, then whole when its stream ends (also when its client left:
+it runs on), or `failed` when the stream broke off.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import InvalidRequest
+from emulator.gateway.canonical import Completion, Delta
 from emulator.gateway.providers import stream_pieces
-from emulator.gateway.wire import chat, responses, responses_events
+from emulator.gateway.wire import chat
 from emulator.jobs.engine import schedule_for
 from emulator.store.responses import Run, StoredResponse
 from emulator.video.service import family, video_catalog
@@ -31,29 +36,66 @@ if TYPE_CHECKING:
 FAMILY = "background_response"
 # What a response shows while it is queued or running: nothing of its answer yet.
 _PENDING: dict[str, Any] = {"completed_at": None, "output": [], "output_text": "", "usage": None}
-# The fields of a response that `render_events` writes itself; the rest it is given.
-_RENDERED = frozenset(
-    {"id", "object", "created_at", "completed_at", "status", "model", "output"}
-    | {"output_text", "error", "incomplete_details", "usage"}
-)
 
 
-def wanted(body: dict[str, Any]) -> bool:
-    return body.get("background") is True
-
-
-def new_run(rt: Runtime) -> Run:
-    """The schedule of a background response made now."""
+def run_for(rt: Runtime, body: dict[str, Any], stream: bool) -> Run | None:
+    """The run of a background response made now (None: not background). Streamed, it
+    is done when its stream ends (and running until then: `streaming`)."""
+    if body.get("background") is not True:
+        return None
+    if stream:
+        return Run(rt.clock.now(), 0.0, 0.0)
     durations = family(video_catalog(rt), FAMILY)
     schedule = schedule_for(durations, 0, rt.settings.job_speed)
     return Run(rt.clock.now(), schedule.queued_s, schedule.processing_s)
 
 
+def streaming(run: Run) -> Run:
+    """A streamed run while its stream goes on: running until it is kept whole."""
+    return Run(run.created_ts, 0.0, math.inf)
+
+
 def finished(whole: dict[str, Any], run: Run) -> dict[str, Any]:
-    """The response as it is once done: completed at the end of its run."""
+    """The response as it is once done: completed at the end of its run (the second
+    after, so no poll that saw it running is later)."""
     if whole["status"] != "completed":
         return whole
-    return {**whole, "completed_at": int(run.created_ts + run.queued_s + run.processing_s)}
+    return {**whole, "completed_at": math.ceil(run.created_ts + run.queued_s + run.processing_s)}
+
+
+def deltas_of(completion: Completion, wire_format: str) -> Iterator[Delta]:
+    """A whole answer as the serving provider would have streamed it."""
+    text, thoughts = completion.text or "", completion.reasoning or ""
+    return chat.deltas(
+        completion, stream_pieces(text, wire_format), 0, stream_pieces(thoughts, wire_format)
+    )
+
+
+def ending_with(events: Iterator[dict[str, Any]], whole: dict[str, Any]) -> list[dict[str, Any]]:
+    """The events of a background response made whole: the last carries it as kept."""
+    made = list(events)
+    made[-1] = {**made[-1], "response": whole}
+    return made
+
+
+def broken_off(made: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A background stream that broke off (a fault cut it) after `response.created`: the
+    response `failed`, and its events ending in `response.failed`."""
+    created = next(event for event in made if event["type"] == "response.created")
+    failed = {
+        **created["response"],
+        **_PENDING,
+        "status": "failed",
+        "error": {
+            "code": "server_error",
+            "message": "The upstream stream broke off before the response was complete.",
+        },
+    }
+    number = made[-1]["sequence_number"] + 1
+    return failed, [
+        *made,
+        {"type": "response.failed", "sequence_number": number, "response": failed},
+    ]
 
 
 def status_at(run: Run, now: float) -> str:
@@ -106,24 +148,11 @@ def replay(stored: StoredResponse, now: float, starting_after: int | None) -> li
             f"Response {whole['id']!r} was cancelled: it has no events to stream.",
             param="stream",
         )
+    if stored.events is None:
+        raise InvalidRequest(
+            f"Response {whole['id']!r} is still being streamed to the request that made it: "
+            "its events can be streamed again once that stream ends.",
+            param="stream",
+        )
     after = -1 if starting_after is None else starting_after
-    return [event for event in queued_first(_events(whole)) if event["sequence_number"] > after]
-
-
-def _events(whole: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The typed events of a whole response, made again from it; the last one carries
-    the response itself."""
-    completion = responses.parse_response(whole)[0]
-    deltas = chat.deltas(
-        completion,
-        stream_pieces(completion.text or "", "responses"),
-        0,
-        stream_pieces(completion.reasoning or "", "responses"),
-    )
-    extra = {key: value for key, value in whole.items() if key not in _RENDERED}
-    for event in responses_events.render_events(
-        deltas, id=whole["id"], model=whole["model"], created=whole["created_at"], extra=extra
-    ):
-        if event["type"] in ("response.completed", "response.incomplete"):
-            event = {**event, "response": whole}
-        yield event
+    return [event for event in stored.events if event["sequence_number"] > after]

@@ -100,10 +100,15 @@ def release(rt: Runtime, claim_: Claim) -> None:
 
 
 async def recorded(
-    rt: Runtime, claim_: Claim, headers: dict[str, str], chunks: AsyncIterator[bytes]
+    rt: Runtime,
+    claim_: Claim,
+    headers: dict[str, str],
+    chunks: AsyncIterator[bytes],
+    made: list[bytes] | None = None,
 ) -> AsyncIterator[bytes]:
     """Pass a stream through, keeping its bytes for replay once it ends whole (not in an
-    error event: only successful answers are kept)."""
+    error event: only successful answers are kept). `made`: the stream runs on when its
+    client leaves (a background response), making these lines: kept whole all the same."""
     kept: list[bytes] = []
     complete = False
     try:
@@ -112,6 +117,11 @@ async def recorded(
             yield chunk
         complete = not (kept and isinstance(kept[-1], ErrorEvent))
     finally:
+        if made is not None and not complete:
+            close = getattr(chunks, "aclose", None)
+            if close is not None:
+                await close()  # it makes the rest of its lines as it closes
+            kept, complete = made, bool(made) and not isinstance(made[-1], ErrorEvent)
         if complete:
             done(rt, claim_, 200, "text/event-stream", headers, b"".join(kept))
         else:

@@ -20,7 +20,6 @@ from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, 
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
-from emulator.store.responses import Run
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
@@ -94,27 +93,31 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
-    kept, run = None, None
-    if background.wanted(body):  # streamed, it has run by the time it is kept
-        run = background.new_run(rt) if not call.stream else Run(rt.clock.now(), 0.0, 0.0)
+    run = background.run_for(rt, body, call.stream)
+    kept = None
     if stored_responses.stores(body):
         kept = stored_responses.Kept(caller.account_id, body["input"], rt.world, run)
+
+    def typed(deltas: Iterator[Delta]) -> Iterator[dict[str, Any]]:
+        """The answer's stream events: as sent, and as a background response keeps them."""
+        events = responses_events.render_events(
+            deltas, id=ident, model=model, created=created, extra=extra, shown=shown
+        )
+        if served.web_results:
+            events = web_citations.annotated_events(events, served.web_results)
+        return events if run is None else background.queued_first(events)
+
     if call.stream:
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
-            events = responses_events.render_events(
-                deltas, id=ident, model=model, created=created, extra=extra, shown=shown
-            )
-            if served.web_results:
-                events = web_citations.annotated_events(events, served.web_results)
-            if run is not None:
-                events = background.queued_first(events)
+            events = typed(deltas)
             if call.upstream is not None:
                 events = _debug_first(events, call.upstream)
             return typed_sse_lines(_priced(rt, call, served, events, kept))
 
-        paced = paced_stream(rt, caller, call, served, render, runs_on=run is not None)
-        return Answer(answer_headers, stream=paced)
+        made: list[bytes] | None = None if run is None else []  # runs on: kept whole
+        paced = paced_stream(rt, caller, call, served, render, made=made)
+        return Answer(answer_headers, stream=paced, made=made)
     completion = served.completions[0]
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra, shown=shown
@@ -132,13 +135,15 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     whole["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, "responses", spent.cache
     )
-    if run is not None:
-        whole = background.finished(whole, run)
-    if kept is not None:
-        stored_responses.keep(rt, kept, whole)
-    if run is not None:  # polled from now on
-        return Answer(answer_headers, body=background.seen(whole, run, rt.clock.now()))
-    return Answer(answer_headers, body=whole)
+    if run is None:
+        if kept is not None:
+            stored_responses.keep(rt, kept, whole)
+        return Answer(answer_headers, body=whole)
+    whole = background.finished(whole, run)
+    if kept is not None:  # always: a background response is kept, to be polled
+        deltas = background.deltas_of(completion, served.route.wire_format)
+        stored_responses.keep(rt, kept, whole, background.ending_with(typed(deltas), whole))
+    return Answer(answer_headers, body=background.seen(whole, run, rt.clock.now()))
 
 
 def _debug_first(events: Iterator[Any], upstream: dict[str, Any]) -> Iterator[Any]:
@@ -165,12 +170,26 @@ def _priced(
     kept: stored_responses.Kept | None,
 ) -> Iterator[Any]:
     """The final response's usage carries the charge, as a whole answer's does; a stored
-    response is kept once it is complete."""
-    for event in events:
-        if event["type"] in ("response.completed", "response.incomplete"):
-            usage = event["response"]["usage"]
-            tokens = usage["input_tokens"], usage["output_tokens"]
-            usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
-            if kept is not None:
-                stored_responses.keep(rt, kept, event["response"])
-        yield event
+    response is kept once it is complete. A background one is kept from its first
+    event on (running), then with its events, or failed when its stream broke off."""
+    made: list[dict[str, Any]] = []  # a background response's events, to keep
+    began = ended = False
+    try:
+        for event in events:
+            if kept is not None and kept.run is not None:
+                made.append(event)
+                if event["type"] == "response.created":  # from now on, it can be polled
+                    began = True
+                    running = background.streaming(kept.run)
+                    stored_responses.keep(rt, kept, event["response"], run=running)
+            if event["type"] in ("response.completed", "response.incomplete"):
+                usage = event["response"]["usage"]
+                tokens = usage["input_tokens"], usage["output_tokens"]
+                usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
+                if kept is not None:
+                    stored_responses.keep(rt, kept, event["response"], made or None)
+                ended = True
+            yield event
+    finally:
+        if kept is not None and began and not ended:
+            stored_responses.keep(rt, kept, *background.broken_off(made))

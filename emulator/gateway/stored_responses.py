@@ -103,17 +103,25 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
         return body
     with rt.store.read() as conn:
         found = get_items(conn, account_id, wanted)
+    now = rt.clock.now()
+    # An item of a background response not done (or cancelled) has not been shown.
+    shown = {
+        key: item
+        for key, (item, run) in found.items()
+        if run is None or background.status_at(run, now) == "done"
+    }
     out: list[dict[str, Any]] = []
     for index, item in enumerate(items):
         if item.get("type") != REFERENCE:
             out.append(item)
             continue
-        stored = found.get(item["id"])
+        stored = shown.get(item["id"])
         if stored is None:
             raise InvalidRequest(
                 f"Item with id {item['id']!r} not found: an item_reference names an output item "
-                "of an earlier response of this account made with `store` true (the default). "
-                "Send the item itself instead (the AI SDK: providerOptions.openai.store false).",
+                "of an earlier response of this account made with `store` true (the default), "
+                "once it is shown (a background response's when it is done). Send the item "
+                "itself instead (the AI SDK: providerOptions.openai.store false).",
                 param=f"input[{index}].id",
                 code="item_not_found",
             )
@@ -133,16 +141,23 @@ class Kept:
     run: Run | None = None
 
 
-def keep(rt: Runtime, kept: Kept, response: dict[str, Any]) -> None:
+def keep(
+    rt: Runtime,
+    kept: Kept,
+    response: dict[str, Any],
+    events: list[dict[str, Any]] | None = None,
+    run: Run | None = None,
+) -> None:
     """Keep a response (`store` was not false) with its request's own input items, each
     given an id when it came without one; not when a reset or restore replaced the state
-    its request ran in."""
+    its request ran in. A background response keeps its stream `events`; `run` stands
+    for the kept one's while it is still being streamed."""
     with rt.store.write() as conn:
         if kept.world != rt.world:
             return
         now = rt.clock.now_iso()
         items = [_with_id(rt, i) for i in own_items(kept.input)]
-        save_stored(conn, kept.account_id, response, items, now, kept.run)
+        save_stored(conn, kept.account_id, response, items, now, run or kept.run, events)
         save_items(conn, kept.account_id, response["id"], response["output"], now)
 
 

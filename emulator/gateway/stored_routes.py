@@ -7,11 +7,11 @@ from typing import Annotated, Any, Literal
 
 from litestar import Controller, delete, get, post
 from litestar.params import FromPath, QueryParameter
-from litestar.response import Stream
 
 from emulator.gateway import background, stored_responses
+from emulator.gateway.answers import EVENT_STREAM
 from emulator.gateway.streaming import typed_sse_lines
-from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
+from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, Reply, RuntimeDep, auth_opt
 
 ItemLimit = Annotated[
     int, QueryParameter(ge=1, le=100, description="Items a page, 1-100 (default 20).")
@@ -44,7 +44,9 @@ class StoredResponsesController(Controller):
         if not stream:
             return background.view(stored, rt.clock.now())
         events = background.replay(stored, rt.clock.now(), starting_after)
-        return Stream(_sent(typed_sse_lines(iter(events))), media_type="text/event-stream")
+        lines = _sent(typed_sse_lines(iter(events)))
+        headers = {"cache-control": "no-cache"}
+        return Reply(headers=headers, media_type=EVENT_STREAM, stream=lines).response()
 
     @delete("/", status_code=200, summary="Forget a stored response and its output items")
     async def forget(

@@ -100,10 +100,10 @@ async def paced_stream(
     served: service.Served,
     render: Callable[[Iterator[Delta]], Iterator[bytes]],
     tail: bytes = b"",
-    runs_on: bool = False,
+    made: list[bytes] | None = None,
 ) -> AsyncIterator[bytes]:
-    """`runs_on`: a client that leaves does not stop the answer (a background response):
-    it is made to its end, kept and billed whole."""
+    """`made`: the answer goes on when its client leaves (a background response): it is
+    made to its end, kept and billed whole; every line, sent or not, is put in `made`."""
     # What the renderer took, in order: each choice's reasoning (owner: the choice and
     # -2) and text (-1), and each tool call's name and argument fragments (owner: its
     # choice and index). Reasoning a client does not see (`exclude`, no summary) was
@@ -139,25 +139,32 @@ async def paced_stream(
     cut = fault_apply.stream_cut(served.route.model, served.route.provider)
     was_cut = False
     lines = render(tracked())
+
+    def going(line: bytes) -> bytes:
+        if made is not None:
+            made.append(line)
+        return line
+
     try:
         if slow:
-            yield KEEP_ALIVE
+            yield going(KEEP_ALIVE)
         for count, line in enumerate(lines):
             if count == cut:  # lines before this one went out: what they carry is billed
                 del sent[carried:]
                 finish.clear()
                 was_cut = True
-                yield cut_event(call.endpoint, count, served)
+                yield going(cut_event(call.endpoint, count, served))
                 return
-            yield line
+            yield going(line)
             if pause:
                 await asyncio.sleep(pause)
         if tail:
-            yield tail
+            yield going(tail)
     finally:
-        if runs_on and not was_cut:
-            for _ in lines:  # what the client left behind is still made
-                pass
+        if made is not None and not was_cut:
+            made.extend(lines)  # what the client left behind is still made
+            if tail:
+                made.append(tail)
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
         prompt, cache = ends[0].input_tokens, ends[0].cache  # the prompt is read at once
         if len(finish) == len(ends):

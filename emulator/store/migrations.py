@@ -355,6 +355,7 @@ def m0015_background_responses(db: Any) -> None:
     table.add_column("queued_s", float)
     table.add_column("processing_s", float)
     table.add_column("cancelled_ts", float)
+    table.add_column("events", str)  # JSON: its stream events, to be streamed again
 
 
 def migrate(conn: sqlite3.Connection) -> list[str]:

@@ -7,6 +7,8 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
+from emulator.store.responses import Run
+
 
 def save_items(
     conn: sqlite3.Connection,
@@ -22,11 +24,18 @@ def save_items(
     )
 
 
-def get_items(conn: sqlite3.Connection, account_id: str, ids: list[str]) -> dict[str, Any]:
-    """The account's stored items among `ids`, by id (the missing ones left out)."""
+def get_items(
+    conn: sqlite3.Connection, account_id: str, ids: list[str]
+) -> dict[str, tuple[dict[str, Any], Run | None]]:
+    """The account's stored items among `ids`, by id (the missing ones left out), each
+    with the run of its response when that was made in the background."""
     marks = ", ".join("?" for _ in ids)
     rows = conn.execute(
-        f"SELECT item_id, item FROM response_items WHERE account_id = ? AND item_id IN ({marks})",
+        "SELECT i.item_id, i.item, s.created_ts, s.queued_s, s.processing_s, s.cancelled_ts "
+        "FROM response_items i LEFT JOIN stored_responses s ON s.id = i.response_id "
+        f"WHERE i.account_id = ? AND i.item_id IN ({marks})",
         [account_id, *ids],
     )
-    return {row[0]: json.loads(row[1]) for row in rows}
+    return {
+        row[0]: (json.loads(row[1]), None if row[2] is None else Run(*row[2:6])) for row in rows
+    }

@@ -28,6 +28,7 @@ class StoredResponse:
     response: dict[str, Any]
     input: list[dict[str, Any]]
     run: Run | None = None  # None: not made in the background
+    events: list[dict[str, Any]] | None = None  # a background response's stream events
 
 
 def save_response(
@@ -37,11 +38,17 @@ def save_response(
     input_items: list[dict[str, Any]],
     now: str,
     run: Run | None = None,
+    events: list[dict[str, Any]] | None = None,
 ) -> None:
+    """Keep a response, or replace it (a background stream's, when it ends); a cancel
+    stands."""
     conn.execute(
-        "INSERT OR REPLACE INTO stored_responses (id, account_id, previous_response_id, "
-        "response, input, created_at, created_ts, queued_s, processing_s) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO stored_responses (id, account_id, previous_response_id, response, "
+        "input, created_at, created_ts, queued_s, processing_s, events) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
+        "response = excluded.response, input = excluded.input, "
+        "created_ts = excluded.created_ts, queued_s = excluded.queued_s, "
+        "processing_s = excluded.processing_s, events = excluded.events",
         [
             response["id"],
             account_id,
@@ -50,6 +57,7 @@ def save_response(
             json.dumps(input_items),
             now,
             *((run.created_ts, run.queued_s, run.processing_s) if run else (None, None, None)),
+            None if events is None else json.dumps(events),
         ],
     )
 
@@ -58,7 +66,7 @@ def get_response(
     conn: sqlite3.Connection, account_id: str, response_id: str
 ) -> StoredResponse | None:
     row = conn.execute(
-        "SELECT response, input, created_ts, queued_s, processing_s, cancelled_ts "
+        "SELECT response, input, created_ts, queued_s, processing_s, cancelled_ts, events "
         "FROM stored_responses WHERE id = ? AND account_id = ?",
         [response_id, account_id],
     ).fetchone()
@@ -66,9 +74,10 @@ def get_response(
 
 
 def _stored(row: sqlite3.Row) -> StoredResponse:
-    """From (response, input, created_ts, queued_s, processing_s, cancelled_ts)."""
+    """From (response, input, created_ts, queued_s, processing_s, cancelled_ts[, events])."""
     run = None if row[2] is None else Run(row[2], row[3], row[4], row[5])
-    return StoredResponse(json.loads(row[0]), json.loads(row[1]), run)
+    events = json.loads(row[6]) if len(row) > 6 and row[6] is not None else None
+    return StoredResponse(json.loads(row[0]), json.loads(row[1]), run, events)
 
 
 def cancel_run(conn: sqlite3.Connection, account_id: str, response_id: str, at: float) -> None:

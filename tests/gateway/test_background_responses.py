@@ -212,3 +212,118 @@ def test_a_turn_continued_reads_only_the_output_shown(
     emulator.advance(QUEUED_S + RUNNING_S)
     assert continued(running.id) > before  # now its answer is read too
     assert continued(stopped.id) == before
+
+
+def sse_events(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line[5:]) for line in text.splitlines() if line.startswith("data:")]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"model": "anthropic/claude-sonnet-4", "reasoning": {"effort": "low", "summary": "auto"}},
+        {"model": "openai/o4-mini", "reasoning": {"effort": "low"}},
+        {"model": "openai/gpt-4o-mini:online"},
+        {"model": "google/gemini-2.5-flash", "debug": {"echo_upstream_body": True}},
+    ],
+    ids=["messages-provider", "hidden-reasoning", "web-citations", "debug"],
+)
+def test_a_stream_again_is_the_stream_it_sent(tenant: Tenant, asked: dict[str, Any]) -> None:
+    body = {"input": QUESTION, "background": True, "stream": True, **asked}
+    with tenant.client() as http:
+        sent = sse_events(http.post("/responses", json=body).text)
+        ident = next(e for e in sent if e["type"] == "response.created")["response"]["id"]
+        again = http.get(f"/responses/{ident}", params={"stream": "true"})
+        assert again.headers["content-type"] == "text/event-stream"
+        assert again.headers["cache-control"] == "no-cache"
+        assert sse_events(again.text) == sent
+        later = http.get(f"/responses/{ident}", params={"stream": "true", "starting_after": 6})
+        assert sse_events(later.text) == sent[7:]
+        assert sent[-1]["response"] == http.get(f"/responses/{ident}").json()
+
+
+def test_one_made_whole_streams_again_what_it_shows(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": "openai/o4-mini", "input": QUESTION, "background": True}
+    with tenant.client() as http:
+        made = http.post("/responses", json=body).json()
+        emulator.advance(QUEUED_S + RUNNING_S)
+        done = http.get(f"/responses/{made['id']}").json()
+        events = sse_events(http.get(f"/responses/{made['id']}", params={"stream": "true"}).text)
+    added = [e["item"]["type"] for e in events if e["type"] == "response.output_item.added"]
+    assert added == [item["type"] for item in done["output"]] == ["reasoning", "message"]
+    deltas = [e["delta"] for e in events if e["type"] == "response.output_text.delta"]
+    assert "".join(deltas) == done["output_text"] and len(deltas) > 1
+    assert events[-1]["response"] == done
+
+
+def test_an_idempotent_retry_of_a_stream_left_early_is_replayed(tenant: Tenant) -> None:
+    body = {"model": "emulator/slow", "input": "[emulator:tokens=120]", "stream": True}
+    headers = {"Idempotency-Key": "background-left-early"}
+    with tenant.client(timeout=30, headers=headers) as http:
+        with http.stream("POST", "/responses", json={**body, "background": True}) as first:
+            lines = (line for line in first.iter_lines() if line.startswith("data:"))
+            ident = json.loads(next(lines)[5:])["response"]["id"]
+            next(lines)
+        for _ in range(100):  # it runs on: kept whole when it ends
+            if http.get(f"/responses/{ident}").json().get("status") == "completed":
+                break
+            time.sleep(0.1)
+        retry = http.post("/responses", json={**body, "background": True})
+        assert retry.headers["idempotent-replayed"] == "true"
+        assert sse_events(retry.text)[-1]["response"]["id"] == ident
+        events = http.get("/ai-gateway/usage").json()["data"]
+        assert len(events) == 1 and events[0]["completion_tokens"] == 120
+
+
+def test_a_stream_cut_upstream_leaves_it_failed(tenant: Tenant) -> None:
+    body = {"model": MODEL, "input": QUESTION, "background": True, "stream": True}
+    with tenant.client(headers={"X-Emulator-Fault": "cut=5"}) as http:
+        sent = sse_events(http.post("/responses", json=body).text)
+    assert sent[-1]["type"] == "error"
+    ident = sent[0]["response"]["id"]
+    with tenant.client() as http:
+        failed = http.get(f"/responses/{ident}").json()
+        assert failed["status"] == "failed" and failed["error"]["code"] == "server_error"
+        assert (failed["output"], failed["usage"]) == ([], None)
+        again = sse_events(http.get(f"/responses/{ident}", params={"stream": "true"}).text)
+        assert again[-1]["type"] == "response.failed" and again[-1]["response"] == failed
+        assert again[:3] == sent[:3]
+        error = assert_error(http.post(f"/responses/{ident}/cancel"), 400, "invalid_request")
+        assert "it is failed" in error["message"]
+
+
+def test_one_cancelled_while_it_streams_ends_cancelled(tenant: Tenant) -> None:
+    body = {"model": "emulator/slow", "input": "[emulator:tokens=60]", "stream": True}
+    with tenant.client(timeout=30) as http:
+        with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
+            lines = (line for line in stream.iter_lines() if line.startswith("data:"))
+            ident = json.loads(next(lines)[5:])["response"]["id"]
+            running = http.get(f"/responses/{ident}").json()
+            assert (running["status"], running["output"]) == ("in_progress", [])
+            busy = http.get(f"/responses/{ident}", params={"stream": "true"})
+            assert "still being streamed" in assert_error(busy, 400, "invalid_request")["message"]
+            assert http.post(f"/responses/{ident}/cancel").json()["status"] == "cancelled"
+            rest = list(lines)
+        assert json.loads(rest[-1][5:])["type"] == "response.completed"  # it was not stopped
+        assert http.get(f"/responses/{ident}").json()["status"] == "cancelled"
+
+
+def test_an_item_is_named_only_once_it_is_shown(
+    emulator: EmulatorHandle, tenant: Tenant, client: openai.OpenAI
+) -> None:
+    made = background(client)
+    message = sse_events(
+        httpx.get(
+            f"{emulator.base_url}/responses/{made.id}",
+            params={"stream": "true"},
+            headers={"Authorization": f"Bearer {tenant.api_key}"},
+        ).text
+    )[-1]["response"]["output"][0]
+    body = {"model": MODEL, "input": [{"type": "item_reference", "id": message["id"]}]}
+    with tenant.client() as http:
+        hidden = http.post("/responses", json=body)
+        assert assert_error(hidden, 400, "item_not_found")["param"] == "input[0].id"
+        emulator.advance(QUEUED_S + RUNNING_S)
+        assert http.post("/responses", json=body).status_code == 200
