@@ -78,12 +78,14 @@ def ending_with(events: Iterator[dict[str, Any]], whole: dict[str, Any]) -> list
     return made
 
 
-def broken_off(made: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """A background stream that broke off (a fault cut it) after `response.created`: the
-    response `failed`, and its events ending in `response.failed`."""
-    created = next(event for event in made if event["type"] == "response.created")
+def broken_off(
+    shell: dict[str, Any], sent: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A background stream that broke off (a fault cut it) once begun (`shell`: the
+    response as it began): the response `failed`, and the events sent, then
+    `response.failed`."""
     failed = {
-        **created["response"],
+        **shell,
         **_PENDING,
         "status": "failed",
         "error": {
@@ -91,9 +93,9 @@ def broken_off(made: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[st
             "message": "The upstream stream broke off before the response was complete.",
         },
     }
-    number = made[-1]["sequence_number"] + 1
+    number = sent[-1]["sequence_number"] + 1 if sent else 0
     return failed, [
-        *made,
+        *sent,
         {"type": "response.failed", "sequence_number": number, "response": failed},
     ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -171,25 +172,49 @@ def _priced(
 ) -> Iterator[Any]:
     """The final response's usage carries the charge, as a whole answer's does; a stored
     response is kept once it is complete. A background one is kept from its first
-    event on (running), then with its events, or failed when its stream broke off."""
-    made: list[dict[str, Any]] = []  # a background response's events, to keep
-    began = ended = False
+    event on (running), then with its events, or failed when its stream was cut."""
+    if kept is None or kept.run is None:
+        yield from _charged(rt, call, served, events, kept)
+        return
+    made: list[dict[str, Any]] = []  # its events, to be streamed again
+    shell: dict[str, Any] | None = None  # as it began: kept, it can be polled
+    ended = False
     try:
-        for event in events:
-            if kept is not None and kept.run is not None:
-                made.append(event)
-                if event["type"] == "response.created":  # from now on, it can be polled
-                    began = True
-                    running = background.streaming(kept.run)
-                    stored_responses.keep(rt, kept, event["response"], run=running)
-            if event["type"] in ("response.completed", "response.incomplete"):
-                usage = event["response"]["usage"]
-                tokens = usage["input_tokens"], usage["output_tokens"]
-                usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
-                if kept is not None:
-                    stored_responses.keep(rt, kept, event["response"], made or None)
+        for event in _charged(rt, call, served, events, None):
+            made.append(event)
+            if event["type"] == "response.created":
+                shell = event["response"]
+                running = background.streaming(kept.run)
+                stored_responses.keep(rt, kept, shell, run=running)
+            elif event["type"] in _ENDS:
                 ended = True
+                event["response"]["completed_at"] = math.ceil(rt.clock.now())
+                stored_responses.keep_streamed(rt, kept, event["response"], made)
             yield event
+    except GeneratorExit:  # cut: the event made last was not sent
+        made.pop()
+        raise
     finally:
-        if kept is not None and began and not ended:
-            stored_responses.keep(rt, kept, *background.broken_off(made))
+        if shell is not None and not ended:
+            stored_responses.keep_streamed(rt, kept, *background.broken_off(shell, made))
+
+
+_ENDS = ("response.completed", "response.incomplete")
+
+
+def _charged(
+    rt: Runtime,
+    call: service.Call,
+    served: service.Served,
+    events: Iterator[Any],
+    kept: stored_responses.Kept | None,
+) -> Iterator[Any]:
+    """The final response's usage carries the charge; kept (`kept`) once complete."""
+    for event in events:
+        if event["type"] in _ENDS:
+            usage = event["response"]["usage"]
+            tokens = usage["input_tokens"], usage["output_tokens"]
+            usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
+            if kept is not None:
+                stored_responses.keep(rt, kept, event["response"])
+        yield event

@@ -27,6 +27,7 @@ from emulator.store.responses import (
     chain,
     delete_response,
     get_response,
+    update_response,
 )
 from emulator.store.responses import save_response as save_stored
 
@@ -159,6 +160,19 @@ def keep(
         items = [_with_id(rt, i) for i in own_items(kept.input)]
         save_stored(conn, kept.account_id, response, items, now, run or kept.run, events)
         save_items(conn, kept.account_id, response["id"], response["output"], now)
+
+
+def keep_streamed(
+    rt: Runtime, kept: Kept, response: dict[str, Any], events: list[dict[str, Any]]
+) -> None:
+    """A streamed background response, kept running since its first event, as it ended
+    (whole, or failed); not when it was deleted meanwhile, or the state replaced."""
+    with rt.store.write() as conn:
+        if kept.world != rt.world or kept.run is None:
+            return
+        if update_response(conn, kept.account_id, response, kept.run, events):
+            now = rt.clock.now_iso()
+            save_items(conn, kept.account_id, response["id"], response["output"], now)
 
 
 def _with_id(rt: Runtime, item: dict[str, Any]) -> dict[str, Any]:

@@ -165,6 +165,9 @@ async def paced_stream(
             made.extend(lines)  # what the client left behind is still made
             if tail:
                 made.append(tail)
+        close = getattr(lines, "close", None)
+        if close is not None:  # now, not when collected: what it keeps is kept now
+            close()
         ends = [d for d in served.deltas if isinstance(d, Finish)]  # one per choice
         prompt, cache = ends[0].input_tokens, ends[0].cache  # the prompt is read at once
         if len(finish) == len(ends):

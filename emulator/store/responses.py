@@ -40,15 +40,10 @@ def save_response(
     run: Run | None = None,
     events: list[dict[str, Any]] | None = None,
 ) -> None:
-    """Keep a response, or replace it (a background stream's, when it ends); a cancel
-    stands."""
     conn.execute(
-        "INSERT INTO stored_responses (id, account_id, previous_response_id, response, "
-        "input, created_at, created_ts, queued_s, processing_s, events) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET "
-        "response = excluded.response, input = excluded.input, "
-        "created_ts = excluded.created_ts, queued_s = excluded.queued_s, "
-        "processing_s = excluded.processing_s, events = excluded.events",
+        "INSERT OR REPLACE INTO stored_responses (id, account_id, previous_response_id, "
+        "response, input, created_at, created_ts, queued_s, processing_s, events) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             response["id"],
             account_id,
@@ -60,6 +55,31 @@ def save_response(
             None if events is None else json.dumps(events),
         ],
     )
+
+
+def update_response(
+    conn: sqlite3.Connection,
+    account_id: str,
+    response: dict[str, Any],
+    run: Run,
+    events: list[dict[str, Any]],
+) -> bool:
+    """A kept background response whole at last (its cancel stands); False when it is
+    no longer kept (deleted, or a reset)."""
+    changed = conn.execute(
+        "UPDATE stored_responses SET response = ?, created_ts = ?, queued_s = ?, "
+        "processing_s = ?, events = ? WHERE id = ? AND account_id = ?",
+        [
+            json.dumps(response),
+            run.created_ts,
+            run.queued_s,
+            run.processing_s,
+            json.dumps(events),
+            response["id"],
+            account_id,
+        ],
+    ).rowcount
+    return changed > 0
 
 
 def get_response(

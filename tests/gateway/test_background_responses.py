@@ -288,14 +288,15 @@ def test_a_stream_cut_upstream_leaves_it_failed(tenant: Tenant) -> None:
         assert failed["status"] == "failed" and failed["error"]["code"] == "server_error"
         assert (failed["output"], failed["usage"]) == ([], None)
         again = sse_events(http.get(f"/responses/{ident}", params={"stream": "true"}).text)
+        assert again[:-1] == sent[:-1]  # what was sent, then the failure where the cut was
         assert again[-1]["type"] == "response.failed" and again[-1]["response"] == failed
-        assert again[:3] == sent[:3]
+        assert again[-1]["sequence_number"] == sent[-1]["sequence_number"] == 5
         error = assert_error(http.post(f"/responses/{ident}/cancel"), 400, "invalid_request")
         assert "it is failed" in error["message"]
 
 
 def test_one_cancelled_while_it_streams_ends_cancelled(tenant: Tenant) -> None:
-    body = {"model": "emulator/slow", "input": "[emulator:tokens=60]", "stream": True}
+    body = {"model": "emulator/slow", "input": "[emulator:tokens=8]", "stream": True}
     with tenant.client(timeout=30) as http:
         with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
             lines = (line for line in stream.iter_lines() if line.startswith("data:"))
@@ -308,6 +309,32 @@ def test_one_cancelled_while_it_streams_ends_cancelled(tenant: Tenant) -> None:
             rest = list(lines)
         assert json.loads(rest[-1][5:])["type"] == "response.completed"  # it was not stopped
         assert http.get(f"/responses/{ident}").json()["status"] == "cancelled"
+
+
+def test_one_deleted_while_it_streams_stays_deleted(tenant: Tenant) -> None:
+    body = {"model": "emulator/slow", "input": "[emulator:tokens=8]", "stream": True}
+    with tenant.client(timeout=30) as http:
+        with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
+            lines = (line for line in stream.iter_lines() if line.startswith("data:"))
+            ident = json.loads(next(lines)[5:])["response"]["id"]
+            assert http.delete(f"/responses/{ident}").json()["deleted"] is True
+            list(lines)
+        assert_error(http.get(f"/responses/{ident}"), 404, "not_found")
+
+
+def test_one_streamed_completes_when_its_stream_ends(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": "emulator/slow", "input": "[emulator:tokens=8]", "stream": True}
+    with tenant.client(timeout=30) as http:
+        with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
+            lines = (line for line in stream.iter_lines() if line.startswith("data:"))
+            ident = json.loads(next(lines)[5:])["response"]["id"]
+            emulator.advance(100.5)
+            list(lines)
+        done = http.get(f"/responses/{ident}").json()
+    assert done["status"] == "completed"
+    assert done["completed_at"] >= done["created_at"] + 101  # not before the clock moved
 
 
 def test_an_item_is_named_only_once_it_is_shown(
