@@ -27,6 +27,8 @@ from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 EXACT_FAMILY = "responses"
 # The `include` value that asks for the reasoning's `encrypted_content`.
 SEALED = "reasoning.encrypted_content"
+# The events that end a response's stream whole.
+_ENDS = ("response.completed", "response.incomplete")
 
 
 def create_response(request: DirectRequest) -> Reply:
@@ -197,9 +199,6 @@ def _priced(
     finally:
         if shell is not None and not ended:
             stored_responses.keep_streamed(rt, kept, *background.broken_off(shell, made))
-
-
-_ENDS = ("response.completed", "response.incomplete")
 
 
 def _charged(

@@ -82,8 +82,6 @@ def conversation(rt: Runtime, account_id: str, body: dict[str, Any]) -> Conversa
 
 def shown_output(turn: StoredResponse, now: float) -> list[dict[str, Any]]:
     """The output of a kept response as a poll at `now` shows it."""
-    if turn.run is None:
-        return list(turn.response["output"])
     return list(background.view(turn, now)["output"])
 
 
@@ -196,14 +194,14 @@ def fetch(rt: Runtime, account_id: str, response_id: str) -> StoredResponse:
     with rt.store.read() as conn:
         found = get_response(conn, account_id, response_id)
     if found is None:
-        raise missing(response_id)
+        raise _missing(response_id)
     return found
 
 
 def forget(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
     with rt.store.write() as conn:
         if not delete_response(conn, account_id, response_id):
-            raise missing(response_id)
+            raise _missing(response_id)
     return {"id": response_id, "object": "response", "deleted": True}
 
 
@@ -213,14 +211,15 @@ def cancel(rt: Runtime, account_id: str, response_id: str) -> dict[str, Any]:
     with rt.store.write() as conn:
         stored = get_response(conn, account_id, response_id)
         if stored is None:
-            raise missing(response_id)
+            raise _missing(response_id)
         if stored.run is None:
             raise _not_cancellable(response_id, "it was not made in the background")
-        status = background.status_at(stored.run, rt.clock.now())
+        now = rt.clock.now()
+        status = background.status_at(stored.run, now)
         if status == "done":
             raise _not_cancellable(response_id, f"it is {stored.response['status']}")
         if status != "cancelled":
-            cancel_run(conn, account_id, response_id, rt.clock.now())
+            cancel_run(conn, account_id, response_id, now)
     return background.pending(stored.response, "cancelled")
 
 
@@ -232,7 +231,7 @@ def _not_cancellable(response_id: str, why: str) -> InvalidRequest:
     )
 
 
-def missing(response_id: str) -> NotFound:
+def _missing(response_id: str) -> NotFound:
     return NotFound(
         f"Response with id {response_id!r} not found: responses are kept when made with "
         "`store` true (the default) or `background` true, per account, until deleted or "
