@@ -4,6 +4,7 @@ SDK's own background calls (`retrieve`, `cancel`, `retrieve(stream=True)`, `stre
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -354,3 +355,30 @@ def test_an_item_is_named_only_once_it_is_shown(
         assert assert_error(hidden, 400, "item_not_found")["param"] == "input[0].id"
         emulator.advance(QUEUED_S + RUNNING_S)
         assert http.post("/responses", json=body).status_code == 200
+
+
+def test_the_async_client_polls_cancels_and_resumes(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    async def main() -> tuple[list[str], str, str, int, str]:
+        client = openai.AsyncOpenAI(
+            base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0
+        )
+        async with client:
+            made = await client.responses.create(model=MODEL, input=QUESTION, background=True)
+            statuses = [made.status]
+            current = made
+            while current.status in ("queued", "in_progress"):
+                emulator.advance(1)
+                current = await client.responses.retrieve(made.id)
+                statuses.append(current.status)
+            stream = await client.responses.retrieve(made.id, stream=True, starting_after=2)
+            resumed = [event async for event in stream]
+            other = await client.responses.create(model=MODEL, input=QUESTION, background=True)
+            cancelled = await client.responses.cancel(other.id)
+            last = resumed[-1].response.output_text  # type: ignore[union-attr]
+            return statuses, current.output_text, last, resumed[0].sequence_number, cancelled.status
+
+    statuses, text, resumed_text, first, cancelled = asyncio.run(main())
+    assert statuses == ["queued", "in_progress", "in_progress", "completed"]
+    assert text == resumed_text != "" and first == 3 and cancelled == "cancelled"
