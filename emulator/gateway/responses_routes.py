@@ -175,14 +175,18 @@ def _priced(
     """The final response's usage carries the charge, as a whole answer's does; a stored
     response is kept once it is complete. A background one is kept from its first
     event on (running), then with its events, or failed when its stream was cut."""
+    charged = _charged(rt, call, served, events)
     if kept is None or kept.run is None:
-        yield from _charged(rt, call, served, events, kept)
+        for event in charged:
+            if kept is not None and event["type"] in _ENDS:
+                stored_responses.keep(rt, kept, event["response"])
+            yield event
         return
     made: list[dict[str, Any]] = []  # its events, to be streamed again
     shell: dict[str, Any] | None = None  # as it began: kept, it can be polled
     ended = False
     try:
-        for event in _charged(rt, call, served, events, None):
+        for event in charged:
             made.append(event)
             if event["type"] == "response.created":
                 shell = event["response"]
@@ -202,18 +206,12 @@ def _priced(
 
 
 def _charged(
-    rt: Runtime,
-    call: service.Call,
-    served: service.Served,
-    events: Iterator[Any],
-    kept: stored_responses.Kept | None,
+    rt: Runtime, call: service.Call, served: service.Served, events: Iterator[Any]
 ) -> Iterator[Any]:
-    """The final response's usage carries the charge; kept (`kept`) once complete."""
+    """The final response's usage carries the charge, as a whole answer's does."""
     for event in events:
         if event["type"] in _ENDS:
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
             usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
-            if kept is not None:
-                stored_responses.keep(rt, kept, event["response"])
         yield event

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
@@ -30,6 +32,18 @@ def background(client: openai.OpenAI, **body: Any) -> Any:
 def balance(tenant: Tenant) -> int:
     with tenant.client() as http:
         return int(http.get("/ai-gateway/balance").json()["balance_micros"])
+
+
+def slow_body(tokens: int) -> dict[str, Any]:
+    return {"model": "emulator/slow", "input": f"[emulator:tokens={tokens}]", "stream": True}
+
+
+@contextmanager
+def slow_stream(http: httpx.Client, tokens: int = 8) -> Iterator[tuple[str, Iterator[str]]]:
+    """A slow background stream begun: its response's id, and its data lines to come."""
+    with http.stream("POST", "/responses", json={**slow_body(tokens), "background": True}) as s:
+        lines = (line for line in s.iter_lines() if line.startswith("data:"))
+        yield json.loads(next(lines)[5:])["response"]["id"], lines
 
 
 def test_it_is_queued_then_in_progress_then_whole(
@@ -172,27 +186,18 @@ def test_instant_job_speed_answers_it_whole_at_once() -> None:
 
 
 def test_a_client_that_leaves_a_background_stream_does_not_stop_it(tenant: Tenant) -> None:
-    body = {
-        "model": "emulator/slow",
-        "input": "[emulator:tokens=200]",
-        "stream": True,
-        "background": True,
-    }
     with tenant.client(timeout=30) as http:
-        with http.stream("POST", "/responses", json=body) as response:
-            lines = (line for line in response.iter_lines() if line.startswith("data:"))
-            made = json.loads(next(lines).removeprefix("data:"))["response"]
+        with slow_stream(http, tokens=200) as (ident, lines):
             for _ in range(6):
                 next(lines)
-        kept = http.get(f"/responses/{made['id']}")
-        for _ in range(100):  # the server notices the disconnect at its next write
-            if kept.status_code == 200:
+        done = http.get(f"/responses/{ident}").json()
+        for _ in range(100):  # it runs on once the server notices, at its next write
+            if done["status"] != "in_progress":
                 break
             time.sleep(0.1)
-            kept = http.get(f"/responses/{made['id']}")
-        done = kept.json()
+            done = http.get(f"/responses/{ident}").json()
         assert done["status"] == "completed" and done["usage"]["output_tokens"] == 200
-        event = http.get(f"/ai-gateway/usage/{made['id']}").json()
+        event = http.get(f"/ai-gateway/usage/{ident}").json()
         assert event["completion_tokens"] == 200 and event["metadata"]["stream_end"] == "complete"
         assert done["usage"]["charge_micros"] == event["charge_micros"]
 
@@ -260,18 +265,15 @@ def test_one_made_whole_streams_again_what_it_shows(
 
 
 def test_an_idempotent_retry_of_a_stream_left_early_is_replayed(tenant: Tenant) -> None:
-    body = {"model": "emulator/slow", "input": "[emulator:tokens=120]", "stream": True}
     headers = {"Idempotency-Key": "background-left-early"}
     with tenant.client(timeout=30, headers=headers) as http:
-        with http.stream("POST", "/responses", json={**body, "background": True}) as first:
-            lines = (line for line in first.iter_lines() if line.startswith("data:"))
-            ident = json.loads(next(lines)[5:])["response"]["id"]
+        with slow_stream(http, tokens=120) as (ident, lines):
             next(lines)
         for _ in range(100):  # it runs on: kept whole when it ends
             if http.get(f"/responses/{ident}").json().get("status") == "completed":
                 break
             time.sleep(0.1)
-        retry = http.post("/responses", json={**body, "background": True})
+        retry = http.post("/responses", json={**slow_body(120), "background": True})
         assert retry.headers["idempotent-replayed"] == "true"
         assert sse_events(retry.text)[-1]["response"]["id"] == ident
         events = http.get("/ai-gateway/usage").json()["data"]
@@ -297,11 +299,8 @@ def test_a_stream_cut_upstream_leaves_it_failed(tenant: Tenant) -> None:
 
 
 def test_one_cancelled_while_it_streams_ends_cancelled(tenant: Tenant) -> None:
-    body = {"model": "emulator/slow", "input": "[emulator:tokens=8]", "stream": True}
     with tenant.client(timeout=30) as http:
-        with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
-            lines = (line for line in stream.iter_lines() if line.startswith("data:"))
-            ident = json.loads(next(lines)[5:])["response"]["id"]
+        with slow_stream(http) as (ident, lines):
             running = http.get(f"/responses/{ident}").json()
             assert (running["status"], running["output"]) == ("in_progress", [])
             busy = http.get(f"/responses/{ident}", params={"stream": "true"})
@@ -313,11 +312,8 @@ def test_one_cancelled_while_it_streams_ends_cancelled(tenant: Tenant) -> None:
 
 
 def test_one_deleted_while_it_streams_stays_deleted(tenant: Tenant) -> None:
-    body = {"model": "emulator/slow", "input": "[emulator:tokens=8]", "stream": True}
     with tenant.client(timeout=30) as http:
-        with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
-            lines = (line for line in stream.iter_lines() if line.startswith("data:"))
-            ident = json.loads(next(lines)[5:])["response"]["id"]
+        with slow_stream(http) as (ident, lines):
             assert http.delete(f"/responses/{ident}").json()["deleted"] is True
             list(lines)
         assert_error(http.get(f"/responses/{ident}"), 404, "not_found")
@@ -326,11 +322,8 @@ def test_one_deleted_while_it_streams_stays_deleted(tenant: Tenant) -> None:
 def test_one_streamed_completes_when_its_stream_ends(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
-    body = {"model": "emulator/slow", "input": "[emulator:tokens=8]", "stream": True}
     with tenant.client(timeout=30) as http:
-        with http.stream("POST", "/responses", json={**body, "background": True}) as stream:
-            lines = (line for line in stream.iter_lines() if line.startswith("data:"))
-            ident = json.loads(next(lines)[5:])["response"]["id"]
+        with slow_stream(http) as (ident, lines):
             emulator.advance(100.5)
             list(lines)
         done = http.get(f"/responses/{ident}").json()
