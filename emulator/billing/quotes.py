@@ -111,6 +111,7 @@ def _read(
     quote's own schema leaves the request's fields to the endpoint's)."""
     if endpoint == "messages":
         body = validate(body, MessagesRequest).model_dump(by_alias=True, exclude_none=True)
+        check_body(body, endpoint)
         return body, messages.parse_request(body)
     chat_body = endpoint == "chat.completions"
     validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)

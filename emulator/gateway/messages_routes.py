@@ -76,6 +76,7 @@ class MessagesController(Controller):
 def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
     """Anthropic's `count_tokens`: the prompt's tokens as the first route's provider
     counts them (web search results included), which is what the request is billed."""
+    service.check_body(body, ENDPOINT)
     request = messages.parse_request({**body, "max_tokens": 1})
     service.check_tools(request, ENDPOINT)
     routes, request, _ = service.candidates(rt, caller, body, request)
@@ -90,6 +91,7 @@ def message_id(generation_id: str) -> str:
 
 
 def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+    service.check_body(body, ENDPOINT)
     call = service.new_call(ENDPOINT, body, messages.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     ident, model = message_id(served.id), served.route.model

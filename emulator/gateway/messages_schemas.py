@@ -52,19 +52,36 @@ class Block(_Open):
     def _has_its_fields(self) -> Block:
         needs = {
             "text": ("text",),
+            "image": ("source",),
+            "document": ("source",),
             "tool_use": ("id", "name", "input"),
             "tool_result": ("tool_use_id",),
         }.get(self.type, ())
-        missing = [name for name in needs if getattr(self, name) is None]
+        missing = [name for name in needs if getattr(self, name, None) is None]
         if missing:
             raise ValueError(f"a `{self.type}` block needs `{missing[0]}`")
+        if self.text is not None and self.type == "text":
+            _has_words(self.text)
         return self
+
+
+def _has_words(text: str) -> None:
+    """Anthropic's API refuses a text block with nothing to read, in its words."""
+    if not text:
+        raise ValueError("text content blocks must be non-empty")
+    if text.isspace():
+        raise ValueError("text content blocks must contain non-whitespace text")
 
 
 class TextBlock(_Open):
     type: Literal["text"]
     text: str
     cache_control: CacheControl | None = None
+
+    @model_validator(mode="after")
+    def _has_text(self) -> TextBlock:
+        _has_words(self.text)
+        return self
 
 
 class Message(_Open):
@@ -127,6 +144,35 @@ class Prompt(_Open):
     plugins: list[Plugin] | None = None
 
     _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _turns_say_something(self) -> Prompt:
+        """Every turn has content, bar a last assistant turn (a prefill, which may be
+        empty but may not end in whitespace), as Anthropic's API checks them."""
+        last = len(self.messages) - 1
+        for index, message in enumerate(self.messages):
+            content = message.content
+            prefill = index == last and message.role == "assistant"
+            if prefill:
+                text = content if isinstance(content, str) else content[-1].text or "x"
+                if text and text[-1].isspace():
+                    raise ValidationFailed(
+                        "final assistant content cannot end with trailing whitespace: strip "
+                        "the prefill.",
+                        param=f"messages[{index}].content",
+                    )
+            elif content == "":
+                raise ValidationFailed(
+                    f"messages[{index}]: all messages must have non-empty content except for "
+                    "the optional final assistant message.",
+                    param=f"messages[{index}].content",
+                )
+            elif isinstance(content, str) and content.isspace():
+                raise ValidationFailed(
+                    "text content blocks must contain non-whitespace text.",
+                    param=f"messages[{index}].content",
+                )
+        return self
 
 
 class CountRequest(Prompt):

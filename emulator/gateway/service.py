@@ -507,7 +507,7 @@ def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, 
     """What a request body of `endpoint` is checked for beyond its model's schema, in the
     request and in its quote alike: the reasoning and sampling fields when it sends them,
     and tool calls paired with their results (`history`: a responses request's earlier
-    turns, from `previous_response_id`)."""
+    turns, from `previous_response_id`). A messages body's own fields are its schema's."""
     _check_reasoning(body, endpoint)
     if endpoint == "chat.completions" and not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
         validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
@@ -523,7 +523,7 @@ def _check_reasoning(body: dict[str, Any], endpoint: str) -> None:
             validate(body, responses_schemas.ReasoningFields)
         if not isinstance(body["input"], str):
             _check_sent_back_reasoning(body["input"])
-    elif not CHAT_REASONING_FIELDS.isdisjoint(body):
+    elif endpoint == "chat.completions" and not CHAT_REASONING_FIELDS.isdisjoint(body):
         validate(body, chat_schemas.ReasoningFields)
 
 

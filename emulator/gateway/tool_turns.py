@@ -10,7 +10,9 @@ Chat is strict about order: an assistant message's `tool_calls` are answered by
 the `tool` messages right after it, one per call, before any other message. The
 responses API only pairs them: each `function_call_output` answers a
 `function_call` of the same input or of the turns before it
-(`previous_response_id`), and each call has its output.
+(`previous_response_id`), and each call has its output. The messages format is as
+strict as chat, in Anthropic's terms: a turn's `tool_use` blocks are answered by
+`tool_result` blocks at the start of the next (user) turn.
 """
 
 from __future__ import annotations
@@ -32,31 +34,33 @@ def check_tool_turns(
     `history`: the items of a responses request's earlier turns, before its input."""
     if endpoint == "chat.completions":
         _check_chat(body["messages"])
+    elif endpoint == "messages":
+        _check_blocks(body["messages"])
     else:
         given = body["input"]
         _check_items(given if isinstance(given, list) else [], history)
 
 
 def _check_chat(messages: Sequence[dict[str, Any]]) -> None:
-    waiting: dict[str, int] = {}  # the last assistant message's unanswered calls
+    waiting: dict[str, str] = {}  # the last assistant message's unanswered calls: id -> where
     answered: set[str] = set()
     for index, message in enumerate(messages):
         role = message["role"]
         if role == "tool":
             _answer_chat(index, message.get("tool_call_id"), waiting, answered)
             continue
-        _unanswered(waiting, "messages[{}].tool_calls", _CHAT_ANSWER)
+        _unanswered(waiting, _CHAT_ANSWER)
         answered.clear()
         if role == "assistant" and message.get("tool_calls"):
             for place, call in enumerate(message["tool_calls"]):
                 if call["id"] in waiting:
                     raise _repeated(call["id"], f"messages[{index}].tool_calls[{place}].id")
-                waiting[call["id"]] = index
-    _unanswered(waiting, "messages[{}].tool_calls", _CHAT_ANSWER)
+                waiting[call["id"]] = f"messages[{index}].tool_calls"
+    _unanswered(waiting, _CHAT_ANSWER)
 
 
 def _answer_chat(
-    index: int, call_id: str | None, waiting: dict[str, int], answered: set[str]
+    index: int, call_id: str | None, waiting: dict[str, str], answered: set[str]
 ) -> None:
     param = f"messages[{index}].tool_call_id"
     if not call_id:
@@ -76,6 +80,82 @@ def _answer_chat(
             "assistant message before it did not make. A `tool` message must follow the "
             "assistant message whose `tool_calls` it answers, with that call's `id`.",
             param=param,
+            code=UNKNOWN,
+        )
+    del waiting[call_id]
+    answered.add(call_id)
+
+
+def _check_blocks(messages: Sequence[dict[str, Any]]) -> None:
+    """Anthropic's rules. Messages of one role in a row are one turn, as its API joins
+    them; a turn's `tool_use` ids are answered by the `tool_result` blocks that open the
+    next turn, one each, before any other block; ids are unique in the conversation."""
+    used: set[str] = set()
+    waiting: dict[str, str] = {}  # the last assistant turn's unanswered calls: id -> where
+    answered: set[str] = set()
+    opening = False  # still among the results that open a user turn
+    previous = None
+    for index, message in enumerate(messages):
+        role, content = message["role"], message["content"]
+        if role != previous:
+            if role == "assistant":  # the user turn before it had to answer them all
+                _unanswered(waiting, _BLOCK_ANSWER)
+            answered.clear()
+            opening, previous = role == "user", role
+        for place, block in enumerate(content if isinstance(content, list) else [content]):
+            kind = block.get("type") if isinstance(block, dict) else "text"
+            where = f"messages[{index}].content[{place}]"
+            if kind == "tool_use":
+                _tool_use(block["id"], role, where, used, waiting)
+            elif kind == "tool_result":
+                _tool_result(block["tool_use_id"], role, where, opening, waiting, answered)
+            else:
+                opening = False
+    _unanswered(waiting, _BLOCK_ANSWER)
+
+
+def _tool_use(call_id: str, role: str, where: str, used: set[str], waiting: dict[str, str]) -> None:
+    if role != "assistant":
+        raise InvalidRequest(
+            f"{where} is a `tool_use` block in a user turn: only the assistant calls tools. "
+            "Send it in the assistant message that made the call.",
+            param=where,
+        )
+    if call_id in used:
+        raise _repeated(call_id, f"{where}.id")
+    used.add(call_id)
+    waiting[call_id] = where
+
+
+def _tool_result(
+    call_id: str,
+    role: str,
+    where: str,
+    opening: bool,
+    waiting: dict[str, str],
+    answered: set[str],
+) -> None:
+    if role != "user":
+        raise InvalidRequest(
+            f"{where} is a `tool_result` block in an assistant turn: send tool results in "
+            "the user turn right after the assistant turn that called the tools.",
+            param=where,
+        )
+    if call_id in answered:
+        raise InvalidRequest(
+            f"{where} answers tool call {call_id!r} a second time: each `tool_use` gets one "
+            "`tool_result`.",
+            param=f"{where}.tool_use_id",
+            code=REPEATED,
+        )
+    if call_id in waiting and not opening:  # after another block: too late, as Anthropic
+        _unanswered(waiting, _BLOCK_ANSWER)
+    if call_id not in waiting:
+        raise InvalidRequest(
+            f"{where}: unexpected `tool_use_id` found in `tool_result` blocks: {call_id!r}. "
+            "Each `tool_result` block must have a corresponding `tool_use` block in the "
+            "previous message.",
+            param=f"{where}.tool_use_id",
             code=UNKNOWN,
         )
     del waiting[call_id]
@@ -110,26 +190,34 @@ def _check_items(items: Sequence[dict[str, Any]], history: Sequence[dict[str, An
                 param=f"input[{index}].call_id",
                 code=UNKNOWN,
             )
-    missing = {call_id: index for call_id, index in calls.items() if call_id not in outputs}
-    _unanswered(missing, "input[{}]", _ITEM_ANSWER)
+    # A call of an earlier turn (previous_response_id) is answered in the input.
+    missing = {
+        call_id: f"input[{index}]" if index >= 0 else "input"
+        for call_id, index in calls.items()
+        if call_id not in outputs
+    }
+    _unanswered(missing, _ITEM_ANSWER)
 
 
 _CHAT_ANSWER = (
     "follow the assistant message with one `tool` message per call (its `tool_call_id` "
     "the call's `id`) before any other message"
 )
+_BLOCK_ANSWER = (
+    "open the next (user) message with one `tool_result` block per `tool_use` block (its "
+    "`tool_use_id` the block's `id`), before any other block"
+)
 _ITEM_ANSWER = "add a `function_call_output` item with the same `call_id` for each call"
 
 
-def _unanswered(waiting: dict[str, int], where: str, how: str) -> None:
+def _unanswered(waiting: dict[str, str], how: str) -> None:
+    """`waiting`: each call left without its result, and where it was made."""
     if not waiting:
         return
     ids = ", ".join(repr(call_id) for call_id in waiting)
-    first = next(iter(waiting.values()))
     raise InvalidRequest(
         f"No tool output found for tool call {ids}: {how}.",
-        # A call of an earlier turn (previous_response_id) is answered in the input.
-        param=where.format(first) if first >= 0 else "input",
+        param=next(iter(waiting.values())),
         code=UNANSWERED,
     )
 

@@ -265,6 +265,50 @@ def test_bad_bodies_are_400_naming_the_field(tenant: Tenant) -> None:
             assert assert_error(refused, 400, "invalid_request")["param"].startswith(param), body
 
 
+@pytest.mark.parametrize(
+    ("messages", "param", "says"),
+    [
+        (
+            [{"role": "user", "content": [{"type": "text", "text": ""}]}],
+            "messages[0].content[0]",
+            "must be non-empty",
+        ),
+        (
+            [{"role": "user", "content": [{"type": "text", "text": " \n"}]}],
+            "messages[0].content[0]",
+            "non-whitespace",
+        ),
+        ([{"role": "user", "content": "  "}], "messages[0].content", "non-whitespace"),
+        ([{"role": "user", "content": ""}, *QUESTION], "messages[0].content", "non-empty content"),
+        (
+            [*QUESTION, {"role": "assistant", "content": "Sure, "}],
+            "messages[1].content",
+            "trailing whitespace",
+        ),
+        ([{"role": "user", "content": [{"type": "image"}]}], "messages[0].content[0]", "`source`"),
+    ],
+)
+def test_turns_with_nothing_to_read_are_refused_as_anthropic_refuses_them(
+    tenant: Tenant, messages: list[dict[str, Any]], param: str, says: str
+) -> None:
+    body = {"model": SONNET, "max_tokens": 20, "messages": messages}
+    with tenant.client() as http:
+        for path in ("/messages", "/messages/count_tokens"):
+            error = assert_error(http.post(path, json=body), 400, "invalid_request")
+            assert error["param"] == param and says in error["message"], error
+
+
+def test_an_empty_system_block_is_refused_and_an_empty_prefill_is_not(tenant: Tenant) -> None:
+    empty = [{"type": "text", "text": ""}]
+    body = {"model": SONNET, "max_tokens": 20, "messages": QUESTION, "system": empty}
+    prefill = [*QUESTION, {"role": "assistant", "content": ""}]
+    with tenant.client() as http:
+        refused = assert_error(http.post("/messages", json=body), 400, "invalid_request")
+        assert refused["param"] == "system[0]"
+        answer = http.post("/messages", json={**body, "system": "Be brief.", "messages": prefill})
+    assert answer.status_code == 200, answer.text
+
+
 def test_a_cut_stream_ends_with_anthropics_error_event(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
