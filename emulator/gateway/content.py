@@ -212,7 +212,11 @@ def prompt_tokens(request: Request, family: str) -> int:
 
 
 def tools_text(request: Request) -> str:
-    return "".join(json.dumps(t.parameters, sort_keys=True) + t.name for t in request.tools)
+    """The tools as a prompt reads them: each one's name, description and schema are
+    input tokens (a long description, as MCP servers write them, costs what it says)."""
+    return "".join(
+        json.dumps(t.parameters, sort_keys=True) + t.name + t.description for t in request.tools
+    )
 
 
 def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall, ...]:

@@ -1,12 +1,15 @@
-"""What the fake providers say, on their own: the generator is made only when drawn from."""
+"""What the fake providers say: the generator is made only when drawn from; what a prompt's
+tools cost."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from emulator.gateway.canonical import Message, Request, Tool, ToolCall
 from emulator.gateway.content import generate
 from emulator.ids import Ids, LazyRng
+from emulator.testing import Tenant
 
 
 class Counted:
@@ -86,3 +89,56 @@ def test_the_tokens_directive_holds_for_the_answer_after_tool_results() -> None:
         "openai/gpt-4o", Request(messages=messages, max_tokens=10), "chat", LazyRng(Counted())
     )
     assert (cut.output_tokens, cut.finish_reason) == (10, "length")
+
+
+def test_a_tools_description_is_input_tokens_on_every_endpoint(tenant: Tenant) -> None:
+    """A tool's description is read as part of the prompt, as its name and schema are, and
+    billed: the count, the answer's usage and the usage event agree."""
+    words = " ".join(f"step{i}" for i in range(400))
+    schema = {"type": "object", "properties": {"city": {"type": "string"}}}
+    ask = [{"role": "user", "content": "Weather in Oslo?"}]
+
+    def bodies(description: str) -> dict[str, tuple[str, dict[str, Any], str]]:
+        chat_tool = {"type": "function", "function": {"name": "w", "parameters": schema}}
+        item_tool = {"type": "function", "name": "w", "parameters": schema}
+        claude_tool = {"name": "w", "input_schema": schema}
+        if description:
+            chat_tool["function"]["description"] = description  # type: ignore[index]
+            item_tool["description"] = claude_tool["description"] = description
+        base = {"model": "anthropic/claude-sonnet-4", "tool_choice": "none"}
+        return {
+            "chat": (
+                "/chat/completions",
+                {**base, "messages": ask, "tools": [chat_tool]},
+                "prompt_tokens",
+            ),
+            "responses": (
+                "/responses",
+                {**base, "input": ask, "tools": [item_tool]},
+                "input_tokens",
+            ),
+            "messages": (
+                "/messages",
+                {
+                    **base,
+                    "tool_choice": {"type": "none"},
+                    "max_tokens": 20,
+                    "messages": ask,
+                    "tools": [claude_tool],
+                },
+                "input_tokens",
+            ),
+        }
+
+    with tenant.client() as http:
+        for (path, bare, field), (_, described, _) in zip(
+            bodies("").values(), bodies(words).values(), strict=True
+        ):
+            plain = http.post(path, json=bare).json()["usage"][field]
+            answer = http.post(path, json=described).json()
+            assert answer["usage"][field] >= plain + 400, path  # at least a token a word
+            if path == "/messages":
+                counted = http.post("/messages/count_tokens", json=described).json()
+                assert counted["input_tokens"] == answer["usage"][field]
+        events = http.get("/ai-gateway/usage").json()["data"]
+    assert [e["prompt_tokens"] >= 400 for e in events].count(True) == 3
