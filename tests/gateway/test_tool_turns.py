@@ -223,3 +223,19 @@ def test_dropping_any_result_names_its_call(
         )
     assert raised.value.instance_code == "tool_result_missing"
     assert repr(call_id) in raised.value.message
+
+
+def test_a_function_call_output_of_parts_reads_its_images(tenant: Tenant) -> None:
+    """An output given as content parts (OpenAI's `input_text`/`input_image`) is read as
+    a message's parts are: its text, and each image's tokens."""
+    shot = {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}
+
+    def counted(*images: dict[str, Any]) -> int:
+        output = {**OUTPUT, "output": [{"type": "input_text", "text": "12 C"}, *images]}
+        body = {"model": "openai/gpt-4o", "input": [ASK, CALL, output], "tools": [ITEM_TOOL]}
+        with tenant.client() as http:
+            answer = http.post("/responses/input_tokens", json=body)
+        assert answer.status_code == 200, answer.text
+        return answer.json()["input_tokens"]
+
+    assert counted(shot, shot) - counted() == 2 * 85

@@ -181,3 +181,37 @@ def test_dropping_any_result_names_its_call(
         check_tool_turns({"messages": changed}, "messages")
     assert raised.value.instance_code == "tool_result_missing"
     assert repr(call_id) in raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [(SONNET, "anthropic"), ("openai/gpt-4o", "openai"), ("openai/gpt-4o", "azure")],
+)
+def test_images_a_tool_returns_are_read_and_billed(
+    tenant: Tenant, model: str, provider: str
+) -> None:
+    """A screenshot in a `tool_result` is an image of the prompt, whatever format the
+    serving provider speaks: counted, billed, and the count is what is billed."""
+    png = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+    }
+
+    def returned(images: int) -> dict[str, Any]:
+        shots = {
+            **result("toolu_a"),
+            "content": [{"type": "text", "text": "Screen:"}] + [png] * images,
+        }
+        pinned = {"only": [provider]}  # a messages, a responses and a chat format provider
+        return body([ASK, uses("toolu_a"), user(shots)], model=model, provider=pinned)
+
+    with tenant.client() as http:
+        counts = [
+            http.post("/messages/count_tokens", json=returned(n)).json()["input_tokens"]
+            for n in (0, 1, 3)
+        ]
+        answer = http.post("/messages", json=returned(3)).json()
+    assert answer["provider"] == provider
+    billed = answer["usage"]["input_tokens"]
+    assert counts[1] - counts[0] == counts[2] - counts[1] - 85 == 85  # an image, as elsewhere
+    assert billed == counts[2]

@@ -124,6 +124,8 @@ def _render(m: Message) -> dict[str, Any]:
             "tool_use_id": m.tool_call_id,
             "content": m.text,
         }
+        if m.images:  # a screenshot a tool returned, as blocks of the result
+            block["content"] = [{"type": "text", "text": m.text}, *_images(m.images)]
         if m.cache_marks:
             block["cache_control"] = cache_control(m.cache_marks[-1])
         return {"role": "user", "content": [block]}
@@ -132,9 +134,7 @@ def _render(m: Message) -> dict[str, Any]:
         blocks += _text_blocks(m.text, m.cache_marks)
     elif m.text:
         blocks.append({"type": "text", "text": m.text})
-    blocks += [
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
-    ] * m.images
+    blocks += _images(m.images)
     blocks += [
         {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
         for c in m.tool_calls
@@ -262,12 +262,19 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
 _TEXT = frozenset({"text"})
 
 
+def _images(count: int) -> list[dict[str, Any]]:
+    return [
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
+    ] * count
+
+
 def _tool_result(block: dict[str, Any]) -> Message:
     content = block.get("content") or ""  # optional: a result may say nothing
     text = _block_text(content)
     message = Message("tool", text, tool_call_id=block["tool_use_id"])
     if isinstance(content, list):  # its own blocks may mark where a prefix ends
         message.cache_marks = cache_marks(content, _TEXT)
+        message.images = sum(1 for b in content if b.get("type") == "image")
     control = block.get("cache_control")
     if control:  # a breakpoint at the result's end
         mark = CacheMark(len(text), cache_ttl(control))

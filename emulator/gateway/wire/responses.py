@@ -140,11 +140,18 @@ def _item(item: dict[str, Any]) -> Message:
         return Message("assistant", tool_calls=(call,))
     if kind == "function_call_output":
         output = item.get("output", "")
+        if isinstance(output, list):  # content parts: text and images, as a message's
+            text, images = content_text(output)
+            return Message("tool", text, images, tool_call_id=item["call_id"])
         text = output if isinstance(output, str) else json.dumps(output)
         return Message("tool", text, tool_call_id=item["call_id"])
     role = role_of(item["role"])
     text, images = content_text(item.get("content"))
     return Message(role, text, images)
+
+
+def _images(count: int) -> list[dict[str, Any]]:
+    return [{"type": "input_image", "image_url": "data:image/png;base64,"}] * count
 
 
 def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
@@ -156,14 +163,17 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         if m.role == "system":
             continue
         if m.role == "tool":
+            output: str | list[dict[str, Any]] = m.text
+            if m.images:
+                output = [{"type": "input_text", "text": m.text}, *_images(m.images)]
             body["input"].append(
-                {"type": "function_call_output", "call_id": m.tool_call_id, "output": m.text}
+                {"type": "function_call_output", "call_id": m.tool_call_id, "output": output}
             )
             continue
         if m.text or m.images or not m.tool_calls:
             kind = "output_text" if m.role == "assistant" else "input_text"
             parts: list[dict[str, Any]] = [{"type": kind, "text": m.text}]
-            parts += [{"type": "input_image", "image_url": "data:image/png;base64,"}] * m.images
+            parts += _images(m.images)
             body["input"].append({"role": m.role, "content": parts})
         body["input"] += [
             {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
