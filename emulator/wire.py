@@ -1,4 +1,5 @@
-"""The outermost layer of every answer: request id, emulator version, CORS.
+"""The outermost layer of every answer: request id (also as Anthropic's `request-id` on
+its format's routes), emulator version, CORS.
 
 It wraps the app's whole ASGI handler, so 404s and framework errors get the
 same headers as routed answers, and it costs a few microseconds a request:
@@ -17,8 +18,10 @@ from emulator import __version__
 EXPOSED = (
     b"X-Request-Id, X-Emulator-Version, X-Generation-Id, Retry-After, retry-after-ms, "
     b"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, "
-    b"x-should-retry"
+    b"x-should-retry, request-id"
 )
+# Anthropic's SDKs read a request's id from `request-id` (`_request_id`, `requestID`).
+ANTHROPIC_PATHS = "/api/v1/messages"
 ALLOWED_METHODS = b"GET, POST, PUT, PATCH, DELETE, OPTIONS"
 
 
@@ -35,6 +38,8 @@ def with_wire_headers(
         request_id = new_request_id()
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [(b"x-request-id", request_id.encode()), version]
+        if scope["path"].startswith(ANTHROPIC_PATHS):
+            extra.append((b"request-id", extra[0][1]))
         origin = _header(scope, b"origin")
         if origin is not None:
             if scope.get("method") == "OPTIONS" and _header(

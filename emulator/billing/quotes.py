@@ -21,12 +21,11 @@ from emulator.gateway.middle_out import asked
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route
+from emulator.gateway.schema_checks import check_output_schema, check_tools
 from emulator.gateway.service import (
     candidates,
     capped,
     check_body,
-    check_output_schema,
-    check_tools,
     fees_of,
     premium_unapproved,
     provider_prompt_tokens,

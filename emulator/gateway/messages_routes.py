@@ -23,6 +23,7 @@ from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
+from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import messages
 from emulator.gateway.wire.responses import item_key
@@ -78,7 +79,7 @@ def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
     counts them (web search results included), which is what the request is billed."""
     service.check_body(body, ENDPOINT)
     request = messages.parse_request({**body, "max_tokens": 1})
-    service.check_tools(request, ENDPOINT)
+    check_tools(request, ENDPOINT)
     routes, request, _ = service.candidates(rt, caller, body, request)
     route = routes[0]
     tokens = service.provider_prompt_tokens(request, route.wire_format)

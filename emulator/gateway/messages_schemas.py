@@ -7,9 +7,10 @@ both), plus OpenRouter's routing fields.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
 from emulator.errors import ValidationFailed
@@ -33,6 +34,11 @@ class ResultPart(_Open):
     text: str | None = None
     cache_control: CacheControl | None = None
 
+    @model_validator(mode="after")
+    def _has_its_fields(self) -> ResultPart:
+        _check_block(self, self.type, self.text)
+        return self
+
 
 class Block(_Open):
     """A content block: what each type needs is checked, the rest is the type's own."""
@@ -50,19 +56,41 @@ class Block(_Open):
 
     @model_validator(mode="after")
     def _has_its_fields(self) -> Block:
-        needs = {
-            "text": ("text",),
-            "image": ("source",),
-            "document": ("source",),
-            "tool_use": ("id", "name", "input"),
-            "tool_result": ("tool_use_id",),
-        }.get(self.type, ())
-        missing = [name for name in needs if getattr(self, name, None) is None]
-        if missing:
-            raise ValueError(f"a `{self.type}` block needs `{missing[0]}`")
-        if self.text is not None and self.type == "text":
-            _has_words(self.text)
+        _check_block(self, self.type, self.text)
+        if self.type == "tool_use" and not _TOOL_USE_ID.fullmatch(self.id or ""):
+            raise ValueError(f"tool_use.id: String should match pattern '{_TOOL_USE_ID.pattern}'")
         return self
+
+
+_NEEDS = {
+    "text": ("text",),
+    "image": ("source",),
+    "document": ("source",),
+    "tool_use": ("id", "name", "input"),
+    "tool_result": ("tool_use_id",),
+    "thinking": ("thinking", "signature"),  # sent back as it came
+    "redacted_thinking": ("data",),
+}
+_TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_block(block: BaseModel, kind: str, text: str | None) -> None:
+    """What Anthropic's API requires of a block of `kind`, in its words."""
+    missing = [name for name in _NEEDS.get(kind, ()) if getattr(block, name, None) is None]
+    if missing:
+        raise ValueError(f"a `{kind}` block needs `{missing[0]}`")
+    if kind == "text" and text is not None:
+        _has_words(text)
+    source = getattr(block, "source", None) if kind == "image" else None
+    if isinstance(source, dict) and source.get("type") == "base64":
+        _check_image_type(source.get("media_type"))
+
+
+def _check_image_type(media_type: Any) -> None:
+    if media_type not in _IMAGE_TYPES:
+        allowed = ", ".join(repr(t) for t in _IMAGE_TYPES)
+        raise ValueError(f"image.source.base64.media_type: Input should be {allowed}")
 
 
 def _has_words(text: str) -> None:

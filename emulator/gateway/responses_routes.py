@@ -18,6 +18,7 @@ from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
+from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
 from emulator.runtime import Runtime
@@ -71,7 +72,7 @@ class ResponsesController(Controller):
         service.check_body(talk.body, "responses", talk.history)
         body = talk.whole()
         request = responses.parse_request(body)
-        service.check_tools(request, "responses")
+        check_tools(request, "responses")
         routes, request, _ = service.candidates(rt, caller, body, request)
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY

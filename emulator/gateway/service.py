@@ -23,7 +23,6 @@ from emulator.errors import (
     InvalidRequest,
     PremiumApprovalRequired,
     UpstreamError,
-    ValidationFailed,
 )
 from emulator.faults import apply as fault_apply
 from emulator.gateway import (
@@ -50,7 +49,7 @@ from emulator.gateway.content import prompt_tokens
 from emulator.gateway.providers import EVENTS, WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.requirements import able_routes
 from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
-from emulator.gateway.schema_values import SchemaProblem, check_schema
+from emulator.gateway.schema_checks import check_output_schema, check_tools
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire.chat import REASONING_FIELDS as CHAT_REASONING_FIELDS
@@ -538,61 +537,3 @@ def _check_sent_back_reasoning(items: list[dict[str, Any]]) -> None:
                 param=f"input[{index}].encrypted_content",
                 code="invalid_encrypted_content",
             )
-
-
-_TOOL_PLACES = {"responses": ("tools[{}]", "parameters"), "messages": ("tools[{}]", "input_schema")}
-
-
-def check_tools(request: Request, endpoint: str) -> None:
-    """Tool names are unique (as the providers require: a call names its tool); a
-    tool's parameters must be a JSON schema arguments can be drawn for; a named tool
-    choice must exist."""
-    # Where the client wrote a tool's fields, and its schema: chat nests them under
-    # `function`, Anthropic's format calls the schema `input_schema`.
-    where, schema = _TOOL_PLACES.get(endpoint, ("tools[{}].function", "parameters"))
-    seen: set[str] = set()
-    for index, tool in enumerate(request.tools):
-        if tool.name in seen:
-            raise ValidationFailed(
-                f"Tool names must be unique: {tool.name!r} is given twice. Rename or drop one.",
-                param=where.format(index) + ".name",
-                code="duplicate_tool_name",
-            )
-        seen.add(tool.name)
-        try:
-            check_schema(tool.parameters)
-        except SchemaProblem as exc:
-            raise ValidationFailed(
-                f"The parameters of tool {tool.name!r} cannot be used: {exc.message}.",
-                param=f"{where.format(index)}.{schema}",
-                code="invalid_tool_schema",
-            ) from exc
-    if request.tool_choice == "required" and not request.tools:
-        raise ValidationFailed(
-            "tool_choice `required` needs at least one tool in `tools`.", param="tool_choice"
-        )
-    named = request.tool_choice not in ("auto", "none", "required")
-    if named and request.tool_choice not in {t.name for t in request.tools}:
-        raise ValidationFailed(
-            f"tool_choice names {request.tool_choice!r}, which is not among `tools`.",
-            param="tool_choice",
-        )
-
-
-# Where the client wrote the structured-output schema, per endpoint.
-_SCHEMA_PARAM = {"chat.completions": "response_format.json_schema.schema"}
-
-
-def check_output_schema(request: Request, endpoint: str) -> None:
-    """A `json_schema` response format must be a JSON schema a value can be drawn for."""
-    fmt = request.response_format
-    if not fmt or fmt.get("type") != "json_schema":
-        return
-    try:
-        check_schema(fmt.get("schema") or {})
-    except SchemaProblem as exc:
-        raise ValidationFailed(
-            f"The structured-output schema cannot be used: {exc.message}.",
-            param=_SCHEMA_PARAM.get(endpoint, "text.format.schema"),
-            code="invalid_response_format",
-        ) from exc

@@ -83,14 +83,17 @@ WEATHER_CALL = {
 LOOKUP = {"type": "function", "function": {"name": "lookup", "parameters": {}}}
 ASK = {"role": "user", "content": "Explain quantum physics in depth"}
 RESHAPED = {  # requests a provider of another format reads as more tokens than sent
-    "empty tool schemas, on /messages": (
-        "/messages",
+    "empty tool schemas, chat to a responses provider": (
+        "/chat/completions",
         {
             "model": "openai/gpt-4o",
             "max_tokens": 3,
             "messages": [ASK],
-            "tools": [{"name": f"t{i}", "input_schema": {}} for i in range(30)],
-            "tool_choice": {"type": "none"},
+            "tools": [
+                {"type": "function", "function": {"name": f"t{i}", "parameters": {}}}
+                for i in range(30)
+            ],
+            "tool_choice": "none",
         },
     ),
     "non-ASCII arguments, chat to a messages provider": (

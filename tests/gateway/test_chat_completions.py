@@ -391,6 +391,21 @@ def test_routing_preferences(client: openai.OpenAI, tenant: Tenant) -> None:
             "invalid_tool_schema",
             "tools[0].function.parameters",
         ),
+        (  # arguments are an object: OpenAI refuses a schema of another type
+            {
+                "model": "openai/gpt-4o",
+                "messages": HELLO,
+                "tools": [
+                    {
+                        "type": "function",
+                        "function": {"name": "f", "parameters": {"type": "string"}},
+                    }
+                ],
+            },
+            400,
+            "invalid_tool_schema",
+            "tools[0].function.parameters",
+        ),
         (
             {
                 "model": "openai/gpt-4o",

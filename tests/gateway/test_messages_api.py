@@ -245,6 +245,19 @@ def test_errors_are_the_sdks_classes(claude: anthropic.Anthropic, emulator: Emul
     assert refused.value.status_code == 402
 
 
+def test_the_sdk_reads_each_requests_id(claude: anthropic.Anthropic) -> None:
+    """Anthropic's SDK takes a request's id from `request-id`: the one `X-Request-Id`
+    names, as the journal and logs know it."""
+    raw = claude.messages.with_raw_response.create(model=SONNET, max_tokens=20, messages=QUESTION)
+    assert raw.headers["request-id"] == raw.headers["x-request-id"]
+    assert raw.parse()._request_id == raw.headers["request-id"]
+    with pytest.raises(anthropic.NotFoundError) as missing:
+        claude.messages.create(model="nobody/nothing", max_tokens=20, messages=QUESTION)
+    assert missing.value.request_id == missing.value.response.headers["x-request-id"]
+    counted = claude.messages.count_tokens(model=SONNET, messages=QUESTION)
+    assert counted._request_id
+
+
 def test_bad_bodies_are_400_naming_the_field(tenant: Tenant) -> None:
     cases = [
         ({"messages": QUESTION}, "max_tokens"),
@@ -296,6 +309,78 @@ def test_turns_with_nothing_to_read_are_refused_as_anthropic_refuses_them(
         for path in ("/messages", "/messages/count_tokens"):
             error = assert_error(http.post(path, json=body), 400, "invalid_request")
             assert error["param"] == param and says in error["message"], error
+
+
+CALL = {"type": "tool_use", "id": "toolu_1", "name": "w", "input": {}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "18C"}
+OBJECT_TOOL = [{"name": "w", "input_schema": {"type": "object"}}]
+
+
+def turns(call: dict[str, Any], result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        *QUESTION,
+        {"role": "assistant", "content": [call]},
+        {"role": "user", "content": [result]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fields", "param", "says"),
+    [
+        ({"messages": turns({**CALL, "id": "a b!"}, RESULT)}, "messages[1].content[0]", "pattern"),
+        (
+            {
+                "messages": [
+                    *QUESTION,
+                    {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}]},
+                ]
+            },
+            "messages[1].content[0]",
+            "`signature`",
+        ),
+        (
+            {
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "image",
+                                "source": {
+                                    "type": "base64",
+                                    "media_type": "image/bmp",
+                                    "data": "Qk0=",
+                                },
+                            }
+                        ],
+                    }
+                ]
+            },
+            "messages[0].content[0]",
+            "image/webp",
+        ),
+        (
+            {"messages": turns(CALL, {**RESULT, "content": [{"type": "text", "text": ""}]})},
+            "messages[2].content[0].content[0]",
+            "non-empty",
+        ),
+        (
+            {"tools": [{"name": "w", "input_schema": {"type": "string"}}]},
+            "tools[0].input_schema",
+            '`type: "string"`',
+        ),
+        ({"tools": [{"name": "w", "input_schema": {}}]}, "tools[0].input_schema", "no `type`"),
+    ],
+)
+def test_blocks_and_tools_anthropic_refuses(
+    tenant: Tenant, fields: dict[str, Any], param: str, says: str
+) -> None:
+    body = {"model": SONNET, "max_tokens": 20, "messages": QUESTION, "tools": OBJECT_TOOL, **fields}
+    with tenant.client() as http:
+        refused = http.post("/messages", json=body)
+    assert refused.status_code == 400, refused.text
+    error = refused.json()["error"]
+    assert error["param"] == param and says in error["message"], error
 
 
 def test_an_empty_system_block_is_refused_and_an_empty_prefill_is_not(tenant: Tenant) -> None:
