@@ -205,5 +205,12 @@ def validation_error(problems: list[dict[str, Any]]) -> EmulatorError:
         return ValidationFailed(f"{message.removeprefix('Value error, ')}.")
     key = field_path(str(key))
     where = "query parameter" if source == "query" else "field"
-    more = f" ({len(problems) - 1} more problem(s) in this request)" if len(problems) > 1 else ""
+    # Not counted: a union's other branches, which fail at this field or above it.
+    reported = _field_parts(str(first.get("key")))
+    others = sum(
+        1
+        for p in problems
+        if (parts := _field_parts(str(p.get("key") or ""))) != reported[: len(parts)]
+    )
+    more = f" ({others} more problem(s) in this request)" if others else ""
     return ValidationFailed(f"Invalid {where} `{key}`: {message}.{more}", param=str(key))

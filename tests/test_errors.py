@@ -110,3 +110,18 @@ def test_options_lists_every_method_of_the_path(http: httpx.Client) -> None:
         assert response.status_code == 204, path
         assert response.headers["allow"] == expected, path
     assert_error(http.options("/api/v1/nope"), 404, "not_found")
+
+
+def test_a_union_counts_as_one_problem_and_other_fields_as_more(tenant: Tenant) -> None:
+    """A field that may be a string or a list fails in both branches: one problem, the
+    branch that got furthest; problems at other fields are counted."""
+    body = {"model": "openai/gpt-4o", "max_tokens": 5, "system": [{"type": "text", "text": " "}]}
+    with tenant.client() as http:
+        one = http.post("/messages", json={**body, "messages": [{"role": "user", "content": "hi"}]})
+        two = http.post("/messages", json={**body, "messages": "hi"})
+    error = assert_error(one, 400, "invalid_request")
+    assert error["param"] == "system[0]" and "more problem" not in error["message"]
+    assert (
+        "(1 more problem(s) in this request)"
+        in assert_error(two, 400, "invalid_request")["message"]
+    )
