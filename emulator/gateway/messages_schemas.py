@@ -182,8 +182,8 @@ class Prompt(_Open):
             content = message.content
             prefill = index == last and message.role == "assistant"
             if prefill:
-                text = content if isinstance(content, str) else content[-1].text or "x"
-                if text and text[-1].isspace():
+                end = content if isinstance(content, str) else content[-1].text or ""
+                if end[-1:].isspace():
                     raise ValidationFailed(
                         "final assistant content cannot end with trailing whitespace: strip "
                         "the prefill.",

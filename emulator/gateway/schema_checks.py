@@ -15,8 +15,8 @@ _TOOL_PLACES = {"responses": ("tools[{}]", "parameters"), "messages": ("tools[{}
 
 def check_tools(request: Request, endpoint: str) -> None:
     """Tool names are unique (as the providers require: a call names its tool); a
-    tool's parameters must be a JSON schema arguments can be drawn for; a named tool
-    choice must exist."""
+    tool's parameters must be a JSON schema of an object that arguments can be drawn
+    for; a named tool choice must exist."""
     # Where the client wrote a tool's fields, and its schema: chat nests them under
     # `function`, Anthropic's format calls the schema `input_schema`.
     where, schema = _TOOL_PLACES.get(endpoint, ("tools[{}].function", "parameters"))
