@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
 from emulator.errors import ValidationFailed
@@ -36,7 +36,7 @@ class ResultPart(_Open):
 
     @model_validator(mode="after")
     def _has_its_fields(self) -> ResultPart:
-        _check_block(self, self.type, self.text)
+        _check_block(self)
         return self
 
 
@@ -56,7 +56,7 @@ class Block(_Open):
 
     @model_validator(mode="after")
     def _has_its_fields(self) -> Block:
-        _check_block(self, self.type, self.text)
+        _check_block(self)
         if self.type == "tool_use" and not _TOOL_USE_ID.fullmatch(self.id or ""):
             raise ValueError(f"tool_use.id: String should match pattern '{_TOOL_USE_ID.pattern}'")
         return self
@@ -75,13 +75,14 @@ _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 _IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
-def _check_block(block: BaseModel, kind: str, text: str | None) -> None:
-    """What Anthropic's API requires of a block of `kind`, in its words."""
+def _check_block(block: Block | ResultPart) -> None:
+    """What Anthropic's API requires of a block of its type, in its words."""
+    kind = block.type
     missing = [name for name in _NEEDS.get(kind, ()) if getattr(block, name, None) is None]
     if missing:
         raise ValueError(f"a `{kind}` block needs `{missing[0]}`")
-    if kind == "text" and text is not None:
-        _has_words(text)
+    if kind == "text" and block.text is not None:
+        _has_words(block.text)
     source = getattr(block, "source", None) if kind == "image" else None
     if isinstance(source, dict) and source.get("type") == "base64":
         _check_image_type(source.get("media_type"))

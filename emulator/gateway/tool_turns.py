@@ -18,6 +18,7 @@ strict as chat, in Anthropic's terms: a turn's `tool_use` blocks are answered by
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from emulator.errors import InvalidRequest, ValidationFailed
@@ -90,76 +91,78 @@ def _check_blocks(messages: Sequence[dict[str, Any]]) -> None:
     """Anthropic's rules. Messages of one role in a row are one turn, as its API joins
     them; a turn's `tool_use` ids are answered by the `tool_result` blocks that open the
     next turn, one each, before any other block; ids are unique in the conversation."""
-    used: set[str] = set()
-    waiting: dict[str, str] = {}  # the last assistant turn's unanswered calls: id -> where
-    answered: set[str] = set()
-    opening = False  # still among the results that open a user turn
+    turns = _BlockTurns()
     previous = None
     for index, message in enumerate(messages):
         role, content = message["role"], message["content"]
         if role != previous:
-            if role == "assistant":  # the user turn before it had to answer them all
-                _unanswered(waiting, _BLOCK_ANSWER)
-            answered.clear()
-            opening, previous = role == "user", role
+            turns.begin(role)
+            previous = role
         for place, block in enumerate(content if isinstance(content, list) else [content]):
             kind = block.get("type") if isinstance(block, dict) else "text"
             where = f"messages[{index}].content[{place}]"
             if kind == "tool_use":
-                _tool_use(block["id"], role, where, used, waiting)
+                turns.use(block["id"], role, where)
             elif kind == "tool_result":
-                _tool_result(block["tool_use_id"], role, where, opening, waiting, answered)
+                turns.result(block["tool_use_id"], role, where)
             else:
-                opening = False
-    _unanswered(waiting, _BLOCK_ANSWER)
+                turns.opening = False
+    _unanswered(turns.waiting, _BLOCK_ANSWER)
 
 
-def _tool_use(call_id: str, role: str, where: str, used: set[str], waiting: dict[str, str]) -> None:
-    if role != "assistant":
-        raise InvalidRequest(
-            f"{where} is a `tool_use` block in a user turn: only the assistant calls tools. "
-            "Send it in the assistant message that made the call.",
-            param=where,
-        )
-    if call_id in used:
-        raise _repeated(call_id, f"{where}.id")
-    used.add(call_id)
-    waiting[call_id] = where
+@dataclass(slots=True)
+class _BlockTurns:
+    """Where a conversation in the messages format stands, block by block."""
 
+    used: set[str] = field(default_factory=set)  # every tool_use id so far
+    waiting: dict[str, str] = field(default_factory=dict)  # unanswered calls: id -> where
+    answered: set[str] = field(default_factory=set)  # by the current user turn
+    opening: bool = False  # still among the results that open a user turn
 
-def _tool_result(
-    call_id: str,
-    role: str,
-    where: str,
-    opening: bool,
-    waiting: dict[str, str],
-    answered: set[str],
-) -> None:
-    if role != "user":
-        raise InvalidRequest(
-            f"{where} is a `tool_result` block in an assistant turn: send tool results in "
-            "the user turn right after the assistant turn that called the tools.",
-            param=where,
-        )
-    if call_id in answered:
-        raise InvalidRequest(
-            f"{where} answers tool call {call_id!r} a second time: each `tool_use` gets one "
-            "`tool_result`.",
-            param=f"{where}.tool_use_id",
-            code=REPEATED,
-        )
-    if call_id in waiting and not opening:  # after another block: too late, as Anthropic
-        _unanswered(waiting, _BLOCK_ANSWER)
-    if call_id not in waiting:
-        raise InvalidRequest(
-            f"{where}: unexpected `tool_use_id` found in `tool_result` blocks: {call_id!r}. "
-            "Each `tool_result` block must have a corresponding `tool_use` block in the "
-            "previous message.",
-            param=f"{where}.tool_use_id",
-            code=UNKNOWN,
-        )
-    del waiting[call_id]
-    answered.add(call_id)
+    def begin(self, role: str) -> None:
+        if role == "assistant":  # the user turn before it had to answer them all
+            _unanswered(self.waiting, _BLOCK_ANSWER)
+        self.answered.clear()
+        self.opening = role == "user"
+
+    def use(self, call_id: str, role: str, where: str) -> None:
+        if role != "assistant":
+            raise InvalidRequest(
+                f"{where} is a `tool_use` block in a user turn: only the assistant calls "
+                "tools. Send it in the assistant message that made the call.",
+                param=where,
+            )
+        if call_id in self.used:
+            raise _repeated(call_id, f"{where}.id")
+        self.used.add(call_id)
+        self.waiting[call_id] = where
+
+    def result(self, call_id: str, role: str, where: str) -> None:
+        if role != "user":
+            raise InvalidRequest(
+                f"{where} is a `tool_result` block in an assistant turn: send tool results "
+                "in the user turn right after the assistant turn that called the tools.",
+                param=where,
+            )
+        if call_id in self.answered:
+            raise InvalidRequest(
+                f"{where} answers tool call {call_id!r} a second time: each `tool_use` gets "
+                "one `tool_result`.",
+                param=f"{where}.tool_use_id",
+                code=REPEATED,
+            )
+        if call_id in self.waiting and not self.opening:  # after another block: too late
+            _unanswered(self.waiting, _BLOCK_ANSWER)
+        if call_id not in self.waiting:
+            raise InvalidRequest(
+                f"{where}: unexpected `tool_use_id` found in `tool_result` blocks: "
+                f"{call_id!r}. Each `tool_result` block must have a corresponding `tool_use` "
+                "block in the previous message.",
+                param=f"{where}.tool_use_id",
+                code=UNKNOWN,
+            )
+        del self.waiting[call_id]
+        self.answered.add(call_id)
 
 
 def _check_items(items: Sequence[dict[str, Any]], history: Sequence[dict[str, Any]]) -> None:
