@@ -87,11 +87,18 @@ def merged_marks(marks: Iterable[CacheMark]) -> tuple[CacheMark, ...]:
 MAX_BREAKPOINTS = 4  # as Anthropic's API allows
 
 
-def check_breakpoints(messages: Iterable[Message], param: str) -> None:
-    """A request may mark at most four places to cache, as the providers allow, and an
-    hour's breakpoints must come before the others (a later one keeps what an earlier
-    one does, so it may not be kept for less)."""
-    ttls = [mark.ttl for message in messages for mark in message.cache_marks]
+def breakpoint_ttls(tools: Iterable[Tool], messages: Iterable[Message]) -> list[int]:
+    """The ttls of a request's breakpoints, in the order the prompt reads them: its
+    tools first, then its messages."""
+    ttls = [tool.cache_ttl for tool in tools if tool.cache_ttl is not None]
+    return ttls + [mark.ttl for message in messages for mark in message.cache_marks]
+
+
+def check_breakpoints(ttls: list[int], param: str) -> None:
+    """A request may mark at most four places to cache (`ttls`: theirs, from
+    `breakpoint_ttls`), as the providers allow, and an hour's breakpoints must come
+    before the others (a later one keeps what an earlier one does, so it may not be
+    kept for less)."""
     if any(later > earlier for earlier, later in itertools.pairwise(ttls)):
         raise ValidationFailed(
             'A `cache_control` with `ttl: "1h"` must come before those of 5 minutes: '
@@ -109,10 +116,10 @@ def check_breakpoints(messages: Iterable[Message], param: str) -> None:
         )
 
 
-def cache_control(mark: CacheMark) -> dict[str, Any]:
-    """A breakpoint as the formats that carry it write it."""
+def cache_control(ttl: int) -> dict[str, Any]:
+    """A breakpoint kept `ttl` seconds, as the formats that carry it write it."""
     control: dict[str, Any] = {"type": "ephemeral"}
-    if mark.ttl != CACHE_TTL_SECONDS[None]:
+    if ttl != CACHE_TTL_SECONDS[None]:
         control["ttl"] = "1h"
     return control
 
@@ -155,6 +162,10 @@ class Tool:
     name: str
     description: str
     parameters: dict[str, Any]
+    # A prompt-cache breakpoint after this tool (`cache_control` on its definition, in
+    # the messages format): how long it keeps the prefix. Out of the repr and of
+    # comparisons: it changes what is billed, not the tool.
+    cache_ttl: int | None = field(default=None, repr=False, compare=False)
 
 
 def allowed_tools(

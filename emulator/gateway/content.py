@@ -30,7 +30,7 @@ import re
 from dataclasses import replace
 
 from emulator.gateway import logprobs, web_search
-from emulator.gateway.canonical import Completion, Message, Request, ToolCall
+from emulator.gateway.canonical import Completion, Message, Request, Tool, ToolCall
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.stops import first_stop
@@ -214,9 +214,12 @@ def prompt_tokens(request: Request, family: str) -> int:
 def tools_text(request: Request) -> str:
     """The tools as a prompt reads them: each one's name, description and schema are
     input tokens (a long description, as MCP servers write them, costs what it says)."""
-    return "".join(
-        json.dumps(t.parameters, sort_keys=True) + t.name + t.description for t in request.tools
-    )
+    return "".join(tool_text(t) for t in request.tools)
+
+
+def tool_text(tool: Tool) -> str:
+    """One tool as a prompt reads it."""
+    return json.dumps(tool.parameters, sort_keys=True) + tool.name + tool.description
 
 
 def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall, ...]:

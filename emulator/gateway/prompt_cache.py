@@ -9,8 +9,8 @@ its provider's wire format, as upstream:
   longest kept block boundary (`cached_tokens`, at the read price). Keeping
   is free.
 - `messages` providers (Anthropic) cache only at the client's breakpoints
-  (`cache_control` on a content part, or on the request for its last
-  message): the prompt up to each breakpoint of at least 1,024 tokens is kept,
+  (`cache_control` on a content part, on a tool definition, or on the request
+  for its last message): the prompt up to each breakpoint of at least 1,024 tokens is kept,
   and what was not already kept is written (`cache_write_tokens`, at the
   write price; kept an hour with `ttl: "1h"`, at twice the prompt price). A
   later prompt reads the longest kept prefix ending at one of its
@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from emulator.billing.pricing import CacheBill
-from emulator.gateway.canonical import CacheUse, Request
-from emulator.gateway.content import tools_text
+from emulator.gateway.canonical import CacheUse, Request, breakpoint_ttls
+from emulator.gateway.content import tool_text, tools_text
 from emulator.gateway.routing import Route
 from emulator.gateway.tokens import IMAGE_TOKENS, count_text, framing, text_tokens
 from emulator.store import prompt_cache as kept
@@ -117,6 +117,9 @@ def _layout(request: Request, family: str) -> tuple[list[str], list[int], list[t
     pieces = text_tokens(tools_text(request), family)
     ends: list[int] = []
     marks: dict[int, int] = {}  # token index -> the longest ttl of a breakpoint there
+    if request.tools:  # the tools end a block, as a message does, and may be marked
+        ends.append(len(pieces))
+        marks.update(_tool_marks(request, family))
     frame = framing(family)
     for message in request.messages:
         pieces += [f"<{message.role}>"] * frame
@@ -133,6 +136,17 @@ def _layout(request: Request, family: str) -> tuple[list[str], list[int], list[t
             at = ends[-1] if whole else start + count_text(message.text[: mark.offset], family)
             marks[at] = max(marks.get(at, 0), mark.ttl)
     return pieces, ends, sorted(marks.items())
+
+
+def _tool_marks(request: Request, family: str) -> dict[int, int]:
+    """The breakpoints on tool definitions: each ends the prefix of the tools up to it."""
+    marks: dict[int, int] = {}
+    text = ""
+    for tool in request.tools:
+        text += tool_text(tool)
+        if tool.cache_ttl is not None:
+            marks[count_text(text, family)] = tool.cache_ttl
+    return marks
 
 
 def _digests(pieces: list[str], positions: set[int]) -> dict[int, str]:
@@ -170,7 +184,7 @@ def worst_prompt_price(route: Route, request: Request) -> int:
     price = route.prompt_micros_per_mtok
     if route.cache_read_micros_per_mtok is None or route.wire_format != EXPLICIT_FORMAT:
         return price
-    ttls = {mark.ttl for message in request.messages for mark in message.cache_marks}
+    ttls = breakpoint_ttls(request.tools, request.messages)
     if not ttls:
         return price
     hour = 2 * price if max(ttls) >= HOUR else 0

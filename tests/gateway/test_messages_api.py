@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from emulator.billing.pricing import CacheBill, Fees, charge_for
+from emulator.gateway.tokens import count_text
 from emulator.gateway.wire.messages import signature
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error
@@ -184,6 +185,28 @@ def test_cache_breakpoints_are_checked_as_anthropic_checks_them(tenant: Tenant) 
     assert_error(ask(block(), block("1h")), 400, "invalid_cache_control")
 
 
+def test_breakpoints_on_tools_count_with_the_others(tenant: Tenant) -> None:
+    def ask(tool_ttl: str, *blocks: dict[str, Any]) -> httpx.Response:
+        tool = {"name": "look", "input_schema": {"type": "object"}}
+        tool["cache_control"] = {"type": "ephemeral", "ttl": tool_ttl}
+        body = {
+            "model": SONNET,
+            "max_tokens": 10,
+            "tools": [tool],
+            "messages": [{"role": "user", "content": [*blocks, {"type": "text", "text": "q"}]}],
+        }
+        with tenant.client() as http:
+            return http.post("/messages", json=body)
+
+    def block(ttl: str) -> dict[str, Any]:
+        return {"type": "text", "text": "note", "cache_control": {"type": "ephemeral", "ttl": ttl}}
+
+    assert ask("1h", block("5m"), block("5m"), block("5m")).status_code == 200
+    assert_error(ask("5m", *[block("5m")] * 4), 400, "too_many_cache_breakpoints")
+    # The tools come first in the prompt: an hour's breakpoint after theirs is refused.
+    assert_error(ask("5m", block("1h")), 400, "invalid_cache_control")
+
+
 def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:
     message = claude.messages.create(
         model=SONNET,
@@ -221,6 +244,28 @@ def test_cache_control_blocks_cache_as_anthropic_counts_them(claude: anthropic.A
     assert read.usage.input_tokens < 20  # the question alone: the cache's are apart
     for message in (written, read):
         assert (message.usage.model_extra or {})["charge_micros"] == sonnet_charge(message.usage)
+
+
+def test_a_breakpoint_on_a_tool_caches_the_tools(claude: anthropic.Anthropic) -> None:
+    schema = {"type": "object", "properties": {"query": {"type": "string"}}}
+    described = " ".join(f"field{i} holds value{i}" for i in range(500))
+    tools: Any = [
+        {"name": "search", "description": described, "input_schema": schema},
+        {"name": "lookup", "description": "Look a word up", "input_schema": schema},
+    ]
+    tools[-1]["cache_control"] = {"type": "ephemeral"}
+    ask: Any = {"model": SONNET, "max_tokens": 100, "tools": tools, "tool_choice": {"type": "none"}}
+    written = claude.messages.create(**ask, messages=QUESTION)
+    read = claude.messages.create(**ask, messages=[{"role": "user", "content": "And AVL trees?"}])
+    text = "".join(json.dumps(schema, sort_keys=True) + t["name"] + t["description"] for t in tools)
+    assert written.usage.cache_creation_input_tokens == count_text(text, "messages")
+    assert written.usage.cache_read_input_tokens == 0
+    assert read.usage.cache_read_input_tokens == count_text(text, "messages")
+    assert read.usage.cache_creation_input_tokens == 0
+    for message in (written, read):
+        assert (message.usage.model_extra or {})["charge_micros"] == sonnet_charge(message.usage)
+    counted = claude.messages.count_tokens(model=SONNET, tools=tools, messages=QUESTION)
+    assert counted.input_tokens == written.usage.input_tokens + count_text(text, "messages")
 
 
 def test_the_key_may_come_as_anthropics_x_api_key(emulator: EmulatorHandle, tenant: Tenant) -> None:

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from emulator.billing.pricing import CacheBill, Fees, charge_for
 from emulator.gateway import prompt_cache, service
 from emulator.gateway.canonical import CacheMark, Message, Request, Tool, ToolCall
-from emulator.gateway.content import prompt_tokens
+from emulator.gateway.content import prompt_tokens, tool_text
 from emulator.gateway.routing import Route
+from emulator.gateway.tokens import count_text
 from emulator.gateway.wire import chat, messages
 from tests.helpers import a_route
 
@@ -38,7 +39,22 @@ def test_the_layout_has_as_many_tokens_as_the_prompt(family: str) -> None:
     request = conversation()
     pieces, ends, marks = prompt_cache._layout(request, family)
     assert len(pieces) == prompt_tokens(request, family) == ends[-1]
-    assert marks == [(ends[0], 300)]  # the system message's end
+    assert len(ends) == 1 + len(request.messages)  # the tools end a block too
+    assert marks == [(ends[1], 300)]  # the system message's end
+
+
+def test_a_breakpoint_on_a_tool_ends_the_tools_up_to_it() -> None:
+    lookup = Tool("lookup", "Look a city up", {"type": "object"}, cache_ttl=3600)
+    tools = (lookup, Tool("fetch", "Fetch a page", {"type": "object"}))
+    request = replace(conversation(), tools=tools)
+    _, ends, marks = prompt_cache._layout(request, "messages")
+    assert marks[0] == (count_text(tool_text(lookup), "messages"), 3600)
+    assert ends[0] == count_text(tool_text(tools[0]) + tool_text(tools[1]), "messages")
+    native = messages.render_request(request, "m")
+    assert native["tools"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert "cache_control" not in native["tools"][1]
+    assert [t.cache_ttl for t in messages.parse_request(native).tools] == [3600, None]
+    assert prompt_cache.worst_prompt_price(route("messages", 1_250_000), request) == 2_000_000
 
 
 @given(st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=4), st.data())

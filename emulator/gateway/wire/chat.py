@@ -22,6 +22,7 @@ from emulator.gateway.canonical import (
     ToolCall,
     ToolCallStart,
     allowed_tools,
+    breakpoint_ttls,
     cache_marks,
     cache_ttl,
     check_breakpoints,
@@ -76,7 +77,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         last.cache_marks = merged_marks((*last.cache_marks, mark))
     marked = [m for m in messages if m.cache_marks]
     if marked:
-        check_breakpoints(marked, "messages")
+        check_breakpoints(breakpoint_ttls((), marked), "messages")
     return request
 
 

@@ -24,6 +24,7 @@ from emulator.gateway.canonical import (
     ToolArgumentsDelta,
     ToolCall,
     ToolCallStart,
+    breakpoint_ttls,
     cache_control,
     cache_marks,
     cache_ttl,
@@ -62,10 +63,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     elif system:
         body["system"] = system
     if request.tools:
-        body["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters}
-            for t in request.tools
-        ]
+        body["tools"] = [_render_tool(t) for t in request.tools]
         choice = request.tool_choice
         body["tool_choice"] = (
             {"type": {"required": "any"}.get(choice, choice)}
@@ -89,6 +87,23 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     return body
 
 
+def _render_tool(tool: Tool) -> dict[str, Any]:
+    rendered = {"name": tool.name, "description": tool.description, "input_schema": tool.parameters}
+    if tool.cache_ttl is not None:
+        rendered["cache_control"] = cache_control(tool.cache_ttl)
+    return rendered
+
+
+def _tool(raw: dict[str, Any]) -> Tool:
+    control = raw.get("cache_control")
+    return Tool(
+        raw["name"],
+        raw.get("description", ""),
+        raw.get("input_schema", {}),
+        cache_ttl=cache_ttl(control) if isinstance(control, dict) else None,
+    )
+
+
 def _system_marks(systems: list[Message]) -> tuple[CacheMark, ...]:
     """The system messages' breakpoints, in their texts joined by newlines."""
     marks: list[CacheMark] = []
@@ -110,7 +125,7 @@ def _text_blocks(text: str, marks: tuple[CacheMark, ...]) -> list[dict[str, Any]
         if mark.offset <= start or text[mark.offset : mark.offset + 1] not in ("\n", ""):
             continue
         piece = text[start : mark.offset]
-        blocks.append({"type": "text", "text": piece, "cache_control": cache_control(mark)})
+        blocks.append({"type": "text", "text": piece, "cache_control": cache_control(mark.ttl)})
         start = mark.offset + 1
     if start < len(text) or (text and not blocks):
         blocks.append({"type": "text", "text": text[start:]})
@@ -127,7 +142,7 @@ def _render(m: Message) -> dict[str, Any]:
         if m.images:  # a screenshot a tool returned, as blocks of the result
             block["content"] = [{"type": "text", "text": m.text}, *_images(m.images)]
         if m.cache_marks:
-            block["cache_control"] = cache_control(m.cache_marks[-1])
+            block["cache_control"] = cache_control(m.cache_marks[-1].ttl)
         return {"role": "user", "content": [block]}
     blocks: list[dict[str, Any]] = []
     if m.cache_marks:
@@ -140,7 +155,7 @@ def _render(m: Message) -> dict[str, Any]:
         for c in m.tool_calls
     ]
     if not m.text and m.cache_marks and blocks:  # no text to end at: the last block is marked
-        blocks[-1] = {**blocks[-1], "cache_control": cache_control(m.cache_marks[-1])}
+        blocks[-1] = {**blocks[-1], "cache_control": cache_control(m.cache_marks[-1].ttl)}
     return {"role": m.role, "content": blocks}
 
 
@@ -176,9 +191,10 @@ def parse_request(body: dict[str, Any]) -> Request:
         last.cache_marks = merged_marks(
             (*last.cache_marks, CacheMark(len(last.text), cache_ttl(top)))
         )
-    marked = [m for m in messages if m.cache_marks]
-    if marked:  # at most four, an hour's first, as Anthropic's API checks them
-        check_breakpoints(marked, "messages")
+    tools = tuple(_tool(t) for t in body.get("tools", ()))
+    ttls = breakpoint_ttls(tools, messages)
+    if ttls:  # at most four, an hour's first, as Anthropic's API checks them
+        check_breakpoints(ttls, "messages")
     choice = body.get("tool_choice", {}).get("type", "auto")
     choice = {"any": "required"}.get(choice, choice)
     if choice == "tool":
@@ -187,10 +203,7 @@ def parse_request(body: dict[str, Any]) -> Request:
     return Request(
         messages=tuple(messages),
         max_tokens=body["max_tokens"],
-        tools=tuple(
-            Tool(t["name"], t.get("description", ""), t.get("input_schema", {}))
-            for t in body.get("tools", ())
-        ),
+        tools=tools,
         tool_choice=choice,
         response_format=_format(body.get("output_format")),
         stop=tuple(body.get("stop_sequences", ())),
