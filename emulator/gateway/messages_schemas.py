@@ -236,3 +236,14 @@ class MessagesRequest(Prompt):
                 param="thinking.budget_tokens",
             )
         return self
+
+    @model_validator(mode="after")
+    def _stops_say_something(self) -> MessagesRequest:
+        """A stop sequence of whitespace alone is refused, as Anthropic's API refuses it."""
+        for index, stop in enumerate(self.stop_sequences or ()):
+            if not stop.strip():
+                raise ValidationFailed(
+                    "stop_sequences: each stop sequence must contain non-whitespace.",
+                    param=f"stop_sequences[{index}]",
+                )
+        return self

@@ -128,6 +128,24 @@ def test_a_stop_sequence_is_named_where_the_provider_tells_it(
     assert (unmet.stop_reason, unmet.stop_sequence) == ("end_turn", None)
 
 
+def test_a_stop_sequence_of_whitespace_is_refused(
+    claude: anthropic.Anthropic, tenant: Tenant
+) -> None:
+    for stops in (["zzz", "\n"], [""]):
+        with pytest.raises(anthropic.BadRequestError) as raised:
+            claude.messages.create(
+                model=SONNET, max_tokens=10, messages=QUESTION, stop_sequences=stops
+            )
+        assert "each stop sequence must contain non-whitespace" in str(raised.value)
+    body = {"model": SONNET, "max_tokens": 10, "messages": QUESTION, "stop_sequences": ["a", " "]}
+    with tenant.client() as http:
+        refused = assert_error(http.post("/messages", json=body), 400, "invalid_request")
+    assert refused["param"] == "stop_sequences[1]"
+    assert claude.messages.create(
+        model=SONNET, max_tokens=10, messages=QUESTION, stop_sequences=["\nHuman:"]
+    )
+
+
 @pytest.mark.parametrize("provider", ["emulator-messages", "emulator-responses"])
 def test_a_stop_sequence_stops_only_once_it_is_written_whole(tenant: Tenant, provider: str) -> None:
     """Whether the provider stops (messages format) or the gateway cuts for it (responses):
