@@ -103,7 +103,9 @@ def _stats(
         native_tokens_cached=event.cached_tokens,
         native_tokens_reasoning=event.reasoning_tokens,
         finish_reason=event.finish_reason,
-        native_finish_reason=native_finish(served["wire_format"], event.finish_reason)
+        native_finish_reason=native_finish(
+            served["wire_format"], event.finish_reason, event.stop_sequence
+        )
         if served
         else None,
         cache_discount=cache_discount,

@@ -19,7 +19,7 @@ from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
-from emulator.gateway.wire import NATIVE_FINISH, chat
+from emulator.gateway.wire import chat
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply
 
@@ -68,7 +68,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         "model": model,
         "created": created,
         "extra": extra,
-        "native": NATIVE_FINISH[served_as],
+        "native": served_as,
         "reasoning_style": served_as,
     }
     if call.stream:
@@ -102,6 +102,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         usage["completion_tokens_details"]["reasoning_tokens"],
         completions[0].finish_reason,
         cache=completions[0].cache,
+        stop_sequence=completions[0].stop_sequence,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
     answer["usage"] |= service.usage_money(

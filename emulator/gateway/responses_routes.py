@@ -134,6 +134,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion.reasoning_tokens,
         completion.finish_reason,
         cache=completion.cache,
+        stop_sequence=completion.stop_sequence,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
     whole["usage"] |= service.usage_money(

@@ -351,6 +351,7 @@ class Spent:
     finish: str | None = None
     stream_end: str | None = None
     cache: CacheUse | None = None
+    stop_sequence: str | None = None  # the request's that ended the answer, if told
 
 
 def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
@@ -364,6 +365,7 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     event.model, event.provider = route.model, route.provider
     event.prompt_tokens, event.completion_tokens = prompt, completion
     event.reasoning_tokens, event.finish_reason = spent.reasoning, spent.finish
+    event.stop_sequence = spent.stop_sequence
     if spent.cache is not None:
         event.cached_tokens, event.cache_write_tokens = spent.cache.read, spent.cache.written
     event.web_search_results = len(served.web_results)

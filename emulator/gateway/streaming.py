@@ -173,7 +173,10 @@ async def paced_stream(
         if len(finish) == len(ends):
             output = sum(e.output_tokens for e in ends)
             reasoning = sum(e.reasoning_tokens for e in ends)
-            spent = service.Spent(prompt, output, reasoning, ends[0].reason, "complete", cache)
+            first = ends[0]
+            spent = service.Spent(
+                prompt, output, reasoning, first.reason, "complete", cache, first.stop_sequence
+            )
         else:  # cut, or the client left: count what was sent, never more than the
             # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)

@@ -358,6 +358,13 @@ def m0015_background_responses(db: Any) -> None:
     table.add_column("events", str)  # JSON: its stream events, to be streamed again
 
 
+@migration
+def m0016_usage_stop_sequence(db: Any) -> None:
+    """Which stop sequence ended an answer, when the provider told: generation stats
+    give a messages provider's own finish for it (`native_finish_reason`)."""
+    db["usage_events"].add_column("stop_sequence", str)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -36,6 +36,7 @@ class UsageEvent:
     cached_tokens: int = 0  # of prompt_tokens: read from the provider's prompt cache
     cache_write_tokens: int = 0  # of prompt_tokens: written to it
     web_search_results: int = 0  # web search results the prompt held, each charged
+    stop_sequence: str | None = None  # the one of the request's that ended the answer
 
 
 _COLUMNS = [f.name for f in fields(UsageEvent)]

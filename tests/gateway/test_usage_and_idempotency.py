@@ -226,23 +226,30 @@ def test_native_finish_reasons_are_the_serving_providers_words(
     own format said (chat: the same; messages: its `stop_reason`; responses: its status
     or why it is incomplete), in the answer and in the generation stats."""
     tool = {"type": "function", "function": {"name": "lookup", "parameters": {"type": "object"}}}
-    asks = {
-        "stop": {},
-        "length": {"max_tokens": 3},
-        "tool_calls": {"tools": [tool], "tool_choice": "required"},
+    asks = {  # what is asked -> the finish reason, the body
+        "stop": ("stop", {}),
+        "stop_sequence": ("stop", {"stop": ["hashing"]}),  # echo: the prompt's last word
+        "length": ("length", {"max_tokens": 3}),
+        "tool_calls": ("tool_calls", {"tools": [tool], "tool_choice": "required"}),
     }
-    native = {
-        "emulator": {"stop": "stop", "length": "length", "tool_calls": "tool_calls"},
-        "emulator-messages": {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"},
+    native = {  # provider -> its word for each ask
+        "emulator": {k: v[0] for k, v in asks.items()},
+        "emulator-messages": {
+            "stop": "end_turn",
+            "stop_sequence": "stop_sequence",  # which one, it tells
+            "length": "max_tokens",
+            "tool_calls": "tool_use",
+        },
         "emulator-responses": {
             "stop": "completed",
+            "stop_sequence": "completed",  # it takes none: the gateway cuts the text
             "length": "max_output_tokens",
             "tool_calls": "completed",
         },
     }
     with tenant.client() as http:
         for provider, words in native.items():
-            for reason, ask in asks.items():
+            for asked, (reason, ask) in asks.items():
                 body = {
                     "model": "emulator/echo",
                     "messages": HELLO,
@@ -265,13 +272,13 @@ def test_native_finish_reasons_are_the_serving_providers_words(
                     choice = answer.json()["choices"][0]
                 assert (choice["finish_reason"], choice["native_finish_reason"]) == (
                     reason,
-                    words[reason],
-                ), provider
+                    words[asked],
+                ), (provider, asked)
                 gen = answer.headers["x-generation-id"]
                 stats = http.get("/generation", params={"id": gen}).json()["data"]
                 assert (stats["finish_reason"], stats["native_finish_reason"]) == (
                     reason,
-                    words[reason],
+                    words[asked],
                 )
 
 

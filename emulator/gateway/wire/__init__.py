@@ -18,6 +18,13 @@ NATIVE_FINISH: dict[str, dict[str, str]] = {
 }
 
 
-def native_finish(wire_format: str, reason: str | None) -> str | None:
-    """The serving provider's own word for a finish reason."""
-    return None if reason is None else NATIVE_FINISH.get(wire_format, {}).get(reason, reason)
+def native_finish(
+    wire_format: str, reason: str | None, stop_sequence: str | None = None
+) -> str | None:
+    """The serving provider's own word for a finish reason: a messages provider that
+    stopped at one of the request's stop sequences says `stop_sequence`."""
+    if reason is None:
+        return None
+    if stop_sequence is not None and wire_format == "messages":
+        return "stop_sequence"
+    return NATIVE_FINISH.get(wire_format, {}).get(reason, reason)

@@ -31,6 +31,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.logprobs import entries_of, entry_json, split
+from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.messages import signature as thinking_signature
 
 
@@ -229,11 +230,11 @@ def render_response(
     model: str,
     created: int,
     extra: dict[str, Any],
-    native: dict[str, str] | None = None,
+    native: str | None = None,
     reasoning_style: str = "chat",
 ) -> dict[str, Any]:
-    """A chat completion. `native`: the serving provider's words for the finish reasons
-    (`wire.NATIVE_FINISH`), for the gateway's answer (`native_finish_reason`, as
+    """A chat completion. `native`: the serving provider's format, whose words for the
+    finish reasons the gateway's answer carries (`native_finish_reason`, as
     OpenRouter's); a provider's own answer has none. `reasoning_style`: the serving
     provider's format, whose vendor's shape `reasoning_details` take."""
     prompt = completions[0].input_tokens
@@ -258,7 +259,7 @@ def render_response(
                     ),
                 },
                 "finish_reason": c.finish_reason,
-                **_native(native, c.finish_reason),
+                **_native(native, c.finish_reason, c.stop_sequence),
                 "logprobs": None if c.logprobs is None else _logprobs(c.logprobs),
             }
             for i, c in enumerate(completions)
@@ -270,10 +271,10 @@ def render_response(
     return body
 
 
-def _native(native: dict[str, str] | None, reason: str | None) -> dict[str, Any]:
+def _native(native: str | None, reason: str | None, stop: str | None = None) -> dict[str, Any]:
     if native is None:
         return {}
-    return {"native_finish_reason": None if reason is None else native.get(reason, reason)}
+    return {"native_finish_reason": native_finish(native, reason, stop)}
 
 
 def _logprobs(entries: Iterable[TokenLogprob]) -> dict[str, Any]:
@@ -418,7 +419,7 @@ def render_chunks(
     created: int,
     extra: dict[str, Any],
     tools_first: bool = False,
-    native: dict[str, str] | None = None,
+    native: str | None = None,
     reasoning_style: str = "chat",
 ) -> Iterator[dict[str, Any]]:
     """Chat chunks: the role first, content and tool-call deltas, finish, then usage.
@@ -439,10 +440,14 @@ def render_chunks(
         choice: int,
         finish: str | None = None,
         logprobs: dict[str, Any] | None = None,
+        stop: str | None = None,
     ) -> dict[str, Any]:
-        entry = {"index": choice, "delta": delta, "finish_reason": finish}
-        if native is not None:
-            entry["native_finish_reason"] = None if finish is None else native.get(finish, finish)
+        entry = {
+            "index": choice,
+            "delta": delta,
+            "finish_reason": finish,
+            **_native(native, finish, stop),
+        }
         entry["logprobs"] = logprobs
         return {**head, "choices": [entry]}
 
@@ -473,7 +478,7 @@ def render_chunks(
             fragment = {"index": delta.index, "function": {"arguments": delta.fragment}}
             yield chunk({"tool_calls": [fragment]}, delta.choice)
         else:
-            yield chunk({}, delta.choice, delta.reason)
+            yield chunk({}, delta.choice, delta.reason, stop=delta.stop_sequence)
             ended.append(delta)
     if ended:  # one usage for all the choices
         output = sum(finish.output_tokens for finish in ended)
