@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 KEEP_ALIVE = b": EMULATOR PROCESSING\n\n"
 SLOW_PAUSE_S = 0.25
+UNPACED_TURN = 8  # an unpaced stream's lines between two looks at the event loop
 
 
 def sse_lines(chunks: Iterator[dict[str, Any]]) -> Iterator[bytes]:
@@ -158,6 +159,10 @@ async def paced_stream(
             yield going(line)
             if pause:
                 await asyncio.sleep(pause)
+            elif count % UNPACED_TURN == UNPACED_TURN - 1:
+                # Unpaced, the stream would never wait, and the server would not see a
+                # client that left before the end (nor stop it, nor bill what was sent).
+                await asyncio.sleep(0)
         if tail:
             yield going(tail)
     finally:

@@ -218,6 +218,34 @@ def test_a_client_that_leaves_mid_stream_still_leaves_a_usage_event(
         assert http.get("/generation", params={"id": event["id"]}).json()["data"]["cancelled"]
 
 
+def test_a_client_that_leaves_an_unpaced_stream_pays_for_what_was_sent(tenant: Tenant) -> None:
+    """Without `--stream-delay-ms` (as the test server runs) the stream never waits
+    between chunks; it still stops, and settles, soon after its client has gone."""
+    body = {
+        "model": "openai/gpt-4.1",
+        "max_tokens": 32000,
+        "messages": [{"role": "user", "content": "tell a story [emulator:tokens=32000]"}],
+        "stream": True,
+    }
+    with tenant.client(timeout=30) as http:
+        with http.stream("POST", "/chat/completions", json=body) as response:
+            lines = (line for line in response.iter_lines() if line.startswith("data:"))
+            for _ in range(6):
+                next(lines)
+        waited = threading.Event()
+        for _ in range(100):
+            recorded = events(http)
+            if recorded:
+                break
+            waited.wait(0.1)
+    assert recorded, "no usage event after the client left"
+    event = recorded[0]
+    assert event["metadata"]["stream_end"] == "client_left"
+    # What went out before the server saw the client go: a few hundred tokens from a
+    # server of its own, more from this one, which shares the test's process (and GIL).
+    assert 0 < event["completion_tokens"] < 32000
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
 def test_native_finish_reasons_are_the_serving_providers_words(
     tenant: Tenant, stream: bool
