@@ -50,6 +50,19 @@ def test_details_carry_the_bodies_with_secrets_redacted(
     assert "authorization" not in entry["request"]["headers"]
 
 
+def test_a_body_the_routes_refuse_is_kept_as_text(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A lone surrogate is JSON to Python's own parser but not to the routes', nor
+    encodable again: the journal keeps such a body as the text it was."""
+    body = b'{"model": "\\ud800", "messages": []}'
+    with tenant.client(headers={"Content-Type": "application/json"}) as client:
+        assert_error(client.post("/chat/completions", content=body), 400, "invalid_json")
+    entry = emulator.journal.last(account_id=tenant.account_id)
+    assert entry is not None and entry["status"] == 400
+    assert emulator.journal.get(entry["id"])["request"]["body"] == body.decode()
+
+
 def test_filters_limit_and_clear(
     emulator: EmulatorHandle, tenant: Tenant, http: httpx.Client
 ) -> None:
