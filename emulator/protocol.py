@@ -1,5 +1,5 @@
-"""The HTTP protocol `emulator serve` runs: batched writes, and malformed requests
-answered in the error envelope.
+"""The HTTP protocol `emulator serve` runs: batched writes, declined upgrades served
+with their bodies, and malformed requests answered in the error envelope.
 
 A request that is not valid HTTP/1.1 (an unknown method such as `FOO`, a control
 character in a header, raw non-ASCII bytes in the path) never reaches the app:
@@ -20,7 +20,7 @@ import json
 from typing import Any
 
 from emulator import __version__
-from emulator.batched_writes import BatchedHttpToolsProtocol
+from emulator.declined_upgrade import UpgradeDecliningProtocol
 from emulator.errors import InvalidRequest
 
 MALFORMED = (
@@ -30,7 +30,7 @@ MALFORMED = (
 )
 
 
-class EmulatorHttpProtocol(BatchedHttpToolsProtocol):
+class EmulatorHttpProtocol(UpgradeDecliningProtocol):
     malformed_waits = False  # a 400 to send once the requests before it are answered
 
     def data_received(self, data: bytes) -> None:
