@@ -30,14 +30,13 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.error_handlers import translate, validation_error
-from emulator.errors import PayloadTooLarge
+from emulator.errors import MAX_BODY_BYTES, body_too_large
 from emulator.journal.capture import record_direct, teed
 from emulator.web import Reply, admit, error_reply, runtime_of
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
-MAX_BODY_BYTES = 10_000_000  # litestar's default limit, which every other route has
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
@@ -166,7 +165,7 @@ async def _answer(
 async def _read_body(headers: dict[str, str], receive: Receive) -> bytes:
     announced = headers.get("content-length", "")
     if announced.isdigit() and int(announced) > MAX_BODY_BYTES:
-        raise _too_large()
+        raise body_too_large()
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -176,17 +175,10 @@ async def _read_body(headers: dict[str, str], receive: Receive) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:
-            raise _too_large()
+            raise body_too_large()
         chunks.append(chunk)
         if not message.get("more_body", False):
             return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def _too_large() -> PayloadTooLarge:
-    return PayloadTooLarge(
-        f"The request body is larger than {MAX_BODY_BYTES:,} bytes. Send less (images as "
-        "URLs rather than base64, for example)."
-    )
 
 
 async def send_reply(reply: Reply, scope: Scope, receive: Receive, send: Send) -> None:

@@ -27,9 +27,9 @@ from emulator.errors import (
     MalformedJson,
     MethodNotAllowed,
     NotFound,
-    PayloadTooLarge,
     UnsupportedMediaType,
     ValidationFailed,
+    body_too_large,
 )
 
 log = logging.getLogger("emulator")
@@ -45,7 +45,6 @@ _BY_STATUS: dict[int, type[EmulatorError]] = {
     400: InvalidRequest,
     404: NotFound,
     405: MethodNotAllowed,
-    413: PayloadTooLarge,
     415: UnsupportedMediaType,
     422: ValidationFailed,
 }
@@ -116,6 +115,8 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
         # only those whose text says "JSON is malformed" (a number out of range, say).
         if exc.status_code == 400 and isinstance(exc.__cause__, SerializationException):
             return malformed_json(exc)
+        if exc.status_code == 413:
+            return body_too_large()
         cls = _BY_STATUS.get(exc.status_code)
         if cls is not None:
             return cls(detail)

@@ -164,6 +164,17 @@ class PayloadTooLarge(EmulatorError):
     code = "payload_too_large"
 
 
+MAX_BODY_BYTES = 10_000_000  # litestar's default limit; the direct routes keep the same
+
+
+def body_too_large() -> PayloadTooLarge:
+    """A body over the limit, on any route, in the same words."""
+    return PayloadTooLarge(
+        f"The request body is larger than {MAX_BODY_BYTES:,} bytes. Send less (images as "
+        "URLs rather than base64, for example)."
+    )
+
+
 class UnsupportedMediaType(EmulatorError):
     status = 415
     type = "invalid_request_error"

@@ -10,10 +10,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from litestar import Request
+from litestar import Request, Router, get
+from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
 from litestar.openapi.spec import Components, SecurityScheme, Tag
+from litestar.params import FromPath
 from pydantic import BaseModel
 
 from emulator import __version__
@@ -112,6 +114,21 @@ def _finish_operation(operation: dict[str, Any]) -> None:
                 response["description"] = _DESCRIPTIONS[status]
 
 
+class _SchemaRouter(Router):
+    """The documents' router, whose unknown paths (`/schema/redoc`, for one) answer the
+    JSON error envelope's 404, as every other route does, rather than litestar's page."""
+
+    def register(self, value: Any) -> Any:
+        # Its handler named, not imported: litestar keeps it in a private module.
+        if getattr(getattr(value, "fn", None), "__name__", "") == "handle_schema_path_not_found":
+            value = get("/{path:str}", sync_to_thread=False, include_in_schema=False)(_no_document)
+        return super().register(value)
+
+
+def _no_document(path: FromPath[str]) -> None:
+    raise NotFoundException()
+
+
 class _Finished:
     _cache: tuple[int, dict[str, Any]] | None = None
 
@@ -142,6 +159,7 @@ def openapi_config() -> OpenAPIConfig:
             '`{"error": {"message", "type", "code", "param"}}`.'
         ),
         path="/schema",
+        openapi_router=_SchemaRouter("/schema", route_handlers=[], include_in_schema=False),
         render_plugins=[FinishedSwagger(path="/"), FinishedJson()],
         components=Components(
             security_schemes={

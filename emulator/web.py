@@ -15,7 +15,7 @@ from litestar.response import Stream
 
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
 from emulator.bodies import WireModel
-from emulator.errors import EmulatorError, InternalError
+from emulator.errors import EmulatorError, InternalError, UnsupportedMediaType
 from emulator.faults import apply as fault_apply
 from emulator.faults import header as fault_header
 from emulator.faults.rules import Subject
@@ -82,6 +82,9 @@ async def admit(
     """What every route does before its handler, litestar's or a direct one: check the
     credential, count the request against the rate limits, apply the faults. The
     caller lands in `state` (`caller`, and `caller_ids` for the journal)."""
+    encoding = headers.get("content-encoding")
+    if encoding is not None:
+        check_encoding(encoding)
     if auth.kind == "optional":
         return
     if auth.kind == "admin":
@@ -119,6 +122,16 @@ async def admit(
     )
     fault_apply.begin(faults)
     await fault_apply.before_handler(faults)
+
+
+def check_encoding(encoding: str) -> None:
+    """Bodies are read as sent: a compressed one is refused, not read as garbled JSON."""
+    if encoding.strip().lower() not in ("", "identity"):
+        raise UnsupportedMediaType(
+            f"Content-Encoding {encoding.strip()!r} is not supported: send the body "
+            "uncompressed (no Content-Encoding header).",
+            param="Content-Encoding",
+        )
 
 
 def model_of(body: bytes) -> str | None:

@@ -30,7 +30,8 @@ def api(demo: EmulatorHandle) -> Iterator[httpx.Client]:
 def test_an_oversized_body_is_413_in_the_envelope(api: httpx.Client) -> None:
     big = b'{"model": "emulator/echo", "messages": [], "x": "' + b"x" * 10_000_001 + b'"}'
     response = api.post("/chat/completions", content=big)
-    assert_error(response, 413, "payload_too_large")
+    error = assert_error(response, 413, "payload_too_large")
+    assert error["message"].startswith("The request body is larger than 10,000,000 bytes.")
     assert response.headers["x-request-id"].startswith("req_")
 
 

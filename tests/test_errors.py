@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+
 import httpx
 import pytest
 from litestar.testing import TestClient
@@ -57,7 +59,25 @@ def test_json_without_content_type_is_still_parsed(keys: httpx.Client) -> None:
 def test_oversized_body_is_413(keys: httpx.Client) -> None:
     big = b'{"name": "' + b"x" * 11_000_000 + b'"}'
     response = keys.post("/keys", content=big, headers={"Content-Type": "application/json"})
-    assert_error(response, 413, "payload_too_large")
+    error = assert_error(response, 413, "payload_too_large")
+    # In the words of the direct routes (chat, responses): what the limit is, what to do.
+    assert error["message"].startswith("The request body is larger than 10,000,000 bytes.")
+
+
+@pytest.mark.parametrize("path", ["/keys", "/chat/completions"])
+def test_a_compressed_body_is_415_naming_its_encoding(
+    keys: httpx.Client, tenant: Tenant, path: str
+) -> None:
+    body = gzip.compress(b'{"model": "emulator/echo", "messages": []}')
+    headers = {"Content-Encoding": "gzip", "Content-Type": "application/json"}
+    if path != "/keys":
+        headers["Authorization"] = f"Bearer {tenant.api_key}"
+    error = assert_error(
+        keys.post(path, content=body, headers=headers), 415, "unsupported_media_type"
+    )
+    assert error["param"] == "Content-Encoding" and "'gzip' is not supported" in error["message"]
+    plain = {"Content-Encoding": "identity", "Content-Type": "application/json"}
+    assert keys.post("/keys", json={"name": "plain"}, headers=plain).status_code == 201
 
 
 def test_every_answer_has_request_id_and_version(http: httpx.Client) -> None:

@@ -7,6 +7,7 @@ import pytest
 from openapi_spec_validator import validate
 
 from tests.auth.test_route_auth import ROUTES
+from tests.helpers import assert_error
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +91,12 @@ def test_the_docs_page_is_served(http: httpx.Client) -> None:
     response = http.get("/schema")
     assert response.status_code == 200 and "text/html" in response.headers["content-type"]
     assert "openapi" in response.text.lower()
+
+
+@pytest.mark.parametrize("path", ["/schema/redoc", "/schema/openapi.yml", "/schema/a/b"])
+def test_an_unknown_document_is_a_404_in_the_envelope(http: httpx.Client, path: str) -> None:
+    error = assert_error(http.get(path), 404, "not_found")
+    assert "/schema/openapi.json" in error["message"]
 
 
 def test_the_reasoning_fields_are_documented_on_their_bodies(document: dict) -> None:

@@ -54,9 +54,14 @@ def bearer_token(header: str | None) -> str | None:
         return None
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer":
+        # A scheme's name (Basic, Token) is said back; a bare secret is not.
+        said = (
+            f"a `{scheme}` credential"
+            if scheme.isalpha() and len(scheme) <= 16
+            else ("a credential without a scheme")
+        )
         raise AuthenticationFailed(
-            "The Authorization header must be `Bearer <token>`; got a "
-            f"`{scheme[:20]}` credential instead."
+            f"The Authorization header must be `Bearer <token>`; got {said} instead."
         )
     token = token.strip()
     return token or None

@@ -309,12 +309,21 @@ def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[
     }
 
 
+LONGEST_ID = 200  # longer than any model id, with its variant suffixes
+
+
 def find_model(view: CatalogView, model_id: str, param: str = "model") -> dict[str, Any]:
     """The catalog entry of `model_id`, or a 404 that suggests the closest ids and names
     `param`, the field that held it."""
     model = view.by_id.get(model_id)
     if model is not None:
         return model
+    if len(model_id) > LONGEST_ID:  # no id is this long: not compared, not said whole
+        raise ModelNotFound(
+            f"The model {model_id[:LONGEST_ID]!r}... ({len(model_id):,} characters) is not in "
+            "the catalog. GET /api/v1/models lists them all.",
+            param=param,
+        )
     import difflib
 
     ids = list(view.by_id)

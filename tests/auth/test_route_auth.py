@@ -148,9 +148,15 @@ def test_each_accepted_scope_gets_past_auth(api, method, path, scopes) -> None:
 
 
 def test_garbled_authorization_header_is_401(api) -> None:
-    for header in ("Basic dXNlcjpwYXNz", "Token sk-emu-demo-all", "sk-emu-demo-all"):
+    said = {
+        "Basic dXNlcjpwYXNz": "got a `Basic` credential instead",
+        "Token sk-emu-demo-all": "got a `Token` credential instead",
+        "sk-emu-demo-all": "got a credential without a scheme instead",  # the secret unsaid
+    }
+    for header, words in said.items():
         response = api.post("/chat/completions", headers={"Authorization": header}, json={})
-        assert_error(response, 401, "invalid_api_key")
+        error = assert_error(response, 401, "invalid_api_key")
+        assert words in error["message"] and "sk-emu" not in error["message"]
     response = api.post("/chat/completions", headers={"Authorization": "Bearer"}, json={})
     assert_error(response, 401, "missing_api_key")
 

@@ -140,6 +140,17 @@ def test_unknown_model_is_404_with_suggestions(api: httpx.Client) -> None:
     )
 
 
+DEMO_KEY = "Bearer sk-emu-demo-all"
+
+
+def test_an_unknown_model_id_longer_than_any_is_not_said_whole(api: httpx.Client) -> None:
+    body = {"model": "x" * 100_000, "messages": [{"role": "user", "content": "hi"}]}
+    answer = api.post("/chat/completions", json=body, headers={"Authorization": DEMO_KEY})
+    error = assert_error(answer, 404, "model_not_found")
+    assert len(error["message"]) < 400 and "(100,000 characters)" in error["message"]
+    assert error["param"] == "model"
+
+
 def test_models_page_with_limit_and_cursor(api: httpx.Client) -> None:
     everything = [m["id"] for m in api.get("/models").json()["data"]]
     seen, cursor = [], None
