@@ -50,9 +50,7 @@ def test_details_carry_the_bodies_with_secrets_redacted(
     assert "authorization" not in entry["request"]["headers"]
 
 
-def test_a_body_the_routes_refuse_is_kept_as_text(
-    emulator: EmulatorHandle, tenant: Tenant
-) -> None:
+def test_a_body_the_routes_refuse_is_kept_as_text(emulator: EmulatorHandle, tenant: Tenant) -> None:
     """A lone surrogate is JSON to Python's own parser but not to the routes', nor
     encodable again: the journal keeps such a body as the text it was."""
     body = b'{"model": "\\ud800", "messages": []}'
