@@ -69,9 +69,12 @@ def set_clock(rt: Runtime, body: ClockSet) -> ClockOut:
     elif body.now is not None:
         try:
             when = parse_iso(body.now)
-        except ValueError as exc:
+        except ValueError as exc:  # Python's words only where they are about the text
+            said = str(exc)
+            why = "" if "timedelta" in said or "isoformat" in said else f" ({said})"
             raise ValidationFailed(
-                f"`now` must be an ISO-8601 instant such as 2026-02-01T00:00:00Z ({exc}).",
+                f"`now` must be an ISO-8601 instant such as 2026-02-01T00:00:00Z, with an "
+                f"offset within 24 hours; got {body.now!r}{why}.",
                 param="now",
             ) from exc
         rt.clock.set(when)

@@ -94,3 +94,19 @@ def test_a_saved_state_past_the_bound_is_clamped_on_restore() -> None:
     real = Clock("real", 0.0)
     real.restore(None, 1e15)
     assert real.now() <= LATEST + 1
+
+
+@pytest.mark.parametrize(
+    ("when", "said"),
+    [
+        ("2026-02-01T00:00:00+25:00", "got '2026-02-01T00:00:00+25:00'."),  # no Python repr
+        ("yesterday", "got 'yesterday'."),
+        ("2026-13-01T00:00:00Z", "(month must be in 1..12)."),
+    ],
+)
+def test_a_time_that_is_no_instant_is_422_in_plain_words(
+    control: httpx.Client, when: str, said: str
+) -> None:
+    error = assert_error(control.post("/clock", json={"now": when}), 422, "invalid_request")
+    assert error["param"] == "now" and error["message"].endswith(said)
+    assert "timedelta" not in error["message"]
