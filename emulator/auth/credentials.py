@@ -54,12 +54,9 @@ def bearer_token(header: str | None) -> str | None:
         return None
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer":
-        # A scheme's name (Basic, Token) is said back; a bare secret is not.
-        said = (
-            f"a `{scheme}` credential"
-            if scheme.isalpha() and len(scheme) <= 16
-            else ("a credential without a scheme")
-        )
+        said = "a credential without a scheme"  # a bare secret is not said back
+        if scheme.isalpha() and len(scheme) <= 16:  # a scheme's name (Basic, Token) is
+            said = f"a `{scheme}` credential"
         raise AuthenticationFailed(
             f"The Authorization header must be `Bearer <token>`; got {said} instead."
         )

@@ -10,13 +10,13 @@ its provider's wire format, as upstream:
   is free.
 - `messages` providers (Anthropic) cache only at the client's breakpoints
   (`cache_control` on a content part, on a tool definition, or on the request
-  for its last message): the prompt up to each breakpoint of at least 1,024 tokens is kept,
-  and what was not already kept is written (`cache_write_tokens`, at the
-  write price; kept an hour with `ttl: "1h"`, at twice the prompt price). A
-  later prompt reads the longest kept prefix ending at one of its
-  breakpoints or at a message end before its last breakpoint (so a
-  conversation that moves its breakpoint to its newest turn reads the turns
-  before).
+  for its last message): the prompt up to each breakpoint of at least 1,024
+  tokens is kept, and what was not already kept is written
+  (`cache_write_tokens`, at the write price; kept an hour with `ttl: "1h"`,
+  at twice the prompt price). A later prompt reads the longest kept prefix
+  ending at one of its breakpoints or at a message end (or the tools' end)
+  before its last breakpoint (so a conversation that moves its breakpoint to
+  its newest turn reads the turns before).
 
 The prompt is seen as the provider's tokenizer splits it (`tokens.py`): the
 tools' definitions, then each message's framing, its images (by their count:
