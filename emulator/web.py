@@ -79,12 +79,13 @@ async def admit(
     path: str,
     read_body: Callable[[], Awaitable[bytes]],
 ) -> None:
-    """What every route does before its handler, litestar's or a direct one: check the
-    credential, count the request against the rate limits, apply the faults. The
+    """What every route does before its handler, litestar's or a direct one: refuse a
+    compressed body, check the credential, count the request against the rate
+    limits, apply the faults. The
     caller lands in `state` (`caller`, and `caller_ids` for the journal)."""
     encoding = headers.get("content-encoding")
     if encoding is not None:
-        check_encoding(encoding)
+        _check_encoding(encoding)
     if auth.kind == "optional":
         return
     if auth.kind == "admin":
@@ -124,7 +125,7 @@ async def admit(
     await fault_apply.before_handler(faults)
 
 
-def check_encoding(encoding: str) -> None:
+def _check_encoding(encoding: str) -> None:
     """Bodies are read as sent: a compressed one is refused, not read as garbled JSON."""
     if encoding.strip().lower() not in ("", "identity"):
         raise UnsupportedMediaType(

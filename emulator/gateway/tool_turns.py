@@ -127,10 +127,12 @@ class _BlockTurns:
 
     def use(self, call_id: str, role: str, where: str) -> None:
         if role != "assistant":
-            raise InvalidRequest(
-                f"{where} is a `tool_use` block in a user turn: only the assistant calls "
-                "tools. Send it in the assistant message that made the call.",
-                param=where,
+            raise _wrong_turn(
+                where,
+                "tool_use",
+                "a user",
+                "only the assistant calls tools. Send it in "
+                "the assistant message that made the call.",
             )
         if call_id in self.used:
             raise _repeated(call_id, f"{where}.id")
@@ -139,10 +141,12 @@ class _BlockTurns:
 
     def result(self, call_id: str, role: str, where: str) -> None:
         if role != "user":
-            raise InvalidRequest(
-                f"{where} is a `tool_result` block in an assistant turn: send tool results "
-                "in the user turn right after the assistant turn that called the tools.",
-                param=where,
+            raise _wrong_turn(
+                where,
+                "tool_result",
+                "an assistant",
+                "send tool results in the user turn "
+                "right after the assistant turn that called the tools.",
             )
         if call_id in self.answered:
             raise InvalidRequest(
@@ -163,6 +167,11 @@ class _BlockTurns:
             )
         del self.waiting[call_id]
         self.answered.add(call_id)
+
+
+def _wrong_turn(where: str, block: str, turn: str, advice: str) -> InvalidRequest:
+    """A block sent in the other role's turn."""
+    return InvalidRequest(f"{where} is a `{block}` block in {turn} turn: {advice}", param=where)
 
 
 def _check_items(items: Sequence[dict[str, Any]], history: Sequence[dict[str, Any]]) -> None:
