@@ -222,7 +222,8 @@ def banner(rt: Runtime) -> str:
 def _open(db: str, fixtures: Path | None, seed: int = 0, reset: bool = False) -> Runtime:
     from emulator.runtime import open_runtime
 
-    return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset))
+    # serving=False: a server may be using the same file (its holds stay, its clock dates)
+    return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset), serving=False)
 
 
 def _open_account(db: str, account: str) -> Runtime:

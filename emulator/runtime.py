@@ -8,10 +8,10 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from emulator.billing.limits import RateLimiter
-from emulator.clock import Clock, parse_iso
+from emulator.clock import Clock, ClockMode, parse_iso
 from emulator.faults.rules import FaultBook
 from emulator.gateway.catalog import Catalog
 from emulator.ids import Ids
@@ -116,7 +116,12 @@ class Runtime:
         self.catalog.invalidate()
 
 
-def open_runtime(settings: Settings) -> Runtime:
+def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
+    """The state of `settings.db`, migrated, seeded when empty. `serving=False` is a
+    command run beside a server that may be using the same file (`emulator topup`,
+    `emulator keys`): it keeps the clock mode the state was served with, so what it
+    writes is dated by the server's virtual clock, and leaves the holds alone, since
+    they may belong to requests in flight."""
     fixtures_dir = settings.fixtures or default_fixtures_dir()
     store = Store(settings.db)
     ids = Ids(settings.seed)
@@ -132,14 +137,18 @@ def open_runtime(settings: Settings) -> Runtime:
             clock = Clock(settings.clock, fx.world.clock_start_ts)
             build(conn, fx, ids, clock)
         else:
-            clock = Clock(settings.clock, parse_iso(world["clock_start"]))
             saved = get_meta(conn, "clock") or {}
+            mode = settings.clock if serving else _saved_mode(saved, settings.clock)
+            clock = Clock(mode, parse_iso(world["clock_start"]))
             clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
-            # One process serves the state: a hold still active now belongs to a request
-            # that died with the previous server (a crash, a kill). Nothing was charged.
-            end_orphaned_requests(
-                conn, "released at start: the server stopped mid-request", clock.now_iso()
-            )
+            if serving:
+                # One process serves the state: a hold still active now belongs to a
+                # request that died with the previous server (a crash, a kill). Nothing
+                # was charged.
+                end_orphaned_requests(
+                    conn, "released at start: the server stopped mid-request", clock.now_iso()
+                )
+                save_clock(conn, clock)  # with its mode, for the commands run beside it
             if get_platform(conn, "video") is None:  # a state file from before video jobs
                 from emulator.store.fixtures import load_fixtures
 
@@ -172,7 +181,12 @@ def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> Non
 def save_clock(conn: sqlite3.Connection, clock: Clock) -> None:
     """The clock survives a restart of a file database (it never moves backwards)."""
     manual_now, offset = clock.state()
-    set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset})
+    set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset, "mode": clock.mode})
+
+
+def _saved_mode(saved: dict[str, Any], default: ClockMode) -> ClockMode:
+    mode = saved.get("mode")
+    return mode if mode in ("real", "manual") else default
 
 
 def merge_fixtures(rt: Runtime) -> None:

@@ -8,7 +8,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from emulator.billing import holds
 from emulator.cli import main
+from emulator.clock import parse_iso
+from emulator.runtime import open_runtime
+from emulator.settings import Settings
+from emulator.store import reservations
+from emulator.store.accounts import list_ledger
 
 COMMANDS = [
     ["serve"],
@@ -110,6 +116,27 @@ def test_topup_writes_a_ledger_entry(db: str) -> None:
     assert result.exit_code == 2
     result = CliRunner().invoke(main, ["topup", "acct_nope", "1", "--db", db])
     assert result.exit_code == 1 and "acct_nope" in result.output
+
+
+def test_commands_beside_a_server_leave_its_holds_and_keep_its_clock(db: str) -> None:
+    """A server may be serving the file: a hold there is a request in flight (releasing
+    it would let the balance go negative), and what a command writes is dated by the
+    server's virtual clock, not the wall clock."""
+    served = open_runtime(Settings(db=db, clock="manual"))
+    served.clock.set(parse_iso("2026-03-01T12:00:00Z"))
+    served.save_clock()
+    taken = holds.hold(served, "acct_demo", None, 600, None)
+    run("keys", "list", "acct_demo", "--db", db)
+    run("topup", "acct_demo", "1", "--db", db)
+    with served.store.read() as conn:
+        assert reservations.active_total(conn, "acct_demo") == 600
+        ((_, topup),) = list_ledger(conn, "acct_demo", {"kind": "topup"}, 1, None)
+    assert topup.created_at == "2026-03-01T12:00:00.000Z"
+    # A server started on the file afterwards does release it: its request died.
+    open_runtime(Settings(db=db))
+    with served.store.read() as conn:
+        assert reservations.active_total(conn, "acct_demo") == 0
+    assert taken.amount == 600
 
 
 def test_reset_and_seed(db: str, tmp_path: Path) -> None:
