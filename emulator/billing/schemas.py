@@ -55,7 +55,8 @@ _NOT_READ = frozenset({"input", "instructions", "max_output_tokens", "prompt"})
 class SpendLimitOut(WireModel):
     limit_micros: int | None
     used_micros: int
-    remaining_micros: int | None
+    held_micros: int  # the key's active holds, which count against the limit too
+    remaining_micros: int | None  # limit - used - held
     reset_interval: str | None
     resets_at: str | None
     decision: Literal["allow", "deny"]

@@ -35,12 +35,17 @@ class SpendStanding:
         )
 
     def wire(self, amount: int) -> dict[str, Any]:
+        """The standing as quotes and 402s show it: what remains is after the key's
+        active holds too, so that `amount` is allowed exactly when it fits in it."""
         remaining = (
-            None if self.limit_micros is None else max(self.limit_micros - self.used_micros, 0)
+            None
+            if self.limit_micros is None
+            else max(self.limit_micros - self.used_micros - self.held_micros, 0)
         )
         return {
             "limit_micros": self.limit_micros,
             "used_micros": self.used_micros,
+            "held_micros": self.held_micros,
             "remaining_micros": remaining,
             "reset_interval": self.reset_interval,
             "resets_at": self.resets_at,
@@ -79,9 +84,12 @@ def check_spend(
             f"This key's spend limit of {micros_to_usd(spend.limit_micros or 0)} USD "
             f"({spend.reset_interval or 'in total'}) would be exceeded: "
             f"{spend.used_micros} micros spent and {spend.held_micros} held in this window, "
-            f"and {what} {amount}. Raise the limit (PATCH "
-            f"/api/v1/keys/{key_id}) or wait for the window to reset"
-            f"{' at ' + spend.resets_at if spend.resets_at else ''}.",
+            f"and {what} {amount}. Raise the limit (PATCH /api/v1/keys/{key_id})"
+            + (
+                f" or wait for the window to reset at {spend.resets_at}."
+                if spend.resets_at
+                else "; without a reset interval it covers all time and never resets."
+            ),
             metadata=spend.wire(amount),
         )
     return spend

@@ -57,6 +57,40 @@ def test_a_limit_without_interval_covers_all_time(emulator: EmulatorHandle, tena
         assert_error(http.post("/chat/completions", json=EXACT), 402, "budget_exceeded")
 
 
+def test_a_limit_without_interval_says_it_never_resets(tenant: Tenant) -> None:
+    key = limited_key(tenant, 1, None)
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+        error = assert_error(http.post("/chat/completions", json=EXACT), 402, "budget_exceeded")
+    assert "never resets" in error["message"] and "wait" not in error["message"]
+    assert error["metadata"]["resets_at"] is None
+
+
+def test_what_remains_of_a_limit_leaves_out_the_holds_in_flight(tenant: Tenant) -> None:
+    key = limited_key(tenant, 1_000, "daily")
+    slow = {
+        "model": "emulator/slow",
+        "messages": [{"role": "user", "content": "[emulator:tokens=30]"}],
+        "max_tokens": 30,
+        "stream": True,
+    }
+    quote_body = {"model": "openai/gpt-4o", "input": "hi", "max_output_tokens": 5}
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"]), timeout=30) as http:
+        with http.stream("POST", "/chat/completions", json=slow) as running:
+            lines = running.iter_lines()  # kept: dropping it would close the stream
+            next(lines)  # the stream has started: its hold is active
+            (hold,) = http.get("/ai-gateway/reservations", params={"status": "active"}).json()[
+                "data"
+            ]
+            spend = http.post("/ai-gateway/quote", json=quote_body).json()["spend_limit"]
+            assert spend["held_micros"] == hold["amount_micros"] > 0
+            assert spend["used_micros"] == 0
+            assert spend["remaining_micros"] == 1_000 - hold["amount_micros"]
+            list(lines)
+        spend = http.post("/ai-gateway/quote", json=quote_body).json()["spend_limit"]
+    assert spend["held_micros"] == 0
+    assert spend["remaining_micros"] == 1_000 - spend["used_micros"]
+
+
 def test_a_spend_limit_holds_under_concurrency(emulator: EmulatorHandle) -> None:
     price = charge_of_exact(emulator)
     tenant = emulator.create_tenant(rate_limit_rpm=10_000)
