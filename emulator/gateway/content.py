@@ -223,14 +223,16 @@ def tool_text(tool: Tool) -> str:
 
 
 def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall, ...]:
-    if not request.tools or request.tool_choice == "none" or request.response_format:
+    # A response format shapes the answer after the tools, as an agent with an output
+    # type expects; it does not stop a call.
+    if not request.tools or request.tool_choice == "none":
         return ()
-    last = request.messages[-1]
+    last_role = request.messages[-1].role if request.messages else None
     named = [t for t in request.tools if t.name == request.tool_choice]
     if named:
         tool = named[0]
     elif request.tool_choice == "required" or (
-        request.tool_choice == "auto" and last.role == "user"
+        request.tool_choice == "auto" and last_role == "user"
     ):
         tool = request.tools[0]
     else:
@@ -249,12 +251,12 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     if fmt.get("type") == "json_object":
         a, b = _topics(prompt, lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
-    last = request.messages[-1]
     wanted = _TOKENS_DIRECTIVE.search(prompt)
     tokens = int(wanted.group(1)) if wanted else None
     if tokens is not None and request.max_tokens is not None:
         tokens = min(tokens, request.max_tokens + 1)  # one more than the limit: enough to cut
-    if last.role == "tool":  # the directive holds for the answer after the tools too
+    # (No messages at all: a system prompt alone, which the provider took as its own.)
+    if request.messages and request.messages[-1].role == "tool":  # the directive holds too
         said = _after_tools(request.messages)
         return said if tokens is None else _exactly(tokens, family, prompt, lazy(), said)
     if model == "emulator/echo":

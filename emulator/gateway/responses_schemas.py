@@ -43,7 +43,7 @@ class InputItem(_Open):
     call_id: str | None = None
     name: str | None = None
     arguments: str | None = None
-    output: Any = None
+    output: str | list[InputPart] | None = None  # a function_call_output's: text or parts
     summary: list[Any] | None = None
     id: str | None = None
 
@@ -116,6 +116,7 @@ class ReasoningConfig(_Open):
 
     effort: Effort | None = None
     summary: Literal["auto", "concise", "detailed"] | None = None
+    max_tokens: Annotated[int, Field(ge=1)] | None = None  # OpenRouter's budget, as in chat
 
 
 class ReasoningFields(_Open):
@@ -168,6 +169,15 @@ class InputTokensRequest(_Open):
     provider: ProviderPreferences | None = None
     metadata: dict[str, Any] | None = None
     previous_response_id: Annotated[str, Field(min_length=1)] | None = None
+    # Read for routing and the prompt, as `/responses` reads them: typed the same way.
+    models: Annotated[list[str], Field(max_length=10)] | None = None
+    transforms: list[str] | None = None
+    plugins: list[Plugin] | None = None
+    include: list[str] | None = None
+    truncation: Literal["auto", "disabled"] | None = None
+    reasoning: ReasoningConfig | None = None
+
+    _first_of_models = model_validator(mode="before")(model_from_models)
 
 
 class InputTokens(WireModel):

@@ -290,8 +290,17 @@ def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Ten
         ({"input": [{"role": "user", "content": [{"type": "bogus"}]}]}, "input[0].content[0].type"),
         ({"input": "hi", "text": "x"}, "text"),
         ({"input": "hi", "tool_choice": [1]}, "tool_choice"),
+        ({"input": [{"type": "function_call_output", "call_id": "c", "output": ["21C"]}]},
+         "input[0].output[0]"),
+        ({"input": [{"type": "function_call_output", "call_id": "c", "output": 5}]},
+         "input[0].output"),
+        ({"input": "hi", "reasoning": {"max_tokens": "many"}}, "reasoning.max_tokens"),
+        ({"input": "hi", "reasoning": {"max_tokens": 0}}, "reasoning.max_tokens"),
+        ({"input": "hi", "models": [5]}, "models[0]"),
+        ({"input": "hi", "plugins": "web"}, "plugins"),
+        ({"input": "hi", "include": 5}, "include"),
     ],
-)
+)  # fmt: skip
 def test_malformed_input_parts_and_settings_are_400(
     tenant: Tenant, path: str, body: dict, param: str
 ) -> None:
@@ -318,3 +327,46 @@ def test_the_exact_count_frames_system_messages_once_as_the_provider_does(
     assert counted["exact"] is True
     assert counted["input_tokens"] == answered["usage"]["input_tokens"]
     assert quoted["estimated_input_tokens"] == answered["usage"]["input_tokens"]
+
+
+@pytest.mark.parametrize("path", ["/responses", "/chat/completions"])
+@pytest.mark.parametrize("model", ["openai/gpt-4o", "anthropic/claude-sonnet-4", "emulator/echo"])
+def test_a_system_prompt_alone_is_answered(tenant: Tenant, path: str, model: str) -> None:
+    """An empty system message is all the conversation: the provider takes it as its
+    own instructions and answers a conversation with no turns."""
+    message = {"role": "system", "content": ""}
+    key = "input" if path == "/responses" else "messages"
+    with tenant.client() as http:
+        answered = http.post(path, json={"model": model, key: [message]})
+    assert answered.status_code == 200, answered.text
+
+
+@pytest.mark.parametrize("choice", ["required", {"type": "function", "name": "lookup_order"}])
+def test_a_forced_tool_is_called_with_a_response_format_which_shapes_the_answer_after(
+    client: openai.OpenAI, choice: object
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"status": {"type": "string"}},
+        "required": ["status"],
+        "additionalProperties": False,
+    }
+    text = {"format": {"type": "json_schema", "name": "order", "schema": schema, "strict": True}}
+    first = client.responses.create(
+        model="openai/gpt-4o", input="Where is order 7?", tools=[TOOL], tool_choice=choice,
+        text=text,
+    )  # fmt: skip
+    (call,) = first.output
+    assert call.type == "function_call" and call.name == "lookup_order"
+    after = client.responses.create(
+        model="openai/gpt-4o",
+        input=[
+            {"role": "user", "content": "Where is order 7?"},
+            {"type": "function_call", "call_id": call.call_id, "name": call.name,
+             "arguments": call.arguments},
+            {"type": "function_call_output", "call_id": call.call_id, "output": "shipped"},
+        ],
+        tools=[TOOL],
+        text=text,
+    )  # fmt: skip
+    jsonschema.validate(json.loads(after.output_text), schema)
