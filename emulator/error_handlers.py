@@ -7,6 +7,8 @@ logged with its traceback and answered as 500 `internal_error` in the envelope.
 from __future__ import annotations
 
 import logging
+import re
+from collections import Counter
 from typing import Any
 
 from litestar import Request, Response
@@ -156,16 +158,63 @@ def _raised_in(exc: Exception, function: Any) -> bool:
 _TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "null"})
 
 
+def _is_field(part: str) -> bool:
+    """A part of pydantic's location that names a field or an index; the others are
+    the union-branch tags it adds (types, model classes; our field names are snake_case)."""
+    return (
+        part.isidentifier() and part.lower() not in _TYPE_TAGS and not part[0].isupper()
+    ) or part.isdigit()
+
+
 def _field_parts(key: str) -> list[str]:
     """`input.constrained-str` -> [input], `tool_choice.NamedTool.name` ->
-    [tool_choice, name]: the union-branch tags pydantic adds (types, model classes;
-    our field names are snake_case) dropped."""
-    return [
-        part
-        for part in key.split(".")
-        if (part.isidentifier() and part.lower() not in _TYPE_TAGS and not part[0].isupper())
-        or part.isdigit()
-    ]
+    [tool_choice, name]: the union-branch tags dropped."""
+    return [part for part in key.split(".") if _is_field(part)]
+
+
+def _branch(key: str) -> str:
+    """The union member a problem was found in: its location up to the last tag."""
+    parts = key.split(".")
+    tags = [i for i, part in enumerate(parts) if not _is_field(part)]
+    return ".".join(parts[: tags[-1] + 1]) if tags else ""
+
+
+def _other_branch(a: str, b: str) -> bool:
+    """Whether two problems are in different branches of one union: their locations
+    first differ at a branch tag."""
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        if x != y:
+            return not (_is_field(x) and _is_field(y))
+    return False
+
+
+def _at_union(key: str) -> str | None:
+    """For a problem with the value of a union's field itself (its location ends at a
+    branch tag), that field's location; else None."""
+    parent, _, last = key.rpartition(".")
+    return parent if parent and not _is_field(last) else None
+
+
+# pydantic names the model class a union branch or field expected: "a valid dictionary
+# or instance of NamedToolChoice". The client sent JSON: it is an object.
+_MODEL_TYPE = re.compile(r"a valid dictionary or instance of \w+")
+_SHOULD_BE = "Input should be "
+
+
+def _readable(message: str) -> str:
+    return _MODEL_TYPE.sub("an object", message.removeprefix("Value error, "))
+
+
+def _either(messages: list[str]) -> str:
+    """One sentence for a value that no branch of its union takes: "Input should be a
+    valid string, or a valid list"."""
+    wanted: list[str] = []
+    for message in messages:
+        if not message.startswith(_SHOULD_BE):
+            return messages[-1]
+        if (want := message.removeprefix(_SHOULD_BE)) not in wanted:
+            wanted.append(want)
+    return _SHOULD_BE + ", or ".join(wanted)
 
 
 def field_path(key: str) -> str:
@@ -192,26 +241,45 @@ def _validation_error(exc: ValidationException) -> EmulatorError:
 def validation_error(problems: list[dict[str, Any]]) -> EmulatorError:
     """The most specific of litestar's problems (`key`, `message`, `source`), as our
     400/422: the deepest field, so that of a union (`content`: a string or parts) the
-    branch that got furthest is reported, not "should be a valid string"."""
-    # Of equally deep ones, the last: a union's branches come in order (`str` first).
-    first = max(reversed(problems), key=_depth)
-    key = first.get("key")
+    branch that got furthest is reported, not "should be a valid string"; of branches
+    as deep, the one with the fewest problems (`tool_choice: {"type": "function"}`
+    lacks `function`, rather than being a wrong `allowed_tools` choice). A value that
+    no branch takes at all gets one sentence naming every branch."""
+    keys = [str(p.get("key") or "") for p in problems]
+    per_branch = Counter(_branch(key) for key in keys)
+    # Of equally good ones, the last: a union's branches come in order (`str` first).
+    best = max(
+        reversed(range(len(problems))),
+        key=lambda i: (_depth(problems[i]), -per_branch[_branch(keys[i])]),
+    )
+    first, first_key = problems[best], keys[best]
     source = first.get("source")
-    message = str(first.get("message", "is not valid")).removeprefix("Value error, ")
-    if key == "data" and source == "body":
+    message = _readable(str(first.get("message", "is not valid")))
+    if first_key == "data" and source == "body":
         return InvalidRequest("The request body is missing: send a JSON object.")
-    if not key:
-        if "valid dictionary" in message:
+    if not first_key:
+        if "valid dictionary" in str(first.get("message")) or "an object" in message:
             return InvalidRequest("The request body must be a JSON object.")
-        return ValidationFailed(f"{message.removeprefix('Value error, ')}.")
-    key = field_path(str(key))
+        return ValidationFailed(f"{message}.")
+    key = field_path(first_key)
+    union = _at_union(first_key)
+    if union is not None:  # every branch refused the value itself
+        here = [
+            _readable(str(p.get("message", "")))
+            for p, k in zip(problems, keys, strict=True)
+            if _at_union(k) == union
+        ]
+        message = _either(here) if len(here) > 1 else message
     where = "query parameter" if source == "query" else "field"
-    # Not counted: a union's other branches, which fail at this field or above it.
-    reported = _field_parts(str(first.get("key")))
-    others = sum(
-        1
-        for p in problems
-        if (parts := _field_parts(str(p.get("key") or ""))) != reported[: len(parts)]
+    # Not counted: the union's other branches, and problems at this field or above it.
+    reported = _field_parts(first_key)
+    others = len(  # fields, not problems: a union's branches all fail at one field
+        {
+            field_path(k)
+            for k in keys
+            if not _other_branch(k, first_key)
+            and (parts := _field_parts(k)) != reported[: len(parts)]
+        }
     )
     more = f" ({others} more problem(s) in this request)" if others else ""
     return ValidationFailed(f"Invalid {where} `{key}`: {message}.{more}", param=str(key))

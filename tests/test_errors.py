@@ -145,3 +145,67 @@ def test_a_union_counts_as_one_problem_and_other_fields_as_more(tenant: Tenant) 
         "(1 more problem(s) in this request)"
         in assert_error(two, 400, "invalid_request")["message"]
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "param", "message"),
+    [
+        ({"tool_choice": {"type": "function"}}, "tool_choice.function", "Field required."),
+        (
+            {"tool_choice": "sometimes"},
+            "tool_choice",
+            "Input should be 'auto', 'none' or 'required', or an object.",
+        ),
+        (
+            {"provider": {"sort": "random"}},
+            "provider.sort",
+            "Input should be 'price', 'latency', 'throughput' or 'exacto', or an object.",
+        ),
+        (
+            {"messages": [{"role": "user", "content": 5}]},
+            "messages[0].content",
+            "Input should be a valid string, or a valid list.",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": "x"}]}]},
+            "messages[0].content[0].image_url",
+            "Input should be an object.",
+        ),
+    ],
+)
+def test_a_union_s_error_names_the_branch_meant_in_the_client_s_words(
+    tenant: Tenant, extra: dict, param: str, message: str
+) -> None:
+    """Of a union's branches, the one with the fewest problems; a value no branch
+    takes, one sentence naming them all; never a pydantic class name."""
+    body = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}], **extra}
+    with tenant.client() as http:
+        error = assert_error(http.post("/chat/completions", json=body), 400, "invalid_request")
+    assert error["param"] == param
+    assert error["message"] == f"Invalid field `{param}`: {message}"
+
+
+def test_a_union_s_failing_branches_count_as_one_more_problem(tenant: Tenant) -> None:
+    body = {
+        "model": "openai/gpt-4o",
+        "input": [
+            {"type": "function_call_output", "call_id": "c", "output": 5},
+            {"role": "user", "content": 7},
+        ],
+    }
+    with tenant.client() as http:
+        error = assert_error(http.post("/responses", json=body), 400, "invalid_request")
+    assert error["message"].endswith("(1 more problem(s) in this request)")
+
+
+def test_an_anthropic_server_tool_is_refused_for_what_it_is(tenant: Tenant) -> None:
+    body = {
+        "model": "anthropic/claude-sonnet-4",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+    }
+    with tenant.client() as http:
+        error = assert_error(http.post("/messages", json=body), 400, "invalid_request")
+    assert error["param"] == "tools[0]"
+    assert "server tools such as 'web_search_20250305' are not emulated" in error["message"]

@@ -125,6 +125,18 @@ class Tool(_Open):
     input_schema: dict[str, Any]
     cache_control: CacheControl | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _custom_only(cls, data: Any) -> Any:
+        """A server tool would fail on its missing `input_schema`: say what it is."""
+        if isinstance(data, dict) and data.get("type") not in (None, "custom"):
+            raise ValueError(
+                f"server tools such as {data['type']!r} are not emulated; send custom "
+                "tools (a `name` and an `input_schema`), or use OpenRouter's web search "
+                "(`plugins` or a model id ending in `:online`)"
+            )
+        return data
+
 
 class ToolChoice(_Open):
     type: Literal["auto", "any", "tool", "none"]
