@@ -144,8 +144,11 @@ def iso(ts: float) -> str:
 
 
 def parse_iso(text: str) -> float:
-    """Parse an ISO-8601 instant; a naive one is taken as UTC."""
-    dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    """Parse an ISO-8601 instant; a naive one is taken as UTC. RFC 3339 allows a
+    lower-case `z` for UTC (and `t`, which fromisoformat reads already)."""
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()

@@ -27,10 +27,10 @@ def usd_number(micros: int) -> float:
 def usd_to_micros(text: str) -> int:
     """`"10.00"` -> `10000000`; more than six decimals or not a number raises ValueError.
     Plain decimal text only (no exponent, as in `1e3`): the CLI and the HTTP top-up agree."""
-    if not isinstance(text, str) or not _USD.fullmatch(text.strip()):
+    if not isinstance(text, str) or not _USD.fullmatch(text):  # no spaces, as over HTTP
         raise ValueError(f"{text!r} is not an amount in USD such as 10.00")
     try:
-        value = Decimal(text.strip())
+        value = Decimal(text)
     except InvalidOperation as exc:
         raise ValueError(f"{text!r} is not an amount in USD such as 10.00") from exc
     micros = value * MICROS_PER_USD

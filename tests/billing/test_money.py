@@ -32,7 +32,21 @@ def test_per_token_price_is_micros_per_million_tokens_exactly(micros_per_mtok: i
 
 @pytest.mark.parametrize(
     "text",
-    ["ten", "", "1e", "1e3", "0.0000001", "NaN", "Infinity", "1,00", "+5", ".5", "\u0661\u0660"],
+    [
+        "ten",
+        "",
+        "1e",
+        "1e3",
+        "0.0000001",
+        "NaN",
+        "Infinity",
+        "1,00",
+        "+5",
+        ".5",
+        "\u0661\u0660",
+        " 5 ",
+        "5\n",
+    ],
 )
 def test_bad_usd_amounts_are_refused(text: str) -> None:
     with pytest.raises(ValueError):
