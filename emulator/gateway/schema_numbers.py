@@ -9,19 +9,23 @@ from typing import Any
 
 # zod, the usual source of JSON schemas in JavaScript, writes +-(2**53 - 1) as the
 # bounds of every `.int()`: the limits of the type, not a range the caller chose. A
-# model answers such a field with a small number, so these bounds (and any wider)
-# count as absent; every drawn value is still within them.
+# model answers such a field with a small number, so a lower bound at or below
+# -(2**53 - 1) and an upper one at or above 2**53 - 1 count as absent; every drawn
+# value is still within them. A large bound on the other side (a minimum of 1e16,
+# for a timestamp in nanoseconds) is a real one.
 JS_SAFE_INTEGER = 2**53 - 1
 
 
 def chosen_bound(schema: dict[str, Any], key: str, default: Any = None) -> Any:
     """`schema[key]` (`minimum`, `exclusiveMaximum`, ...), or `default` when it is absent
-    or only the limit of JavaScript's safe integers."""
+    or only the limit of JavaScript's safe integers on its side."""
     bound = schema.get(key)
     if bound is None:
         return default
-    is_number = isinstance(bound, (int, float)) and not isinstance(bound, bool)
-    return default if is_number and abs(bound) >= JS_SAFE_INTEGER else bound
+    if not isinstance(bound, (int, float)) or isinstance(bound, bool):
+        return bound
+    type_limit = bound <= -JS_SAFE_INTEGER if "inimum" in key else bound >= JS_SAFE_INTEGER
+    return default if type_limit else bound
 
 
 def strict_number(schema: dict[str, Any], rng: random.Random, *, integer: bool) -> Any:

@@ -430,6 +430,26 @@ def test_zod_integer_bounds_are_the_type_not_a_range() -> None:
         assert -105 <= value["below_minus_5"] <= -5 and abs(value["step_5"]) <= 600
 
 
+LARGE_BOUNDS = {
+    "type": "object",
+    "properties": {
+        "nanoseconds": {"type": "integer", "minimum": 10**16},
+        "far_below": {"type": "number", "maximum": -1e16},
+        "after": {"type": "integer", "exclusiveMinimum": 2**60},
+    },
+    "required": ["nanoseconds", "far_below", "after"],
+    "additionalProperties": False,
+}
+
+
+def test_a_large_bound_on_the_far_side_of_zero_is_a_real_one(tenant: Tenant) -> None:
+    """Only the side zod's type limit sits on is ignored: a minimum of 1e16 holds."""
+    for seed in range(6):
+        assert_valid(LARGE_BOUNDS, value_for(LARGE_BOUNDS, random.Random(seed)))
+    with tenant.client() as http:
+        assert_valid(LARGE_BOUNDS, _tool_arguments(http, LARGE_BOUNDS))
+
+
 def test_structured_output_with_zod_integers_over_http(tenant: Tenant) -> None:
     body = {"model": "openai/gpt-4o", "messages": HI, "response_format": _chat_format(ZOD_INTEGERS)}
     with tenant.client() as http:
