@@ -197,7 +197,7 @@ def _at_union(key: str) -> str | None:
 
 # pydantic names the model class a union branch or field expected: "a valid dictionary
 # or instance of NamedToolChoice". The client sent JSON: it is an object.
-_MODEL_TYPE = re.compile(r"a valid dictionary or instance of \w+")
+_MODEL_TYPE = re.compile(r"a valid dictionary( or instance of \w+)?")
 _SHOULD_BE = "Input should be "
 
 
@@ -258,7 +258,7 @@ def validation_error(problems: list[dict[str, Any]]) -> EmulatorError:
     if first_key == "data" and source == "body":
         return InvalidRequest("The request body is missing: send a JSON object.")
     if not first_key:
-        if "valid dictionary" in str(first.get("message")) or "an object" in message:
+        if "an object" in message:
             return InvalidRequest("The request body must be a JSON object.")
         return ValidationFailed(f"{message}.")
     key = field_path(first_key)

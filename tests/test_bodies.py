@@ -9,7 +9,8 @@ import pytest
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, bearer
 
-CHAT = b'{"model":"emulator/echo","messages":[{"role":"user","content":"%s"}],"metadata":%s}'
+# An unknown field (chat takes any) carries the value: `metadata` must hold strings.
+CHAT = b'{"model":"emulator/echo","messages":[{"role":"user","content":"%s"}],"x_note":%s}'
 RESPONSES = b'{"model":"emulator/echo","input":"%s","metadata":{"a":%s}}'
 # (path under the server root, which credential, the body around a string and a value)
 ROUTES = [

@@ -218,11 +218,32 @@ class ReasoningFields(_Open):
 TokenId = Annotated[str, Field(pattern=r"^[0-9]{1,9}$")]
 
 
+# OpenAI's `metadata`: at most 16 pairs of strings, keys up to 64 characters, values 512.
+Metadata = Annotated[
+    dict[Annotated[str, Field(max_length=64)], Annotated[str, Field(max_length=512)]],
+    Field(max_length=16),
+]
+
+
+class Prediction(_Open):
+    """OpenAI's predicted output: taken, typed, not used (the answer is made at once)."""
+
+    type: Literal["content"]
+    content: str | list[dict[str, Any]]
+
+
+class AudioOutput(_Open):
+    """OpenAI's audio output settings: typed; no audio is made here."""
+
+    voice: str | dict[str, Any]
+    format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
+
+
 class SamplingFields(_Open):
-    """Sampling settings of OpenAI's and OpenRouter's chat body. Nothing is sampled here
-    (the content is a seeded function of the request), so they change no answer; they
-    are checked as the real API checks them, apart from the request's model (only the
-    requests that send them pay for it)."""
+    """Settings of OpenAI's and OpenRouter's chat body that change no answer here: the
+    sampling ones (nothing is sampled, the content is a seeded function of the request)
+    and others taken as OpenAI types them. They are checked as the real API checks them,
+    apart from the request's model (only the requests that send them pay for it)."""
 
     frequency_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
     presence_penalty: Annotated[float, Field(ge=-2, le=2)] | None = None
@@ -232,6 +253,12 @@ class SamplingFields(_Open):
     top_a: Annotated[float, Field(ge=0, le=1)] | None = None
     logit_bias: dict[TokenId, Annotated[float, Field(ge=-100, le=100)]] | None = None
     user: str | None = None
+    metadata: Metadata | None = None
+    prediction: Prediction | None = None
+    modalities: list[Literal["text", "audio"]] | None = None
+    audio: AudioOutput | None = None
+    service_tier: Literal["auto", "default", "flex", "scale", "priority"] | None = None
+    verbosity: Literal["low", "medium", "high"] | None = None
 
 
 SAMPLING_FIELDS = frozenset(SamplingFields.model_fields)

@@ -7,6 +7,8 @@ both), plus OpenRouter's routing fields.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from typing import Annotated, Any, Literal
 
@@ -52,6 +54,7 @@ class Block(_Open):
     input: dict[str, Any] | None = None
     tool_use_id: str | None = None
     content: str | list[ResultPart] | None = None
+    is_error: bool | None = None  # a tool_result's
     cache_control: CacheControl | None = None
 
     @model_validator(mode="after")
@@ -83,15 +86,57 @@ def _check_block(block: Block | ResultPart) -> None:
         raise ValueError(f"a `{kind}` block needs `{missing[0]}`")
     if kind == "text" and block.text is not None:
         _has_words(block.text)
-    source = getattr(block, "source", None) if kind == "image" else None
-    if isinstance(source, dict) and source.get("type") == "base64":
-        _check_image_type(source.get("media_type"))
+    if kind == "image":
+        _check_image_source(getattr(block, "source", None))
+
+
+def _check_image_source(source: Any) -> None:
+    """An image's `source` as Anthropic's API takes it: base64 data that decodes to an
+    image of its `media_type`, an http(s) `url` (never fetched) or a `file_id`."""
+    if not isinstance(source, dict):
+        raise ValueError("image.source must be an object with a `type`: base64, url or file")
+    kind = source.get("type")
+    if kind == "base64":
+        media_type = source.get("media_type")
+        _check_image_type(media_type)
+        data = source.get("data")
+        if not isinstance(data, str) or not data:
+            raise ValueError("image.source.base64.data: a base64 string is required")
+        try:
+            image = base64.b64decode(data, validate=True)
+        except binascii.Error:
+            raise ValueError("image.source.base64.data is not valid base64") from None
+        if not _is_image(image, str(media_type)):
+            raise ValueError(f"image.source.base64.data is not an image of type {media_type}")
+    elif kind == "url":
+        url = source.get("url")
+        if not isinstance(url, str) or not url.startswith(("https://", "http://")):
+            raise ValueError("image.source.url.url: an http(s) URL is required")
+    elif kind == "file":
+        if not isinstance(source.get("file_id"), str) or not source["file_id"]:
+            raise ValueError("image.source.file.file_id: a file id is required")
+    else:
+        raise ValueError("image.source.type: Input should be 'base64', 'url' or 'file'")
 
 
 def _check_image_type(media_type: Any) -> None:
     if media_type not in _IMAGE_TYPES:
         allowed = ", ".join(repr(t) for t in _IMAGE_TYPES)
         raise ValueError(f"image.source.base64.media_type: Input should be {allowed}")
+
+
+def _is_image(data: bytes, media_type: str) -> bool:
+    """Whether `data` starts as an image of `media_type` does (its magic bytes)."""
+    if media_type == "image/webp":
+        return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+    return data.startswith(_MAGIC[media_type])
+
+
+_MAGIC = {
+    "image/jpeg": b"\xff\xd8\xff",
+    "image/png": b"\x89PNG\r\n\x1a\n",
+    "image/gif": b"GIF8",
+}
 
 
 def _has_words(text: str) -> None:
@@ -116,6 +161,12 @@ class TextBlock(_Open):
 class Message(_Open):
     role: Literal["user", "assistant"]
     content: str | Annotated[list[Block], Field(min_length=1)]
+
+
+class RequestMetadata(_Open):
+    """Anthropic's: an id for the end user, taken and not used."""
+
+    user_id: Annotated[str, Field(max_length=256)] | None = None
 
 
 class Tool(_Open):
@@ -233,7 +284,7 @@ class MessagesRequest(Prompt):
     top_k: Annotated[int, Field(ge=0)] | None = None
     stream: bool | None = None
     output_config: dict[str, Any] | None = None  # taken as sent (its `effort` is ignored)
-    metadata: dict[str, Any] | None = None
+    metadata: RequestMetadata | None = None
     # OpenRouter's
     transforms: list[str] | None = None
     debug: DebugOptions | None = None

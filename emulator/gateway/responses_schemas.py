@@ -7,9 +7,11 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from emulator.bodies import WireModel
+from emulator.errors import ValidationFailed
 from emulator.gateway.chat_schemas import (
     DebugOptions,
     Effort,
+    Metadata,
     Plugin,
     ProviderPreferences,
     WebSearchType,
@@ -102,9 +104,19 @@ class AllowedToolsChoice(_Open):
 
 class TextFormat(_Open):
     type: Literal["text", "json_object", "json_schema"]
-    name: str | None = None
+    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None = None
     schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
     strict: bool | None = None
+
+    @model_validator(mode="after")
+    def _named(self) -> TextFormat:
+        if self.type == "json_schema" and self.name is None:
+            raise ValidationFailed(
+                "text.format of type json_schema needs a `name` (letters, digits, _ and -, "
+                "up to 64), as OpenAI's API does.",
+                param="text.format.name",
+            )
+        return self
 
 
 class TextConfig(_Open):
@@ -142,7 +154,7 @@ class ResponsesRequest(_Open):
     transforms: list[str] | None = None  # OpenRouter's, as in chat
     plugins: list[Plugin] | None = None
     debug: DebugOptions | None = None  # OpenRouter's, streams only
-    metadata: dict[str, Any] | None = None  # an object; its `seed` seeds the content
+    metadata: Metadata | None = None  # OpenAI's strings; a `seed` of digits seeds the content
     # What else to return: `reasoning.encrypted_content` and
     # `message.output_text.logprobs` are acted on, others ignored.
     include: list[str] | None = None
@@ -167,7 +179,7 @@ class InputTokensRequest(_Open):
     parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
     provider: ProviderPreferences | None = None
-    metadata: dict[str, Any] | None = None
+    metadata: Metadata | None = None
     previous_response_id: Annotated[str, Field(min_length=1)] | None = None
     # Read for routing and the prompt, as `/responses` reads them: typed the same way.
     models: Annotated[list[str], Field(max_length=10)] | None = None

@@ -66,7 +66,10 @@ def _check_object_schema(tool: Tool, endpoint: str, param: str) -> None:
 
 
 # Where the client wrote the structured-output schema, per endpoint.
-_SCHEMA_PARAM = {"chat.completions": "response_format.json_schema.schema"}
+_SCHEMA_PARAM = {
+    "chat.completions": "response_format.json_schema.schema",
+    "messages": "output_format.schema",
+}
 
 
 def check_output_schema(request: Request, endpoint: str) -> None:

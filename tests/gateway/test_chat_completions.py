@@ -634,6 +634,11 @@ def test_sampling_settings_are_taken_and_change_nothing(client: openai.OpenAI) -
         presence_penalty=-2,
         logit_bias={"50256": -100},
         user="user-42",
+        metadata={"run": "nightly"},
+        prediction={"type": "content", "content": "Hello"},
+        modalities=["text"],
+        service_tier="auto",
+        verbosity="low",
         extra_body={k: SAMPLING[k] for k in ("repetition_penalty", "top_k", "min_p", "top_a")},
     )
     assert tuned.choices[0].message.content == plain.choices[0].message.content
@@ -654,6 +659,17 @@ def test_sampling_settings_are_taken_and_change_nothing(client: openai.OpenAI) -
         ("logit_bias", {"the": 1}),
         ("logit_bias", [1, 2]),
         ("user", 42),
+        ("metadata", "x"),
+        ("metadata", {"a": 1}),
+        ("metadata", {f"k{i}": "v" for i in range(17)}),
+        ("metadata", {"a": "v" * 513}),
+        ("prediction", "x"),
+        ("prediction", {"type": "xx", "content": "a"}),
+        ("modalities", ["smell"]),
+        ("modalities", "text"),
+        ("audio", "x"),
+        ("service_tier", "ultra"),
+        ("verbosity", "extreme"),
     ],
 )
 def test_sampling_settings_out_of_range_are_refused(

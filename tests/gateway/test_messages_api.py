@@ -433,6 +433,31 @@ def turns(call: dict[str, Any], result: dict[str, Any]) -> list[dict[str, Any]]:
             '`type: "string"`',
         ),
         ({"tools": [{"name": "w", "input_schema": {}}]}, "tools[0].input_schema", "no `type`"),
+        *[
+            (
+                {"messages": [{"role": "user", "content": [{"type": "image", "source": source}]}]},
+                "messages[0].content[0]",
+                says,
+            )
+            for source, says in [
+                ("x", "must be an object"),
+                ({"type": "bogus"}, "'base64', 'url' or 'file'"),
+                ({"type": "url"}, "http(s) URL"),
+                ({"type": "url", "url": "ftp://x"}, "http(s) URL"),
+                ({"type": "base64", "media_type": "image/png"}, "base64 string is required"),
+                ({"type": "base64", "media_type": "image/png", "data": "!!"}, "not valid base64"),
+                (  # "hello", not a PNG
+                    {"type": "base64", "media_type": "image/png", "data": "aGVsbG8="},
+                    "not an image of type image/png",
+                ),
+            ]
+        ],
+        (
+            {"messages": turns(CALL, {**RESULT, "is_error": "yes"})},
+            "messages[2].content[0].is_error",
+            "valid boolean",
+        ),
+        ({"metadata": {"user_id": 5}}, "metadata.user_id", "valid string"),
     ],
 )
 def test_blocks_and_tools_anthropic_refuses(
@@ -550,3 +575,15 @@ def test_count_tokens_is_what_the_message_is_billed(claude: anthropic.Anthropic)
     assert online.input_tokens > counted.input_tokens  # the search results are input too
     with pytest.raises(anthropic.BadRequestError):
         claude.messages.count_tokens(model=SONNET, messages=[])
+
+
+def test_a_bad_output_schema_is_named_as_the_messages_format_names_it(tenant: Tenant) -> None:
+    body = {
+        "model": SONNET,
+        "max_tokens": 50,
+        "messages": QUESTION,
+        "output_format": {"type": "json_schema", "schema": {"type": "nope"}},
+    }
+    with tenant.client() as http:
+        error = assert_error(http.post("/messages", json=body), 400, "invalid_response_format")
+    assert error["param"] == "output_format.schema"

@@ -299,6 +299,12 @@ def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Ten
         ({"input": "hi", "models": [5]}, "models[0]"),
         ({"input": "hi", "plugins": "web"}, "plugins"),
         ({"input": "hi", "include": 5}, "include"),
+        ({"input": "hi", "metadata": {"a": 1}}, "metadata.a"),
+        ({"input": "hi", "metadata": {f"k{i}": "v" for i in range(17)}}, "metadata"),
+        ({"input": "hi", "text": {"format": {"type": "json_schema", "schema": {}}}},
+         "text.format.name"),
+        ({"input": "hi", "text": {"format": {"type": "json_schema", "name": "a b",
+                                             "schema": {}}}}, "text.format.name"),
     ],
 )  # fmt: skip
 def test_malformed_input_parts_and_settings_are_400(
@@ -370,3 +376,15 @@ def test_a_forced_tool_is_called_with_a_response_format_which_shapes_the_answer_
         text=text,
     )  # fmt: skip
     jsonschema.validate(json.loads(after.output_text), schema)
+
+
+def test_a_seed_in_metadata_is_a_string_of_digits_and_seeds_the_content(tenant: Tenant) -> None:
+    body = {"model": "openai/gpt-4o", "input": "Tell me about tea"}
+    with tenant.client() as http:
+        seeded = [
+            http.post("/responses", json={**body, "metadata": {"seed": seed}}).json()
+            for seed in ("1", "1", "2")
+        ]
+    texts = [answer["output_text"] for answer in seeded]
+    assert texts[0] == texts[1] != texts[2]
+    assert seeded[0]["metadata"] == {"seed": "1"}

@@ -81,7 +81,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         tools=tools,
         tool_choice=choice,
         response_format=_format(fmt),
-        seed=(body.get("metadata") or {}).get("seed"),
+        seed=_seed(body.get("metadata")),
         temperature=body.get("temperature"),
         parallel_tool_calls=body.get("parallel_tool_calls") is not False,
         reasoning=_reasoning(body["reasoning"]) if "reasoning" in body else None,
@@ -119,6 +119,15 @@ def _render_reasoning(reasoning: Reasoning) -> dict[str, Any]:
     effort = _EFFORTS.get(reasoning.tokens)
     budget = {"effort": effort} if effort else {"max_tokens": reasoning.tokens}
     return {**budget, "summary": reasoning.summary or "auto"}
+
+
+def _seed(metadata: Any) -> int | None:
+    """The responses format has no `seed`: the emulator reads one from `metadata.seed`,
+    a string of digits, as metadata values are strings."""
+    seed = metadata.get("seed") if isinstance(metadata, dict) else None
+    if isinstance(seed, str) and seed.lstrip("-").isdigit() and len(seed) <= 20:
+        return int(seed)
+    return None
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
@@ -212,7 +221,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.seed is not None:
-        body["metadata"] = {"seed": request.seed}
+        body["metadata"] = {"seed": str(request.seed)}  # metadata values are strings
     if not request.parallel_tool_calls:
         body["parallel_tool_calls"] = False
     if request.reasoning is not None:
