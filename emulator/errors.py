@@ -164,6 +164,15 @@ class PayloadTooLarge(EmulatorError):
     code = "payload_too_large"
 
 
+def quoted(value: object, limit: int = 200) -> str:
+    """`value` as an error message names it: whole when short, else its start and its
+    length (an id of megabytes is not echoed back)."""
+    text = str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 MAX_BODY_BYTES = 10_000_000  # litestar's default limit; the direct routes keep the same
 
 

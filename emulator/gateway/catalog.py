@@ -17,7 +17,7 @@ from typing import Any
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
 from emulator.clock import Clock
-from emulator.errors import ModelNotFound
+from emulator.errors import ModelNotFound, quoted
 from emulator.gateway import free_tier
 from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
 from emulator.gateway.scripted import ScriptedReply
@@ -320,7 +320,7 @@ def find_model(view: CatalogView, model_id: str, param: str = "model") -> dict[s
         return model
     if len(model_id) > LONGEST_ID:  # no id is this long: not compared, not said whole
         raise ModelNotFound(
-            f"The model {model_id[:LONGEST_ID]!r}... ({len(model_id):,} characters) is not in "
+            f"The model {quoted(model_id, LONGEST_ID)} is not in "
             "the catalog. GET /api/v1/models lists them all.",
             param=param,
         )

@@ -152,10 +152,14 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
 
 
 def _debug_first(events: Iterator[Any], upstream: dict[str, Any]) -> Iterator[Any]:
-    """OpenRouter's `response.debug` event with the provider's request, first (number 0:
-    the others follow it)."""
+    """OpenRouter's `response.debug` event with the provider's request, as early as the
+    format allows: right after `response.created`, which the SDKs' stream helpers need
+    first (number 1: the others follow it)."""
+    created = next(events)
+    yield created
     debug = {"echo_upstream_body": upstream}
-    yield {"type": "response.debug", "sequence_number": 0, "debug": debug}
+    number = created["sequence_number"] + 1
+    yield {"type": "response.debug", "sequence_number": number, "debug": debug}
     for event in events:
         yield {**event, "sequence_number": event["sequence_number"] + 1}
 

@@ -48,7 +48,7 @@ from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
 from emulator.gateway.providers import EVENTS, WIRE, FakeProvider, ProviderFailed
 from emulator.gateway.requirements import able_routes
-from emulator.gateway.routing import ProviderPrefs, Route, route_candidates
+from emulator.gateway.routing import ProviderPrefs, Route, model_variant, route_candidates
 from emulator.gateway.schema_checks import check_output_schema, check_tools
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.tool_turns import check_tool_turns
@@ -108,7 +108,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     routes, call.request = able_routes(
         view, routes, call.request, prompt_param, call.prefs, call.compression
     )
-    _check_premium(caller, view, routes)
+    _check_premium(caller, view, routes, call.model, call.fallbacks)
     # A request for a free variant (its first route, after routing) counts against the
     # free tier; one the hold then refuses gives its count back.
     counted = free_tier.admit(rt, caller.account_id) if free_tier.is_free(routes[0]) else None
@@ -227,14 +227,19 @@ def premium_unapproved(caller: Caller, view: CatalogView, routes: list[Route]) -
     return [r.model for r in routes if view.by_id[r.model]["premium"]]
 
 
-def _check_premium(caller: Caller, view: CatalogView, routes: list[Route]) -> None:
+def _check_premium(
+    caller: Caller, view: CatalogView, routes: list[Route], model: str, fallbacks: list[str]
+) -> None:
     premium = premium_unapproved(caller, view, routes)
     if premium:
+        first = premium[0]
+        asked = [i for i, m in enumerate(fallbacks) if model_variant(m)[0] == first]
+        param = f"models[{asked[0]}]" if model_variant(model)[0] != first and asked else "model"
         raise PremiumApprovalRequired(
-            f"{premium[0]!r} is a premium model and this account is not approved for premium "
+            f"{first!r} is a premium model and this account is not approved for premium "
             "models. Ask for approval (the emulator: POST /_emulator/accounts with "
             '"premium_approved": true), or choose another model.',
-            param="model",
+            param=param,
         )
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from emulator.errors import InvalidRequest, NotFound, ValidationFailed
+from emulator.errors import InvalidRequest, NotFound, ValidationFailed, quoted
 from emulator.gateway import background
 from emulator.store.response_items import get_items, save_items
 from emulator.store.responses import (
@@ -68,7 +68,7 @@ def conversation(rt: Runtime, account_id: str, body: dict[str, Any]) -> Conversa
         turns = chain(conn, account_id, previous)
     if not turns:
         raise InvalidRequest(
-            f"Previous response with id {previous!r} not found: it names a response of this "
+            f"Previous response with id {quoted(previous)} not found: it names a response of this "
             "account made with `store` true (the default) and not deleted. Send the earlier "
             "turns in `input` instead.",
             param="previous_response_id",
@@ -117,7 +117,7 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
         stored = shown.get(item["id"])
         if stored is None:
             raise InvalidRequest(
-                f"Item with id {item['id']!r} not found: an item_reference names an output item "
+                f"Item with id {quoted(item['id'])} not found: an item_reference names an output item "
                 "of an earlier response of this account made with `store` true (the default), "
                 "once it is shown (a background response's when it is done). Send the item "
                 "itself instead (the AI SDK: providerOptions.openai.store false).",
@@ -233,7 +233,7 @@ def _not_cancellable(response_id: str, why: str) -> InvalidRequest:
 
 def _missing(response_id: str) -> NotFound:
     return NotFound(
-        f"Response with id {response_id!r} not found: responses are kept when made with "
+        f"Response with id {quoted(response_id)} not found: responses are kept when made with "
         "`store` true (the default) or `background` true, per account, until deleted or "
         "the emulator is reset.",
         param="response_id",

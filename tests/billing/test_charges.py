@@ -170,10 +170,15 @@ def test_premium_models_need_approval(emulator: EmulatorHandle, tenant: Tenant) 
         error = assert_error(response, 402, "premium_approval_required", "billing_error")
         assert response.headers["x-should-retry"] == "false" and error["param"] == "model"
         # The same premium model as a fallback is refused too; a plain model is not.
-        fallback = {**body, "model": "emulator/echo", "models": ["anthropic/claude-opus-4"]}
-        assert_error(
+        fallback = {
+            **body,
+            "model": "emulator/echo",
+            "models": ["openai/gpt-4o", "anthropic/claude-opus-4"],
+        }
+        error = assert_error(
             http.post("/chat/completions", json=fallback), 402, "premium_approval_required"
         )
+        assert error["param"] == "models[1]"  # the fallback that needs approval
     approved = emulator.create_tenant(premium_approved=True)
     with approved.client() as http:
         assert http.post("/chat/completions", json=body).status_code == 200

@@ -388,3 +388,15 @@ def test_a_seed_in_metadata_is_a_string_of_digits_and_seeds_the_content(tenant: 
     texts = [answer["output_text"] for answer in seeded]
     assert texts[0] == texts[1] != texts[2]
     assert seeded[0]["metadata"] == {"seed": "1"}
+
+
+def test_the_stream_helper_takes_a_debug_stream(client: openai.OpenAI) -> None:
+    """OpenRouter's `response.debug` comes after `response.created`, which the helper
+    needs first."""
+    with client.responses.stream(
+        model="emulator/echo", input="hi", extra_body={"debug": {"echo_upstream_body": True}}
+    ) as stream:
+        types = [event.type for event in stream]
+        final = stream.get_final_response()
+    assert types[:2] == ["response.created", "response.debug"]
+    assert final.output_text == "hi"

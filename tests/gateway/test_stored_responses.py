@@ -249,3 +249,10 @@ def test_a_response_id_is_openais_and_names_its_usage_event(tenant: Tenant) -> N
         for named in (made["id"], generation):
             event = http.get(f"/ai-gateway/usage/{named}").json()
             assert event["id"] == generation and event["endpoint"] == "responses"
+
+
+def test_a_very_long_id_is_not_echoed_whole(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        refused = http.get(f"/responses/resp_{'x' * 5000}")
+    error = assert_error(refused, 404, "not_found")
+    assert "(5,005 characters)" in error["message"] and len(error["message"]) < 600

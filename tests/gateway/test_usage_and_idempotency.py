@@ -345,6 +345,7 @@ def test_debug_echoes_the_providers_request_first_in_a_stream(tenant: Tenant) ->
     assert [c["choices"] for c in rest] == [c["choices"] for c in plain_chunks]
     assert "debug" not in whole.json()
     events = [json.loads(line[6:]) for line in responses.text.splitlines() if line[:6] == "data: "]
-    assert events[0]["type"] == "response.debug" and events[1]["type"] == "response.created"
-    assert events[0]["debug"]["echo_upstream_body"]["messages"][-1]["content"] == "hi"  # chat
+    # After `response.created`, which the SDKs' stream helpers need first.
+    assert events[0]["type"] == "response.created" and events[1]["type"] == "response.debug"
+    assert events[1]["debug"]["echo_upstream_body"]["messages"][-1]["content"] == "hi"  # chat
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
