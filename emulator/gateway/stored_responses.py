@@ -117,10 +117,10 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
         stored = shown.get(item["id"])
         if stored is None:
             raise InvalidRequest(
-                f"Item with id {quoted(item['id'])} not found: an item_reference names an output item "
-                "of an earlier response of this account made with `store` true (the default), "
-                "once it is shown (a background response's when it is done). Send the item "
-                "itself instead (the AI SDK: providerOptions.openai.store false).",
+                f"Item with id {quoted(item['id'])} not found: an item_reference names an "
+                "output item of an earlier response of this account made with `store` true "
+                "(the default), once it is shown (a background response's when it is done). "
+                "Send the item itself instead (the AI SDK: providerOptions.openai.store false).",
                 param=f"input[{index}].id",
                 code="item_not_found",
             )
