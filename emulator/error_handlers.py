@@ -20,6 +20,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.serialization import decode_json
+from pydantic import BaseModel
 
 from emulator.errors import (
     EmulatorError,
@@ -159,11 +160,28 @@ _TYPE_TAGS = frozenset({"str", "int", "float", "bool", "list", "dict", "none", "
 
 
 def _is_field(part: str) -> bool:
-    """A part of pydantic's location that names a field or an index; the others are
-    the union-branch tags it adds (types, model classes; our field names are snake_case)."""
-    return (
-        part.isidentifier() and part.lower() not in _TYPE_TAGS and not part[0].isupper()
-    ) or part.isdigit()
+    """A part of pydantic's location that names a field, a key or an index; the others
+    are the union-branch tags it adds: types (`str`, `list[...]`, `constrained-str`) and
+    model classes. A key of the client's (`metadata`'s `trace-id`) is a field."""
+    if not part or "[" in part or part.startswith("constrained-"):
+        return False
+    return part.lower() not in _TYPE_TAGS and not _is_model_name(part)
+
+
+_MODEL_NAMES: set[str] = set()
+
+
+def _is_model_name(part: str) -> bool:
+    """Whether `part` names a pydantic model class (looked up again when a name is new:
+    models are built lazily)."""
+    if part in _MODEL_NAMES or not part[0].isupper():
+        return part in _MODEL_NAMES
+    todo: list[type] = [BaseModel]
+    while todo:
+        cls = todo.pop()
+        _MODEL_NAMES.add(cls.__name__)
+        todo.extend(cls.__subclasses__())
+    return part in _MODEL_NAMES
 
 
 def _field_parts(key: str) -> list[str]:
@@ -186,6 +204,14 @@ def _other_branch(a: str, b: str) -> bool:
         if x != y:
             return not (_is_field(x) and _is_field(y))
     return False
+
+
+def _problem_field(key: str) -> str:
+    """The field a problem counts against: a union's (its branches' problems are one),
+    else its own."""
+    parts = key.split(".")
+    tags = [i for i, part in enumerate(parts) if not _is_field(part)]
+    return field_path(".".join(parts[: tags[-1]])) if tags else field_path(key)
 
 
 def _at_union(key: str) -> str | None:
@@ -275,11 +301,12 @@ def validation_error(problems: list[dict[str, Any]]) -> EmulatorError:
     reported = _field_parts(first_key)
     others = len(  # fields, not problems: a union's branches all fail at one field
         {
-            field_path(k)
+            _problem_field(k)
             for k in keys
             if not _other_branch(k, first_key)
             and (parts := _field_parts(k)) != reported[: len(parts)]
         }
+        - {_problem_field(first_key)}
     )
     more = f" ({others} more problem(s) in this request)" if others else ""
     return ValidationFailed(f"Invalid {where} `{key}`: {message}.{more}", param=str(key))

@@ -209,3 +209,23 @@ def test_an_anthropic_server_tool_is_refused_for_what_it_is(tenant: Tenant) -> N
         error = assert_error(http.post("/messages", json=body), 400, "invalid_request")
     assert error["param"] == "tools[0]"
     assert "server tools such as 'web_search_20250305' are not emulated" in error["message"]
+
+
+def test_another_union_s_branches_count_as_one_more_problem(tenant: Tenant) -> None:
+    body = {
+        "model": "openai/gpt-4o",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}],
+        "tool_choice": {"type": "function"},
+    }
+    with tenant.client() as http:
+        error = assert_error(http.post("/chat/completions", json=body), 400, "invalid_request")
+    assert error["param"] == "messages[0].content[0].text"
+    assert error["message"].endswith("(1 more problem(s) in this request)")
+
+
+@pytest.mark.parametrize("key", ["trace-id", "Request-Id", "str"])
+def test_a_client_s_key_is_named_as_a_field(tenant: Tenant, key: str) -> None:
+    body = {"model": "openai/gpt-4o", "input": "hi", "metadata": {key: 1}}
+    with tenant.client() as http:
+        error = assert_error(http.post("/responses", json=body), 400, "invalid_request")
+    assert error["param"] == (f"metadata.{key}" if key != "str" else "metadata")

@@ -255,7 +255,7 @@ class SamplingFields(_Open):
     user: str | None = None
     metadata: Metadata | None = None
     prediction: Prediction | None = None
-    modalities: list[Literal["text", "audio"]] | None = None
+    modalities: list[Literal["text", "audio", "image"]] | None = None  # image: OpenRouter's
     audio: AudioOutput | None = None
     service_tier: Literal["auto", "default", "flex", "scale", "priority"] | None = None
     verbosity: Literal["low", "medium", "high"] | None = None

@@ -111,6 +111,7 @@ def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
         end_orphaned_requests(
             conn, "released at restore: its request ran in the state saved", rt.clock.now_iso()
         )
+    rt.save_clock()  # the snapshot's clock in this server's mode, for commands beside it
 
 
 def save_file(rt: Runtime, path: Path) -> None:

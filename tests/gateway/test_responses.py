@@ -390,6 +390,14 @@ def test_a_seed_in_metadata_is_a_string_of_digits_and_seeds_the_content(tenant: 
     assert seeded[0]["metadata"] == {"seed": "1"}
 
 
+@pytest.mark.parametrize("seed", ["--5", "\u00b2", "9" * 40, "x"])
+def test_a_seed_that_is_no_number_seeds_nothing(tenant: Tenant, seed: str) -> None:
+    body = {"model": "openai/gpt-4o", "input": "Tell me about tea", "metadata": {"seed": seed}}
+    with tenant.client() as http:
+        assert http.post("/responses", json=body).status_code == 200
+        assert http.post("/responses/input_tokens", json=body).status_code == 200
+
+
 def test_the_stream_helper_takes_a_debug_stream(client: openai.OpenAI) -> None:
     """OpenRouter's `response.debug` comes after `response.created`, which the helper
     needs first."""

@@ -290,3 +290,17 @@ def test_a_stream_running_across_a_reset_leaves_the_fixtures_balance(
     reset = lambda: admin.post("/reset").raise_for_status()  # noqa: E731
     assert "[DONE]" in _stream_across(slow_streams, "sk-emu-demo-all", "across-reset", reset)
     assert _money(slow_streams, "sk-emu-demo-all") == before
+
+
+def test_a_restore_keeps_the_server_s_clock_mode_for_commands_beside_it(tmp_path: Path) -> None:
+    from emulator.runtime import open_runtime
+    from emulator.settings import Settings
+    from emulator.snapshots.service import restore_file, save_file
+
+    saved = tmp_path / "saved.db"
+    manual = open_runtime(Settings(db=str(tmp_path / "a.db"), clock="manual"))
+    save_file(manual, saved)
+    real = open_runtime(Settings(db=str(tmp_path / "b.db"), clock="real"))
+    restore_file(real, saved)
+    beside = open_runtime(Settings(db=str(tmp_path / "b.db")), serving=False)
+    assert beside.clock.mode == "real"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -125,9 +126,12 @@ def _seed(metadata: Any) -> int | None:
     """The responses format has no `seed`: the emulator reads one from `metadata.seed`,
     a string of digits, as metadata values are strings."""
     seed = metadata.get("seed") if isinstance(metadata, dict) else None
-    if isinstance(seed, str) and seed.lstrip("-").isdigit() and len(seed) <= 20:
+    if isinstance(seed, str) and _SEED.fullmatch(seed):
         return int(seed)
     return None
+
+
+_SEED = re.compile(r"-?[0-9]{1,18}")  # ASCII digits, within a 64-bit integer
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
