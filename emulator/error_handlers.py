@@ -172,15 +172,14 @@ _MODEL_NAMES: set[str] = set()
 
 
 def _is_model_name(part: str) -> bool:
-    """Whether `part` names a pydantic model class (looked up again when a name is new:
-    models are built lazily)."""
-    if part in _MODEL_NAMES or not part[0].isupper():
-        return part in _MODEL_NAMES
-    todo: list[type] = [BaseModel]
-    while todo:
-        cls = todo.pop()
-        _MODEL_NAMES.add(cls.__name__)
-        todo.extend(cls.__subclasses__())
+    """Whether `part` names a pydantic model class. Models are built lazily: a
+    capitalized name not seen yet sends for the classes loaded by now."""
+    if part not in _MODEL_NAMES and part[0].isupper():
+        todo: list[type] = [BaseModel]
+        while todo:
+            cls = todo.pop()
+            _MODEL_NAMES.add(cls.__name__)
+            todo.extend(cls.__subclasses__())
     return part in _MODEL_NAMES
 
 
@@ -190,11 +189,17 @@ def _field_parts(key: str) -> list[str]:
     return [part for part in key.split(".") if _is_field(part)]
 
 
-def _branch(key: str) -> str:
-    """The union member a problem was found in: its location up to the last tag."""
+def _last_tag(key: str) -> tuple[list[str], int | None]:
+    """The parts of a location, and the index of its last union-branch tag."""
     parts = key.split(".")
     tags = [i for i, part in enumerate(parts) if not _is_field(part)]
-    return ".".join(parts[: tags[-1] + 1]) if tags else ""
+    return parts, (tags[-1] if tags else None)
+
+
+def _branch(key: str) -> str:
+    """The union member a problem was found in: its location up to the last tag."""
+    parts, tag = _last_tag(key)
+    return "" if tag is None else ".".join(parts[: tag + 1])
 
 
 def _other_branch(a: str, b: str) -> bool:
@@ -209,9 +214,8 @@ def _other_branch(a: str, b: str) -> bool:
 def _problem_field(key: str) -> str:
     """The field a problem counts against: a union's (its branches' problems are one),
     else its own."""
-    parts = key.split(".")
-    tags = [i for i, part in enumerate(parts) if not _is_field(part)]
-    return field_path(".".join(parts[: tags[-1]])) if tags else field_path(key)
+    parts, tag = _last_tag(key)
+    return field_path(key if tag is None else ".".join(parts[:tag]))
 
 
 def _at_union(key: str) -> str | None:

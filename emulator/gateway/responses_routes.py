@@ -12,7 +12,6 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.errors import ValidationFailed
 from emulator.gateway import background, service, stored_responses, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
@@ -83,11 +82,6 @@ class ResponsesController(Controller):
 
 
 def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
-    fmt = (body.get("text") or {}).get("format") or {}
-    if fmt.get("type") == "json_schema" and not fmt.get("schema"):
-        raise ValidationFailed(
-            "text.format json_schema needs `schema`.", param="text.format.schema"
-        )
     talk = stored_responses.conversation(rt, caller.account_id, body)
     body = talk.body
     service.check_body(body, "responses", talk.history)

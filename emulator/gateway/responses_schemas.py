@@ -109,12 +109,18 @@ class TextFormat(_Open):
     strict: bool | None = None
 
     @model_validator(mode="after")
-    def _named(self) -> TextFormat:
-        if self.type == "json_schema" and self.name is None:
+    def _a_schema_is_named(self) -> TextFormat:
+        if self.type != "json_schema":
+            return self
+        if self.name is None:
             raise ValidationFailed(
                 "text.format of type json_schema needs a `name` (letters, digits, _ and -, "
                 "up to 64), as OpenAI's API does.",
                 param="text.format.name",
+            )
+        if not self.schema_:
+            raise ValidationFailed(
+                "text.format json_schema needs `schema`.", param="text.format.schema"
             )
         return self
 
@@ -137,59 +143,47 @@ class ReasoningFields(_Open):
     reasoning: ReasoningConfig | None = None
 
 
-class ResponsesRequest(_Open):
+class _Prompt(_Open):
+    """What `/responses` and `/responses/input_tokens` both read: the prompt and the
+    routing, typed once."""
+
     model: Annotated[str, Field(min_length=1)]
     input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
     instructions: str | None = None
-    max_output_tokens: Annotated[int, Field(ge=1)] | None = None
     tools: Annotated[list[FunctionTool], Field(max_length=128)] | None = None
     tool_choice: Literal["auto", "none", "required"] | NamedTool | AllowedToolsChoice | None = None
     parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
-    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
-    stream: bool | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
     transforms: list[str] | None = None  # OpenRouter's, as in chat
     plugins: list[Plugin] | None = None
-    debug: DebugOptions | None = None  # OpenRouter's, streams only
     metadata: Metadata | None = None  # OpenAI's strings; a `seed` of digits seeds the content
     # What else to return: `reasoning.encrypted_content` and
     # `message.output_text.logprobs` are acted on, others ignored.
     include: list[str] | None = None
+    previous_response_id: Annotated[str, Field(min_length=1)] | None = None
+    truncation: Literal["auto", "disabled"] | None = None
+
+    _first_of_models = model_validator(mode="before")(model_from_models)
+
+
+class ResponsesRequest(_Prompt):
+    max_output_tokens: Annotated[int, Field(ge=1)] | None = None
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    top_p: Annotated[float, Field(ge=0, le=1)] | None = None
+    stream: bool | None = None
+    debug: DebugOptions | None = None  # OpenRouter's, streams only
     top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None
     store: bool | None = None  # keeps the output items (`stored_items`) unless false
     # Taken, typed as OpenAI's, and not acted on: the answer is made at once, whole.
-    previous_response_id: Annotated[str, Field(min_length=1)] | None = None
     background: bool | None = None
-    truncation: Literal["auto", "disabled"] | None = None
     user: str | None = None
     # `reasoning`: see ReasoningFields
 
-    _first_of_models = model_validator(mode="before")(model_from_models)
 
-
-class InputTokensRequest(_Open):
-    model: Annotated[str, Field(min_length=1)]
-    input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
-    instructions: str | None = None
-    tools: list[FunctionTool] | None = None
-    tool_choice: Literal["auto", "none", "required"] | NamedTool | AllowedToolsChoice | None = None
-    parallel_tool_calls: bool | None = None
-    text: TextConfig | None = None
-    provider: ProviderPreferences | None = None
-    metadata: Metadata | None = None
-    previous_response_id: Annotated[str, Field(min_length=1)] | None = None
-    # Read for routing and the prompt, as `/responses` reads them: typed the same way.
-    models: Annotated[list[str], Field(max_length=10)] | None = None
-    transforms: list[str] | None = None
-    plugins: list[Plugin] | None = None
-    include: list[str] | None = None
-    truncation: Literal["auto", "disabled"] | None = None
-    reasoning: ReasoningConfig | None = None
-
-    _first_of_models = model_validator(mode="before")(model_from_models)
+class InputTokensRequest(_Prompt):
+    reasoning: ReasoningConfig | None = None  # not on the hot path: typed here
 
 
 class InputTokens(WireModel):

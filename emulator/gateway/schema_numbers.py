@@ -24,7 +24,8 @@ def chosen_bound(schema: dict[str, Any], key: str, default: Any = None) -> Any:
         return default
     if not isinstance(bound, (int, float)) or isinstance(bound, bool):
         return bound
-    type_limit = bound <= -JS_SAFE_INTEGER if "inimum" in key else bound >= JS_SAFE_INTEGER
+    lower = key in ("minimum", "exclusiveMinimum")
+    type_limit = bound <= -JS_SAFE_INTEGER if lower else bound >= JS_SAFE_INTEGER
     return default if type_limit else bound
 
 

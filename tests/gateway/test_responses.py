@@ -303,6 +303,8 @@ def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Ten
         ({"input": "hi", "metadata": {f"k{i}": "v" for i in range(17)}}, "metadata"),
         ({"input": "hi", "text": {"format": {"type": "json_schema", "schema": {}}}},
          "text.format.name"),
+        ({"input": "hi", "text": {"format": {"type": "json_schema", "name": "x"}}},
+         "text.format.schema"),
         ({"input": "hi", "text": {"format": {"type": "json_schema", "name": "a b",
                                              "schema": {}}}}, "text.format.name"),
     ],
@@ -408,3 +410,16 @@ def test_the_stream_helper_takes_a_debug_stream(client: openai.OpenAI) -> None:
         final = stream.get_final_response()
     assert types[:2] == ["response.created", "response.debug"]
     assert final.output_text == "hi"
+
+
+@pytest.mark.parametrize("seed", [0, -7, 2**63 - 1, 2**64 - 1])
+def test_a_chat_seed_reaches_a_responses_provider_whole(seed: int) -> None:
+    """The responses format carries it as `metadata.seed`, a string of digits."""
+    from emulator.gateway.wire import chat, responses
+
+    asked = chat.parse_request(
+        {"model": "m", "messages": [{"role": "user", "content": "hi"}], "seed": seed}
+    )
+    sent = responses.render_request(asked, "m")
+    assert sent["metadata"] == {"seed": str(seed)}
+    assert responses.parse_request(sent).seed == seed

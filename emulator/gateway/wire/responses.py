@@ -131,7 +131,7 @@ def _seed(metadata: Any) -> int | None:
     return None
 
 
-_SEED = re.compile(r"-?[0-9]{1,18}")  # ASCII digits, within a 64-bit integer
+_SEED = re.compile(r"-?[0-9]{1,20}")  # ASCII digits: every 64-bit seed chat sends
 
 
 def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
