@@ -34,6 +34,7 @@ from emulator.errors import (
     ValidationFailed,
     body_too_large,
 )
+from emulator.wire import allow_header
 
 log = logging.getLogger("emulator")
 _RESPONSES = "/api/v1/responses"  # web.API_PREFIX's (web imports this module, by bodies)
@@ -109,8 +110,8 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
         )
     if isinstance(exc, MethodNotAllowedException):
         headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
-        if "allow" in headers:  # litestar lists a set: sorted, the same in every process
-            headers["allow"] = ", ".join(sorted(m.strip() for m in headers["allow"].split(",")))
+        if "allow" in headers:  # litestar lists a set
+            headers["allow"] = allow_header(headers["allow"].split(","))
         return MethodNotAllowed(f"{method} is not allowed on {path}.", headers=headers)
     if isinstance(exc, HTTPException):
         detail = str(exc.detail)

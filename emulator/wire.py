@@ -1,5 +1,5 @@
 """The outermost layer of every answer: request id (also as Anthropic's `request-id` on
-its format's routes), emulator version, CORS.
+its format's routes), emulator version, CORS, and HEAD wherever GET is served.
 
 It wraps the app's whole ASGI handler, so 404s and framework errors get the
 same headers as routed answers, and it costs a few microseconds a request:
@@ -9,7 +9,8 @@ raw header tuples, no parsing unless a browser sent an `Origin`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import cast
 
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -22,7 +23,7 @@ EXPOSED = (
 )
 # Anthropic's SDKs read a request's id from `request-id` (`_request_id`, `requestID`).
 ANTHROPIC_PATHS = "/api/v1/messages"
-ALLOWED_METHODS = b"GET, POST, PUT, PATCH, DELETE, OPTIONS"
+ALLOWED_METHODS = b"GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 
 
 def with_wire_headers(
@@ -53,11 +54,18 @@ def with_wire_headers(
                 (b"vary", b"Origin"),
             ]
 
-        methods = allow(scope["path"]) if scope.get("method") == "OPTIONS" else None
-        if methods is not None:  # answered here: litestar's own OPTIONS may miss a method
-            extra.append((b"allow", methods.encode()))
+        method = scope.get("method")
+        methods = allow(scope["path"]) if method in ("OPTIONS", "HEAD") else None
+        if methods is not None and method == "OPTIONS":
+            # answered here: litestar's own OPTIONS may miss a method
+            extra.append((b"allow", allow_header(methods.split(", ")).encode()))
             await _no_content(send, extra)
             return
+        if methods is not None and method == "HEAD" and _get_only(methods):
+            # RFC 9110 9.3.2: HEAD is GET without the body (`wait-on`, `curl -I` probe so).
+            scope["state"]["sent_method"] = "HEAD"  # for the journal
+            scope = cast(Scope, {**scope, "method": "GET"})
+            send = _headers_only(send)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -68,6 +76,36 @@ def with_wire_headers(
         await inner(scope, receive, send_with_headers)
 
     return handler
+
+
+def allow_header(methods: Iterable[str]) -> str:
+    """An `Allow` header: sorted (the same in every process), HEAD wherever GET is."""
+    named = {m.strip() for m in methods}
+    if "GET" in named:
+        named.add("HEAD")
+    return ", ".join(sorted(named))
+
+
+def _get_only(methods: str) -> bool:
+    """A path whose GET answers HEAD here (a route that declares HEAD answers it itself)."""
+    named = methods.split(", ")
+    return "GET" in named and "HEAD" not in named
+
+
+def _headers_only(send: Send) -> Send:
+    """GET's status and headers (`Content-Length` too), and an empty body."""
+    ended = False
+
+    async def send_head(message: Message) -> None:
+        nonlocal ended
+        if message["type"] == "http.response.body":
+            if ended:
+                return
+            ended = True
+            message = {"type": "http.response.body", "body": b"", "more_body": False}
+        await send(message)
+
+    return send_head
 
 
 def _header(scope: Scope, name: bytes) -> bytes | None:
@@ -99,7 +137,7 @@ async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:
 def route_methods(routes: list[tuple[str, set[str]]]) -> Callable[[str], str | None]:
     """The methods of the route a concrete path lands on, as litestar routes it:
     a literal segment wins over a parameter (`/voices/presets` before `/voices/{id}`).
-    The table is built on the first OPTIONS request, not at start-up."""
+    The table is built on the first OPTIONS or HEAD request, not at start-up."""
     table: list[tuple[re.Pattern[str], list[bool], str]] = []
 
     def build() -> None:

@@ -29,7 +29,7 @@ def test_unknown_route_is_404_envelope(http: httpx.Client) -> None:
 def test_wrong_method_is_405_envelope(http: httpx.Client) -> None:
     response = http.delete("/api/v1/models")
     assert_error(response, 405, "method_not_allowed")
-    assert response.headers["allow"] == "GET, OPTIONS"  # sorted: the same in every process
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS"  # sorted: the same in every process
 
 
 @pytest.mark.parametrize("body", [b"{bad", b"{'single': 1}", b'{"name": "x",}', b"\xff\xfe"])
@@ -117,14 +117,14 @@ def test_an_unexpected_exception_is_a_500_envelope_without_a_traceback(
 
 def test_options_lists_every_method_of_the_path(http: httpx.Client) -> None:
     for path, expected in [
-        ("/_emulator/clock", "GET, OPTIONS, POST"),
-        ("/api/v1/keys", "GET, OPTIONS, POST"),
-        ("/api/v1/keys/key_x", "DELETE, GET, OPTIONS, PATCH"),
-        ("/api/v1/repurpose", "GET, OPTIONS, POST"),
-        ("/api/v1/vidprov/voices/presets", "GET, OPTIONS"),
+        ("/_emulator/clock", "GET, HEAD, OPTIONS, POST"),
+        ("/api/v1/keys", "GET, HEAD, OPTIONS, POST"),
+        ("/api/v1/keys/key_x", "DELETE, GET, HEAD, OPTIONS, PATCH"),
+        ("/api/v1/repurpose", "GET, HEAD, OPTIONS, POST"),
+        ("/api/v1/vidprov/voices/presets", "GET, HEAD, OPTIONS"),
         ("/api/v1/vidprov/voices/delete", "OPTIONS, POST"),
-        ("/api/v1/vidprov/voices/voice_1", "GET, OPTIONS"),
-        ("/api/v1/models/openai/gpt-4o", "GET, OPTIONS"),
+        ("/api/v1/vidprov/voices/voice_1", "GET, HEAD, OPTIONS"),
+        ("/api/v1/models/openai/gpt-4o", "GET, HEAD, OPTIONS"),
     ]:
         response = http.options(path)
         assert response.status_code == 204, path

@@ -34,7 +34,7 @@ def with_journal(inner: ASGIApp, journal: Journal, clock: Clock) -> ASGIApp:
         entry = Entry(
             id=state.get("request_id", ""),
             at_ts=clock.now(),
-            method=scope["method"],  # type: ignore[typeddict-item]
+            method=state.get("sent_method") or scope["method"],  # type: ignore[typeddict-item]
             path=scope["path"],
             query=scope.get("query_string", b"").decode("latin-1"),
             raw_request_headers=scope["headers"],  # filtered when read, not here
@@ -96,7 +96,7 @@ def record_direct(
         Entry(
             id=state.get("request_id", ""),
             at_ts=at,
-            method=scope["method"],  # type: ignore[typeddict-item]
+            method=state.get("sent_method") or scope["method"],  # type: ignore[typeddict-item]
             path=scope["path"],
             query=scope.get("query_string", b"").decode("latin-1"),
             raw_request_headers=scope["headers"],
