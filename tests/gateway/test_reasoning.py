@@ -62,26 +62,33 @@ def chat(
         details = (message.model_extra or {}).get("reasoning_details")
         assert details == (None if reasoning is None else [detail(reasoning, fmt, whole=True)])
         return Seen(message.content or "", reasoning, answer.usage, answer.choices[0].finish_reason)
-    text, thoughts, usage, finish = "", None, None, ""
+    text, thoughts, usage, finish, signed = "", None, None, "", False
     chunks = list(client.chat.completions.create(stream=True, **kwargs))
     for chunk in chunks:
         usage = chunk.usage or usage
         for choice in chunk.choices:
             piece = (choice.delta.model_extra or {}).get("reasoning")
             details = (choice.delta.model_extra or {}).get("reasoning_details")
+            if piece == "":  # a messages provider's thinking ends with its signature alone
+                assert fmt == "messages" and thoughts and not signed
+                assert details == [detail("", fmt, whole=True, signed=thoughts)]
+                signed = True
+                continue
             assert details == (None if piece is None else [detail(piece, fmt)])
             if piece is not None:
                 assert not text, "reasoning comes before the content"
                 thoughts = (thoughts or "") + piece
             text += choice.delta.content or ""
             finish = choice.finish_reason or finish
+    assert signed == (fmt == "messages" and thoughts is not None)
     return Seen(text, thoughts, usage, finish)
 
 
-def detail(text: str, fmt: str, whole: bool = False) -> dict[str, Any]:
+def detail(text: str, fmt: str, whole: bool = False, signed: str | None = None) -> dict[str, Any]:
     """One of OpenRouter's `reasoning_details`, in the serving provider's vendor's shape:
     OpenAI's summaries, Anthropic's signed thinking, others' text (a stream's pieces
-    have no signature)."""
+    have no signature; its last piece of Anthropic's thinking is its signature of
+    the whole, `signed`)."""
     if fmt == "responses":
         return {
             "type": "reasoning.summary",
@@ -89,9 +96,10 @@ def detail(text: str, fmt: str, whole: bool = False) -> dict[str, Any]:
             "format": "openai-responses-v1",
             "index": 0,
         }
-    signed = {"signature": signature(text) if fmt == "messages" else None} if whole else {}
+    by = text if signed is None else signed
+    sig = {"signature": signature(by) if fmt == "messages" else None} if whole else {}
     vendor = "anthropic-claude-v1" if fmt == "messages" else "unknown"
-    return {"type": "reasoning.text", "text": text, **signed, "format": vendor, "index": 0}
+    return {"type": "reasoning.text", "text": text, **sig, "format": vendor, "index": 0}
 
 
 def responses(client: openai.OpenAI, fmt: str, stream: bool, **extra: Any) -> Seen:

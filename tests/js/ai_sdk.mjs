@@ -230,7 +230,30 @@ async function reasoning() {
     messages: [question, ...result.response.messages, { role: "user", content: "And B-trees?" }],
     maxRetries: 0,
   });
+  const sentBack = sent.at(-1).messages[1];
+  // Anthropic's thinking, streamed: its signature comes last, and goes back next turn.
+  const claude = createOpenRouter({ baseURL, apiKey, fetch: watched }).chat(
+    "anthropic/claude-sonnet-4",
+    { reasoning: { effort: "low" } },
+  );
+  const thought = streamText({ model: claude, messages: [question], maxRetries: 0 });
+  const thoughtMessages = (await thought.response).messages;
+  const warned = [];
+  const warn = console.warn;
+  console.warn = (...args) => warned.push(args.join(" "));
+  try {
+    await generateText({
+      model: claude,
+      messages: [question, ...thoughtMessages, { role: "user", content: "And B-trees?" }],
+      maxRetries: 0,
+    });
+  } finally {
+    console.warn = warn;
+  }
   return {
+    signedBack: sent.at(-1).messages[1],
+    signedReasoningText: await thought.reasoningText,
+    signatureWarnings: warned.filter((w) => w.includes("signature")),
     text: result.text,
     reasoningText: result.reasoningText,
     streamedReasoningText: streamedReasoning,
@@ -238,7 +261,7 @@ async function reasoning() {
     outputTokens: result.usage.outputTokens,
     id: result.response.id,
     nextText: next.text,
-    sentBack: sent.at(-1).messages[1],
+    sentBack,
   };
 }
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from emulator.gateway.wire.messages import signature
 from emulator.testing import EmulatorHandle, Tenant
 
 JS_DIR = Path(__file__).parent
@@ -275,6 +276,11 @@ def test_ai_sdk_openrouter_reads_the_reasoning(ai_sdk: AiRun) -> None:
     back = got["sentBack"]
     assert back["role"] == "assistant" and got["nextText"]
     assert back["reasoning_details"][0]["text"] == got["reasoningText"]
+    # Anthropic's thinking, streamed, keeps its signature into the next turn.
+    signed = got["signedBack"]["reasoning_details"]
+    assert "".join(d.get("text", "") for d in signed) == got["signedReasoningText"]
+    assert signed[-1]["signature"] == signature(got["signedReasoningText"])
+    assert got["signatureWarnings"] == []
 
 
 def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:

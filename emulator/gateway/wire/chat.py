@@ -426,7 +426,9 @@ def render_chunks(
     `native`: as for `render_response`, each chunk's `native_finish_reason`.
     `tools_first`: the (first) answer is tool calls, so its role chunk has null content.
     It is told, not peeked at: the role chunk goes out before any delta is taken,
-    so that a stream cut after it counts none of them as sent."""
+    so that a stream cut after it counts none of them as sent.
+    A messages provider's thinking ends with a delta of its signature alone, as
+    OpenRouter streams it (clients such as the AI SDK send it back on the next turn)."""
     head = {
         "id": id,
         "object": "chat.completion.chunk",
@@ -454,10 +456,14 @@ def render_chunks(
     yield chunk(_role(tools_first), 0)
     opened = {0}
     ended: list[Finish] = []
+    thoughts: dict[int, list[str]] = {}  # each choice's thinking, until it is signed
+    signed = reasoning_style == "messages"
     for delta in stream:
         if delta.choice not in opened:  # the next of `n` answers begins
             opened.add(delta.choice)
             yield chunk(_role(isinstance(delta, ToolCallStart)), delta.choice)
+        if signed and not isinstance(delta, ReasoningDelta) and delta.choice in thoughts:
+            yield chunk(_signature_piece(thoughts.pop(delta.choice)), delta.choice)
         if isinstance(delta, TextDelta):
             entries = delta.logprobs
             logprobs = None if entries is None else _logprobs(entries)
@@ -465,6 +471,8 @@ def render_chunks(
         elif isinstance(delta, ReasoningDelta):  # OpenRouter's fields
             details = [reasoning_detail(delta.text, style=reasoning_style)]
             piece = {"content": "", "reasoning": delta.text, "reasoning_details": details}
+            if signed:
+                thoughts.setdefault(delta.choice, []).append(delta.text)
             yield chunk(piece, delta.choice)
         elif isinstance(delta, ToolCallStart):
             call = {
@@ -485,6 +493,14 @@ def render_chunks(
         reasoning = sum(finish.reasoning_tokens for finish in ended)
         tokens = usage(ended[0].input_tokens, output, reasoning, ended[0].cache)
         yield {**head, "choices": [], "usage": tokens}
+
+
+def _signature_piece(thought: list[str]) -> dict[str, Any]:
+    """The last delta of a thinking: no text, the signature of all of it."""
+    signature = thinking_signature("".join(thought))
+    detail = {"type": "reasoning.text", "text": "", "signature": signature}
+    detail |= {"format": REASONING_FORMATS["messages"], "index": 0}
+    return {"content": "", "reasoning": "", "reasoning_details": [detail]}
 
 
 def _role(tool_calls: bool) -> dict[str, Any]:
