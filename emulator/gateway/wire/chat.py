@@ -498,7 +498,7 @@ def render_chunks(
 def _signature_piece(thought: list[str]) -> dict[str, Any]:
     """The last delta of a thinking: no text, the signature of all of it."""
     signature = thinking_signature("".join(thought))
-    detail = {"type": "reasoning.text", "text": "", "signature": signature}
+    detail: dict[str, Any] = {"type": "reasoning.text", "text": "", "signature": signature}
     detail |= {"format": REASONING_FORMATS["messages"], "index": 0}
     return {"content": "", "reasoning": "", "reasoning_details": [detail]}
 
