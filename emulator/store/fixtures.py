@@ -12,7 +12,6 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Literal
 
-import regex  # the engine scripted-reply patterns run on (`gateway.scripted`)
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -23,6 +22,7 @@ from pydantic import (
 )
 
 from emulator.clock import parse_iso
+from emulator.gateway.scripted import compiled
 from emulator.settings import default_fixtures_dir
 
 SCOPES = ("ai.gateway", "video", "studio.media")
@@ -201,10 +201,7 @@ class ReplyFixture(_Strict):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str) -> str:
-        try:
-            regex.compile(value, regex.IGNORECASE)
-        except regex.error as exc:
-            raise ValueError(f"not a regular expression: {exc}") from exc
+        compiled(value)
         return value
 
     @model_validator(mode="after")

@@ -85,6 +85,9 @@ def test_replaced_replies_answer_at_once_and_a_reset_brings_back_the_fixtures(
         ({"pattern": "x", "tool_calls": [{"name": "f", "arguments": [1]}]},
          "replies[0].tool_calls[0].arguments"),
         ({"pattern": "(", "reply": "y"}, "replies[0].pattern"),
+        # `regex` would spell out 99,999,999 repeats (gigabytes) before answering anything
+        ({"pattern": "a{99999999}", "reply": "y"}, "replies[0].pattern"),
+        ({"pattern": "(?:(?:a{100}){100}){100}", "reply": "y"}, "replies[0].pattern"),
         ({"pattern": "x", "reply": "y", "extra": 1}, "replies[0].extra"),
     ],
 )  # fmt: skip

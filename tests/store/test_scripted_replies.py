@@ -63,6 +63,7 @@ def test_a_text_rule_is_stored_as_before(tmp_path: Path) -> None:
         ("{pattern: x, tool_calls: [{name: f, arguments: [1, 2]}]}", "must be a mapping.*not list"),
         ("{pattern: x, tool_calls: [{name: f, arguments: {d: 2026-01-02}}]}", "quote dates"),
         ("{pattern: x, tool_calls: [f]}", r"tool_calls\.0"),
+        ("{pattern: 'a{99999999}', reply: y}", "required repeats come to 10,001 or more"),
     ],
 )
 def test_a_broken_rule_is_a_clear_error(tmp_path: Path, rule: str, message: str) -> None:
