@@ -30,7 +30,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.error_handlers import translate, validation_error
-from emulator.errors import MAX_BODY_BYTES, body_too_large
+from emulator.errors import MAX_BODY_BYTES, ClientClosedRequest, body_too_large
 from emulator.journal.capture import record_direct, teed
 from emulator.web import Reply, admit, error_reply, runtime_of
 
@@ -171,7 +171,7 @@ async def _read_body(headers: dict[str, str], receive: Receive) -> bytes:
     while True:
         message = await receive()
         if message["type"] != "http.request":  # the client left before sending it all
-            return b"".join(chunks)
+            raise ClientClosedRequest()
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY_BYTES:

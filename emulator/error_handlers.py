@@ -23,6 +23,7 @@ from litestar.serialization import decode_json
 from pydantic import BaseModel
 
 from emulator.errors import (
+    ClientClosedRequest,
     EmulatorError,
     IdempotencyKeyMismatch,
     InternalError,
@@ -45,6 +46,7 @@ _OPENAI_WIRE = (
     "/api/v1/ai-gateway/quote",
     "/api/v1/messages",  # Anthropic's API refuses an invalid request with 400 too
 )
+_LEFT_MID_BODY = "client disconnected prematurely"  # litestar's words, as a 500
 _BY_STATUS: dict[int, type[EmulatorError]] = {
     400: InvalidRequest,
     404: NotFound,
@@ -115,6 +117,8 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
         return MethodNotAllowed(f"{method} is not allowed on {path}.", headers=headers)
     if isinstance(exc, HTTPException):
         detail = str(exc.detail)
+        if exc.status_code == 500 and detail == _LEFT_MID_BODY:
+            return ClientClosedRequest()
         # litestar's 400 for a body its decoder refused: every msgspec DecodeError, not
         # only those whose text says "JSON is malformed" (a number out of range, say).
         if exc.status_code == 400 and isinstance(exc.__cause__, SerializationException):

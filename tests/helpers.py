@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from typing import Any
 
 import httpx
@@ -101,3 +103,22 @@ def scoped_client(tenant: Tenant, scope: str, product: str) -> httpx.Client:
         created = keys.post("/keys", json=body)
     assert created.status_code == 201, created.text
     return httpx.Client(base_url=tenant.base_url, headers=bearer(created.json()["key"]))
+
+
+def send_part_and_leave(
+    url: str, path: str, token: str, body: bytes, chunked: bool = False
+) -> None:
+    """A POST whose client closes the socket before its body has all arrived: a
+    Content-Length 50 bytes over what is sent, or chunks without the closing one."""
+    host, port = url.removeprefix("http://").split("/")[0].split(":")
+    head = [f"POST {path} HTTP/1.1", f"Host: {host}", f"Authorization: Bearer {token}"]
+    head += ["Content-Type: application/json", "Idempotency-Key: left-mid-body"]
+    if chunked:
+        head.append("Transfer-Encoding: chunked")
+        sent = b"%x\r\n%s\r\n" % (len(body), body)
+    else:
+        head.append(f"Content-Length: {len(body) + 50}")
+        sent = body
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall("\r\n".join(head).encode() + b"\r\n\r\n" + sent)
+        time.sleep(0.05)  # the server reads what came before it sees the close

@@ -14,8 +14,8 @@ from litestar.testing import TestClient
 from emulator import app as app_module
 from emulator.app import create_app
 from emulator.settings import Settings
-from emulator.testing import EmulatorHandle
-from tests.helpers import assert_error, bearer
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error, bearer, send_part_and_leave
 
 CHAT = {"model": "emulator/echo", "messages": [{"role": "user", "content": "direct"}]}
 VIDEO = {"model": "emulator/video", "task_type": "text2video", "prompt": "a poll"}
@@ -61,6 +61,26 @@ def test_direct_answers_are_journaled_with_their_bodies(
     detail = httpx.get(f"{demo.url}/_emulator/requests/{streamed['id']}").json()
     assert detail["request"]["headers"]["x-title"] == "j"
     assert detail["response"]["body"].endswith("data: [DONE]\n\n")
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_body_its_client_left_before_it_all_came_is_not_run(
+    emulator: EmulatorHandle, tenant: Tenant, chunked: bool
+) -> None:
+    """Nothing is charged and the idempotency key stays free: the client saw no answer."""
+    body = json.dumps(CHAT).encode()
+    send_part_and_leave(emulator.url, "/api/v1/chat/completions", tenant.api_key, body, chunked)
+    journal = f"{emulator.url}/_emulator/requests"
+    entry = httpx.get(journal, params={"account_id": tenant.account_id}).json()["data"][0]
+    assert (entry["status"], entry["error_code"]) == (499, "client_closed_request")
+    with tenant.client() as http:
+        assert http.get("/ai-gateway/usage").json()["data"] == []
+        assert http.get("/ai-gateway/reservations").json()["data"] == []
+        again = http.post(
+            "/chat/completions", json=CHAT, headers={"Idempotency-Key": "left-mid-body"}
+        )
+        assert again.status_code == 200 and "idempotent-replayed" not in again.headers
+        assert len(http.get("/ai-gateway/usage").json()["data"]) == 1
 
 
 def answers(app: Any) -> list[tuple[int, str, str | None]]:

@@ -10,8 +10,8 @@ from litestar.testing import TestClient
 
 from emulator.app import create_app
 from emulator.settings import Settings
-from emulator.testing import Tenant
-from tests.helpers import assert_error, bearer
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error, bearer, send_part_and_leave
 
 
 @pytest.fixture
@@ -78,6 +78,16 @@ def test_a_compressed_body_is_415_naming_its_encoding(
     assert error["param"] == "Content-Encoding" and "'gzip' is not supported" in error["message"]
     plain = {"Content-Encoding": "identity", "Content-Type": "application/json"}
     assert keys.post("/keys", json={"name": "plain"}, headers=plain).status_code == 201
+
+
+def test_a_client_that_leaves_mid_body_is_a_499_not_a_crash(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A route litestar serves: its "client disconnected prematurely" is no 500."""
+    send_part_and_leave(emulator.url, "/api/v1/keys", tenant.user_token, b'{"na')
+    journal = f"{emulator.url}/_emulator/requests"
+    entry = httpx.get(journal, params={"path": "/api/v1/keys", "limit": 1}).json()["data"][0]
+    assert (entry["status"], entry["error_code"]) == (499, "client_closed_request")
 
 
 def test_every_answer_has_request_id_and_version(http: httpx.Client) -> None:
