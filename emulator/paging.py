@@ -84,3 +84,25 @@ def page(
         "has_more": has_more,
         "next_cursor": cursor_of(shown[-1]) if has_more and shown else None,
     }
+
+
+def page_in_order(
+    items: Sequence[T],
+    limit: int | None,
+    cursor: str | None,
+    name_of: Callable[[T], str],
+    render: Callable[[T], Any],
+    *,
+    default: int,
+    maximum: int,
+) -> dict[str, Any]:
+    """A page of a list kept in memory, in its own order: the cursor names the last item
+    shown (one gone since ends the list)."""
+    size = check_limit(limit, default=default, maximum=maximum)
+    after = decode_cursor(cursor, 1)
+    start = 0
+    if after is not None:
+        names = [name_of(item) for item in items]
+        start = names.index(after[0]) + 1 if after[0] in names else len(names)
+    shown = items[start : start + size + 1]
+    return page(shown, size, cursor_of=lambda item: encode_cursor(name_of(item)), render=render)

@@ -27,7 +27,8 @@ from emulator.control.schemas import (
 from emulator.web import Cursor, RuntimeDep, auth_opt
 
 Filter = Annotated[str | None, QueryParameter(max_length=100)]
-LedgerLimit = Annotated[
+# A control-plane list's page (the ledger, fault rules, snapshots).
+ControlLimit = Annotated[
     int | None, QueryParameter(ge=1, le=1000, description="Items a page, 1-1000 (default 100).")
 ]
 
@@ -79,7 +80,7 @@ class ControlController(Controller):
         account_id: FromPath[str],
         asset: Filter = None,
         kind: Filter = None,
-        limit: LedgerLimit = None,
+        limit: ControlLimit = None,
         cursor: Cursor = None,
     ) -> LedgerList:
         filters = {"asset": asset, "kind": kind}

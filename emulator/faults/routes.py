@@ -7,10 +7,10 @@ from typing import Any
 from litestar import Controller, delete, get, post
 from litestar.params import FromPath, JSONBody
 
-from emulator.control.routes import ADMIN
+from emulator.control.routes import ADMIN, ControlLimit
 from emulator.faults import service
 from emulator.faults.schemas import FaultCreate
-from emulator.web import RuntimeDep, auth_opt
+from emulator.web import Cursor, RuntimeDep, auth_opt
 
 
 class FaultsController(Controller):
@@ -20,8 +20,10 @@ class FaultsController(Controller):
     security = ADMIN
 
     @get("/", summary="The fault rules in force, with their hit counters")
-    async def list_rules(self, rt: RuntimeDep) -> dict[str, Any]:
-        return service.list_rules(rt)
+    async def list_rules(
+        self, rt: RuntimeDep, limit: ControlLimit = None, cursor: Cursor = None
+    ) -> dict[str, Any]:
+        return service.list_rules(rt, limit, cursor)
 
     @post("/", status_code=201, summary="Add a fault rule: match, action, times or probability")
     async def add_rule(self, rt: RuntimeDep, data: JSONBody[FaultCreate]) -> dict[str, Any]:

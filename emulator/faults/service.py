@@ -8,6 +8,7 @@ from emulator.errors import NotFound
 from emulator.faults.rules import Action, Match
 from emulator.faults.schemas import FaultCreate, MatchIn
 from emulator.ids import hash_secret
+from emulator.paging import page_in_order
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -39,9 +40,12 @@ def add_rule(rt: Runtime, body: FaultCreate) -> dict[str, Any]:
     return rule.wire()
 
 
-def list_rules(rt: Runtime) -> dict[str, Any]:
-    rules = [rule.wire() for rule in rt.faults.rules]
-    return {"object": "list", "data": rules, "has_more": False, "next_cursor": None}
+def list_rules(rt: Runtime, limit: int | None, cursor: str | None) -> dict[str, Any]:
+    """In the order they are tried."""
+    rules = list(rt.faults.rules)
+    return page_in_order(
+        rules, limit, cursor, lambda r: r.id, lambda r: r.wire(), default=100, maximum=1000
+    )
 
 
 def get_rule(rt: Runtime, rule_id: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from emulator.errors import ModelNotFound, quoted
 from emulator.gateway import free_tier
 from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
 from emulator.gateway.scripted import ScriptedReply
-from emulator.paging import check_limit, decode_cursor, encode_cursor, page
+from emulator.paging import page_in_order
 from emulator.store import Store
 from emulator.store.catalog import CatalogRows, ModelRow, ProviderRow, ServingRow, load_catalog
 from emulator.store.meta import get_platform
@@ -363,14 +363,9 @@ def models_page(
     if limit is None and not cursor and output_modalities is None and not supported_parameters:
         return view.models_page_bytes
     models = filtered_models(view, output_modalities, supported_parameters)
-    size = check_limit(limit, default=len(models) or 1, maximum=500)
-    after = decode_cursor(cursor, 1)
-    start = 0
-    if after is not None:
-        ids = [m["id"] for m in models]
-        start = ids.index(after[0]) + 1 if after[0] in ids else len(ids)
-    items = models[start : start + size + 1]
-    listed = page(items, size, cursor_of=lambda m: encode_cursor(m["id"]), render=dict)
+    listed = page_in_order(
+        models, limit, cursor, lambda m: m["id"], dict, default=len(models) or 1, maximum=500
+    )
     return encode(catalog_page(listed["data"], len(models), listed["next_cursor"]))
 
 

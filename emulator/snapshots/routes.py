@@ -9,9 +9,10 @@ from litestar.params import FromPath, JSONBody
 from pydantic import Field
 
 from emulator.bodies import RequestBody
-from emulator.control.routes import ADMIN
+from emulator.control.routes import ADMIN, ControlLimit
+from emulator.paging import page_in_order
 from emulator.snapshots.service import NAME, restore_from
-from emulator.web import RuntimeDep, auth_opt
+from emulator.web import Cursor, RuntimeDep, auth_opt
 
 
 class SnapshotCreate(RequestBody):
@@ -29,9 +30,13 @@ class SnapshotsController(Controller):
         return rt.snapshots.save(rt, data.name).wire()
 
     @get("/", summary="The saved snapshots")
-    async def list_snapshots(self, rt: RuntimeDep) -> dict[str, Any]:
-        data = [s.wire() for s in rt.snapshots.list()]
-        return {"object": "list", "data": data, "has_more": False, "next_cursor": None}
+    async def list_snapshots(
+        self, rt: RuntimeDep, limit: ControlLimit = None, cursor: Cursor = None
+    ) -> dict[str, Any]:
+        saved = rt.snapshots.list()  # in the order they were saved
+        return page_in_order(
+            saved, limit, cursor, lambda s: s.name, lambda s: s.wire(), default=100, maximum=1000
+        )
 
     @post("/{name:str}/restore", status_code=200, summary="Put the state back as it was saved")
     async def restore(self, rt: RuntimeDep, name: FromPath[str]) -> dict[str, Any]:

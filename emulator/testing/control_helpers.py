@@ -74,7 +74,15 @@ class Faults:
         return FaultRule(self._handle, self._handle.control("POST", "/faults", body))
 
     def list(self) -> list[dict[str, Any]]:
-        return list(self._handle.control("GET", "/faults")["data"])
+        """Every rule, in the order they are tried (the pages followed)."""
+        found: list[dict[str, Any]] = []
+        path = "/faults?limit=1000"
+        while True:
+            page = self._handle.control("GET", path)
+            found += page["data"]
+            if not page["has_more"]:
+                return found
+            path = f"/faults?{urlencode({'limit': 1000, 'cursor': page['next_cursor']})}"
 
     def clear(self) -> None:
         self._handle.control("DELETE", "/faults")

@@ -381,3 +381,28 @@ def test_a_chat_stream_cut_at_the_next_answers_first_delta_bills_none_of_it(
             billed.append(c.get("/ai-gateway/usage", params={"limit": 1}).json()["data"][0])
     assert '"content":"' in lines[role + 1]
     assert billed[0]["completion_tokens"] == billed[1]["completion_tokens"] == 7
+
+
+def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    control = f"{emulator.url}/_emulator/faults"
+    made = [
+        emulator.control("POST", "/faults", {"match": {"account_id": tenant.account_id},
+                                             "action": {"status": 503}})["id"]
+        for _ in range(3)
+    ]  # fmt: skip
+    try:
+        seen, params = [], {"limit": 2}
+        while True:
+            page = httpx.get(control, params=params).json()
+            assert len(page["data"]) <= 2
+            seen += [rule["id"] for rule in page["data"]]
+            if not page["has_more"]:
+                break
+            params["cursor"] = page["next_cursor"]
+        assert [rule for rule in seen if rule in made] == made  # in the order tried, once
+        assert [r["id"] for r in emulator.faults.list() if r["id"] in made] == made
+        bad = httpx.get(control, params={"cursor": "garbage"})
+        assert assert_error(bad, 422, "invalid_request")["param"] == "cursor"
+    finally:
+        for rule in made:
+            emulator.control("DELETE", f"/faults/{rule}")

@@ -304,3 +304,26 @@ def test_a_restore_keeps_the_server_s_clock_mode_for_commands_beside_it(tmp_path
     restore_file(real, saved)
     beside = open_runtime(Settings(db=str(tmp_path / "b.db")), serving=False)
     assert beside.clock.mode == "real"
+
+
+def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, http: httpx.Client) -> None:
+    mine = ["paged-a", "paged-b", "paged-c"]
+    for name in mine:
+        emulator.snapshots.save(name)
+    try:
+        seen, params = [], {"limit": 1}
+        while True:
+            page = http.get("/_emulator/snapshots", params=params).json()
+            assert len(page["data"]) <= 1
+            seen += [s["name"] for s in page["data"]]
+            if not page["has_more"]:
+                break
+            params["cursor"] = page["next_cursor"]
+        assert [name for name in seen if name in mine] == mine  # in the order saved, once
+        assert len(seen) == len(set(seen))
+        bad = http.get("/_emulator/snapshots", params={"cursor": "garbage"})
+        assert assert_error(bad, 422, "invalid_request")["param"] == "cursor"
+        assert_error(http.get("/_emulator/snapshots", params={"limit": 0}), 422, "invalid_request")
+    finally:
+        for name in mine:
+            emulator.snapshots.delete(name)
