@@ -27,6 +27,7 @@ class Answer:
     body: dict[str, Any] | None = None  # a whole JSON answer...
     stream: AsyncIterator[bytes] | None = None  # ...or server-sent events
     made: list[bytes] | None = None  # a stream that runs on without its client: its lines
+    provider: str | None = None  # the one that served it (for the journal)
 
 
 Produce = Callable[["Runtime", Caller, dict[str, Any], dict[str, Any]], Answer]
@@ -38,14 +39,16 @@ def gateway_reply(
     """The shared shape of the inference routes: body, attribution, idempotency, answer."""
     rt, caller = request.rt, request.caller
     body = data.model_dump(by_alias=True, exclude_none=True)
-    metadata = attribution(request.headers, request.scope["state"])
+    state = request.scope["state"]
+    metadata = attribution(request.headers, state)
+
+    def produced() -> Answer:
+        answer = produce(rt, caller, body, metadata)
+        state["provider"] = answer.provider
+        return answer
+
     return respond(
-        rt,
-        caller.account_id,
-        endpoint,
-        request.headers.get("idempotency-key"),
-        body,
-        lambda: produce(rt, caller, body, metadata),
+        rt, caller.account_id, endpoint, request.headers.get("idempotency-key"), body, produced
     )
 
 

@@ -88,7 +88,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
             return sse_lines(_priced(rt, call, served, chunks))
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
-        return Answer(answer_headers, stream=stream)
+        return Answer(answer_headers, stream=stream, provider=served.route.provider)
     completions = served.completions
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]
@@ -108,7 +108,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     answer["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, cache=spent.cache
     )
-    return Answer(answer_headers, body=answer)
+    return Answer(answer_headers, body=answer, provider=served.route.provider)
 
 
 def _priced(

@@ -109,7 +109,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             )
             return typed_sse_lines(_priced(rt, call, served, events))
 
-        return Answer(headers, stream=paced_stream(rt, caller, call, served, render))
+        stream = paced_stream(rt, caller, call, served, render)
+        return Answer(headers, stream=stream, provider=served.route.provider)
     completion = served.completions[0]
     if hidden:
         completion = replace(completion, reasoning=None)
@@ -127,7 +128,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     whole["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, ENDPOINT, spent.cache
     )
-    return Answer(headers, body=whole)
+    return Answer(headers, body=whole, provider=served.route.provider)
 
 
 def _priced(

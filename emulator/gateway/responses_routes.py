@@ -87,7 +87,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     service.check_body(body, "responses", talk.history)
     call = service.new_call("responses", body, responses.parse_request(talk.whole()), metadata)
     served = service.serve(rt, caller, call)
-    answer_headers = {"X-Generation-Id": served.id}
+    answer_headers, provider = {"X-Generation-Id": served.id}, served.route.provider
     extra = {"provider": served.route.provider, **responses.request_echo(body)}
     ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
@@ -115,7 +115,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
 
         made: list[bytes] | None = None if run is None else []  # runs on: kept whole
         paced = paced_stream(rt, caller, call, served, render, made=made)
-        return Answer(answer_headers, stream=paced, made=made)
+        return Answer(answer_headers, stream=paced, made=made, provider=provider)
     completion = served.completions[0]
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra, shown=shown
@@ -137,12 +137,13 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     if run is None:
         if kept is not None:
             stored_responses.keep(rt, kept, whole)
-        return Answer(answer_headers, body=whole)
+        return Answer(answer_headers, body=whole, provider=provider)
     whole = background.finished(whole, run)
     if kept is not None:  # always: a background response is kept, to be polled
         deltas = background.deltas_of(completion, served.route.wire_format)
         stored_responses.keep(rt, kept, whole, background.ending_with(typed(deltas), whole))
-    return Answer(answer_headers, body=background.seen(whole, run, rt.clock.now()))
+    seen = background.seen(whole, run, rt.clock.now())
+    return Answer(answer_headers, body=seen, provider=provider)
 
 
 def _debug_first(events: Iterator[Any], upstream: dict[str, Any]) -> Iterator[Any]:

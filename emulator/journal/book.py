@@ -50,6 +50,7 @@ class Entry:
     response_body: bytes = b""
     truncated: bool = False
     duration_ms: float = 0.0
+    provider: str | None = None  # the one that served, as the gateway said (a stream may not)
     seq: int = 0  # the journal's order of recording, set by `Journal.record`: the cursor
 
     @property
@@ -65,11 +66,12 @@ class Entry:
         return _kept(self.raw_response_headers, KEPT_RESPONSE_HEADERS)
 
     def summary(self) -> dict[str, Any]:
-        request, response = _json(self.request_body), _json(self.response_body)
-        if response is None and self.response_body.startswith((b"data: ", b"event: ")):
-            response = _first_event(self.response_body)
-        error = response.get("error") if isinstance(response, dict) else None
         headers = self.response_headers
+        streamed = headers.get("content-type", "").startswith("text/event-stream")
+        request, response = _json(self.request_body), _json(self.response_body)
+        error = response.get("error") if isinstance(response, dict) else None
+        if streamed:
+            response, error = _stream_facts(self.response_body)
         return {
             "object": "journal_entry",
             "id": self.id,
@@ -82,11 +84,11 @@ class Entry:
             "account_id": self.account_id,
             "key_id": self.key_id,
             "model": _field(request, "model"),
-            "provider": _field(response, "provider"),
+            "provider": self.provider or _field(response, "provider"),
             "idempotency_key": self.request_headers.get("idempotency-key"),
             "replayed": headers.get("idempotent-replayed") == "true",
             "error_code": error.get("code") if isinstance(error, dict) else None,
-            "stream": headers.get("content-type", "").startswith("text/event-stream"),
+            "stream": streamed,
         }
 
     def detail(self) -> dict[str, Any]:
@@ -114,14 +116,35 @@ def _json(body: bytes) -> Any:
         return None
 
 
-def _first_event(stream: bytes) -> Any:
-    """The first event of a stream: it names the provider (chat chunks, or the
-    `response` of a responses stream's first event)."""
+def _stream_facts(stream: bytes) -> tuple[Any, Any]:
+    """A stream's first event (chat chunks and a responses stream's first `response` name
+    the provider) and the last error it reports, in any of the three formats."""
+    first = error = None
     for line in stream.split(b"\n"):
-        if line.startswith(b"data: {"):
-            data = _json(line[6:])
-            return data.get("response", data) if isinstance(data, dict) else None
-    return None
+        if not line.startswith(b"data: {"):
+            continue
+        if first is not None and b'"error"' not in line and b"response.failed" not in line:
+            continue
+        data = _json(line[6:])
+        if not isinstance(data, dict):
+            continue
+        if first is None:
+            first = data.get("response", data)
+        error = _event_error(data) or error
+    return first, error
+
+
+def _event_error(event: dict[str, Any]) -> dict[str, Any] | None:
+    """The error of a chat chunk, a responses `error` or `response.failed` event, or a
+    messages `error` event (whose `type` is its code)."""
+    if event.get("type") == "response.failed":
+        event = event.get("response") or {}
+    elif event.get("type") == "error" and "code" in event:
+        return event
+    found = event.get("error")
+    if isinstance(found, dict) and "code" not in found and "type" in found:
+        return {"code": found["type"]}
+    return found if isinstance(found, dict) else None
 
 
 def _field(data: Any, name: str) -> Any:

@@ -69,6 +69,7 @@ def with_journal(inner: ASGIApp, journal: Journal, clock: Clock) -> ASGIApp:
             caller = state.get("caller_ids")  # (account id, key id), set by the auth hook
             if caller is not None:
                 entry.account_id, entry.key_id = caller
+            entry.provider = state.get("provider")
             entry.request_body = b"".join(request_chunks)
             entry.response_body = b"".join(response_chunks)
             entry.truncated = sizes[0] > BODY_CAP or sizes[1] > BODY_CAP
@@ -108,6 +109,7 @@ def record_direct(
             response_body=response_body[:BODY_CAP],
             truncated=len(request_body) > BODY_CAP or len(response_body) > BODY_CAP,
             duration_ms=(time.perf_counter() - started) * 1000,
+            provider=state.get("provider"),
         )
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from emulator.journal.book import Entry, Filters, Journal
 from emulator.testing import EmulatorHandle, Tenant
@@ -112,3 +113,53 @@ def test_journal_size_zero_keeps_nothing() -> None:
         assert httpx.get(f"{server.url}/_emulator/requests").json()["data"] == []
     finally:
         server.stop()
+
+
+STREAMS = {
+    "/chat/completions": {"messages": [{"role": "user", "content": "hello"}]},
+    "/responses": {"input": "hello"},
+    "/messages": {"max_tokens": 50, "messages": [{"role": "user", "content": "hello"}]},
+}
+
+
+@pytest.mark.parametrize("path", list(STREAMS))
+def test_a_stream_s_entry_names_its_provider(
+    emulator: EmulatorHandle, tenant: Tenant, path: str
+) -> None:
+    """Anthropic's events name no provider: the gateway tells the journal."""
+    with tenant.client() as client:
+        body = {"model": "openai/gpt-4o", "stream": True, **STREAMS[path]}
+        assert client.post(path, json=body).status_code == 200
+    entry = emulator.journal.list(account_id=tenant.account_id, limit=1)[0]
+    assert entry["stream"] and entry["provider"] == "openai"
+    assert entry["error_code"] is None
+
+
+def test_a_slow_stream_opening_with_a_comment_is_read_as_a_stream(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as client:
+        body = {
+            "model": "emulator/slow",
+            "stream": True,
+            "max_tokens": 1,
+            **STREAMS["/chat/completions"],
+        }
+        sent = client.post("/chat/completions", json=body)
+    assert sent.text.startswith(": EMULATOR PROCESSING")
+    entry = emulator.journal.list(account_id=tenant.account_id, limit=1)[0]
+    assert entry["stream"] and entry["provider"] == "emulator-slow"
+    assert entry["model"] == "emulator/slow" and entry["error_code"] is None
+
+
+@pytest.mark.parametrize(
+    ("path", "code"),
+    [("/chat/completions", "stream_cut"), ("/responses", "stream_cut"), ("/messages", "api_error")],
+)
+def test_a_stream_cut_by_an_error_keeps_its_code(
+    emulator: EmulatorHandle, tenant: Tenant, path: str, code: str
+) -> None:
+    with tenant.client(headers={"X-Emulator-Fault": "cut=2"}) as client:
+        client.post(path, json={"model": "openai/gpt-4o", "stream": True, **STREAMS[path]})
+    entry = emulator.journal.list(account_id=tenant.account_id, limit=1)[0]
+    assert (entry["status"], entry["error_code"], entry["provider"]) == (200, code, "openai")
