@@ -51,8 +51,10 @@ def hold(
     idempotency_key: str | None,
     *,
     write: bool = True,
+    output_limit: str = "max_tokens",
 ) -> Hold:
-    """Hold `amount`, or raise the 402 that says why not.
+    """Hold `amount`, or raise the 402 that says why not (`output_limit`: the request's
+    field that bounds its answer, which the 402 says to lower).
 
     `write=False` is for a hold closed in the same transaction (a whole answer):
     nothing else can see it in between, so its row is written once, closed."""
@@ -68,7 +70,7 @@ def hold(
             settle_refunds(rt, conn, account_id)
             available = reservations.available(conn, account_id) or 0
         if amount > available:
-            raise insufficient_credits(amount, available, "lower max_tokens")
+            raise insufficient_credits(amount, available, f"lower {output_limit}")
         taken = Hold(
             rt.new_id("res"), account_id, key_id, amount, idempotency_key, now, write, rt.world
         )

@@ -234,8 +234,9 @@ def _not_cancellable(response_id: str, why: str) -> InvalidRequest:
 def _missing(response_id: str) -> NotFound:
     return NotFound(
         f"Response with id {quoted(response_id)} not found: responses are kept when made with "
-        "`store` true (the default) or `background` true, per account, until deleted or "
-        "the emulator is reset.",
+        "`store` true (the default) or `background` true and answered whole (a stream cut "
+        "short or left by its client is not kept), per account, until deleted or the "
+        "emulator is reset.",
         param="response_id",
     )
 

@@ -94,6 +94,11 @@ def test_no_credit_is_402_and_retries_are_pointless(emulator: EmulatorHandle) ->
         error = assert_error(response, 402, "insufficient_credits", "billing_error")
         assert response.headers["x-should-retry"] == "false"
         assert "Top up" in error["message"] and error["metadata"]["available_micros"] == 0
+        assert "lower max_tokens" in error["message"]
+        # Each format's 402 names its own field that bounds the answer.
+        asked = {"model": "openai/gpt-4o", "input": "hello"}
+        refused = assert_error(http.post("/responses", json=asked), 402, "insufficient_credits")
+        assert "lower max_output_tokens" in refused["message"]
         assert http.get("/ai-gateway/usage").json()["data"] == []
     client = openai.OpenAI(base_url=emulator.base_url, api_key=broke.api_key)
     with pytest.raises(openai.APIStatusError) as info:
