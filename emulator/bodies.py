@@ -52,7 +52,7 @@ def parse_body(raw: bytes, model: type[Body]) -> Body:
         data = msgspec.json.decode(raw)
     # msgspec raises the last two for a string that is not UTF-8 and for deep nesting.
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError) as exc:
-        raise malformed_json(exc) from exc
+        raise malformed_json(exc, raw) from exc
     return validate(data, model)
 
 

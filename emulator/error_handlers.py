@@ -20,6 +20,7 @@ from litestar.exceptions import (
     ValidationException,
 )
 from litestar.serialization import decode_json
+from litestar.utils.scope.state import ScopeState
 from pydantic import BaseModel
 
 from emulator.errors import (
@@ -70,7 +71,20 @@ def handle_emulator_error(request: Request[Any, Any, Any], exc: EmulatorError) -
 
 
 def handle_http_exception(request: Request[Any, Any, Any], exc: Exception) -> Response[Any]:
+    if _is_decode_error(exc):  # the body, if read, tells a lone surrogate from a cut
+        raw = ScopeState.from_scope(request.scope).body
+        return render(malformed_json(exc, raw if isinstance(raw, bytes) else None))
     return render(translate(request.method, request.url.path, exc))
+
+
+def _is_decode_error(exc: Exception) -> bool:
+    """litestar's 400 for a body its decoder refused: every msgspec DecodeError, not
+    only those whose text says "JSON is malformed" (a number out of range, say)."""
+    return (
+        isinstance(exc, HTTPException)
+        and exc.status_code == 400
+        and isinstance(exc.__cause__, SerializationException)
+    )
 
 
 def translate(method: str, path: str, exc: Exception) -> EmulatorError:
@@ -119,9 +133,7 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
         detail = str(exc.detail)
         if exc.status_code == 500 and detail == _LEFT_MID_BODY:
             return ClientClosedRequest()
-        # litestar's 400 for a body its decoder refused: every msgspec DecodeError, not
-        # only those whose text says "JSON is malformed" (a number out of range, say).
-        if exc.status_code == 400 and isinstance(exc.__cause__, SerializationException):
+        if _is_decode_error(exc):
             return malformed_json(exc)
         if exc.status_code == 413:
             return body_too_large()
@@ -137,13 +149,27 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
     )
 
 
-def malformed_json(exc: Exception) -> MalformedJson:
+# A `\uD800`-`\uDBFF` escape not followed by its low half (JSON of a string cut inside
+# an emoji, as JavaScript's `slice` makes).
+_LONE_SURROGATE = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})")
+
+
+def malformed_json(exc: Exception, raw: bytes | None = None) -> MalformedJson:
     """A body that does not decode as JSON: msgspec's DecodeError (or litestar's wrapping of
-    it), a string that is not UTF-8, or nesting deeper than the decoder's recursion limit."""
+    it), a string that is not UTF-8, or nesting deeper than the decoder's recursion limit.
+    `raw`, when known, tells a lone surrogate from a body cut short (msgspec says
+    "truncated" for both)."""
+    lone = _LONE_SURROGATE.search(raw) if raw is not None and b"\\u" in raw else None
     if isinstance(exc, UnicodeDecodeError):
         why = "a string in it is not valid UTF-8"
     elif isinstance(exc, RecursionError):
         why = "it is nested too deeply"
+    elif lone is not None:
+        escape = lone.group().decode()
+        why = (
+            f"{escape} is half of a surrogate pair without its other half: a string was "
+            "cut inside a character such as an emoji"
+        )
     else:
         why = str(exc.detail if isinstance(exc, HTTPException) else exc).split(": ", 1)[-1]
         why = why.split(" - at `", 1)[0]  # msgspec's "Number out of range - at `$[...]`"

@@ -109,3 +109,15 @@ def test_responses_metadata_must_be_an_object(
         emulator, tenant, route, b'{"model":"emulator/echo","input":"hi","metadata":[1]}'
     )
     assert assert_error(response, 400, "invalid_request")["param"] == "metadata"
+
+
+@pytest.mark.parametrize("route", ROUTES, ids=[r[0] for r in ROUTES])
+def test_a_lone_surrogate_is_named_not_taken_for_a_truncated_body(
+    emulator: EmulatorHandle, tenant: Tenant, route: tuple
+) -> None:
+    """JavaScript's `slice` can cut an emoji in two: the decoder says "truncated"."""
+    response = post(emulator, tenant, route, route[2] % (b"hi \\ud83d", b"1"))
+    error = assert_error(response, 400, "invalid_json", "invalid_request_error")
+    assert "\\ud83d is half of a surrogate pair" in error["message"]
+    whole = post(emulator, tenant, route, route[2] % (b"hi \\ud83d\\ude00", b"1"))
+    assert whole.status_code != 400 or "not valid JSON" not in whole.text
