@@ -122,3 +122,17 @@ def send_part_and_leave(
     with socket.create_connection((host, int(port))) as sock:
         sock.sendall("\r\n".join(head).encode() + b"\r\n\r\n" + sent)
         time.sleep(0.05)  # the server reads what came before it sees the close
+
+
+def every_page(url: str, limit: int, **params: Any) -> list[dict[str, Any]]:
+    """Every item of a list (SPEC section 8), its pages followed from the first; each page
+    holds at most `limit`."""
+    items: list[dict[str, Any]] = []
+    asked: dict[str, Any] = {**params, "limit": limit}
+    while True:
+        page = httpx.get(url, params=asked).json()
+        assert len(page["data"]) <= limit
+        items += page["data"]
+        if not page["has_more"]:
+            return items
+        asked["cursor"] = page["next_cursor"]

@@ -88,7 +88,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     call = service.new_call("responses", body, responses.parse_request(talk.whole()), metadata)
     served = service.serve(rt, caller, call)
     answer_headers, provider = {"X-Generation-Id": served.id}, served.route.provider
-    extra = {"provider": served.route.provider, **responses.request_echo(body)}
+    extra = {"provider": provider, **responses.request_echo(body)}
     ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
     run = background.run_for(rt, body, call.stream)

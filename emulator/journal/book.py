@@ -68,10 +68,12 @@ class Entry:
     def summary(self) -> dict[str, Any]:
         headers = self.response_headers
         streamed = headers.get("content-type", "").startswith("text/event-stream")
-        request, response = _json(self.request_body), _json(self.response_body)
-        error = response.get("error") if isinstance(response, dict) else None
+        request = _json(self.request_body)
         if streamed:
             response, error = _stream_facts(self.response_body)
+        else:
+            response = _json(self.response_body)
+            error = response.get("error") if isinstance(response, dict) else None
         return {
             "object": "journal_entry",
             "id": self.id,

@@ -14,7 +14,7 @@ import pytest
 
 from emulator.gateway.tokens import count_text
 from emulator.testing import EmulatorHandle, Tenant
-from tests.helpers import assert_error
+from tests.helpers import assert_error, every_page
 
 CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
 
@@ -391,14 +391,7 @@ def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, tenant: 
         for _ in range(3)
     ]  # fmt: skip
     try:
-        seen, params = [], {"limit": 2}
-        while True:
-            page = httpx.get(control, params=params).json()
-            assert len(page["data"]) <= 2
-            seen += [rule["id"] for rule in page["data"]]
-            if not page["has_more"]:
-                break
-            params["cursor"] = page["next_cursor"]
+        seen = [rule["id"] for rule in every_page(control, limit=2)]
         assert [rule for rule in seen if rule in made] == made  # in the order tried, once
         assert [r["id"] for r in emulator.faults.list() if r["id"] in made] == made
         bad = httpx.get(control, params={"cursor": "garbage"})

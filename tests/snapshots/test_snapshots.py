@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
-from tests.helpers import assert_error
+from tests.helpers import assert_error, every_page
 from tests.test_serve import free_port, serving
 
 CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hello"}]}
@@ -311,14 +311,7 @@ def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, http: ht
     for name in mine:
         emulator.snapshots.save(name)
     try:
-        seen, params = [], {"limit": 1}
-        while True:
-            page = http.get("/_emulator/snapshots", params=params).json()
-            assert len(page["data"]) <= 1
-            seen += [s["name"] for s in page["data"]]
-            if not page["has_more"]:
-                break
-            params["cursor"] = page["next_cursor"]
+        seen = [s["name"] for s in every_page(f"{emulator.url}/_emulator/snapshots", limit=1)]
         assert [name for name in seen if name in mine] == mine  # in the order saved, once
         assert len(seen) == len(set(seen))
         bad = http.get("/_emulator/snapshots", params={"cursor": "garbage"})
