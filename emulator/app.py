@@ -6,6 +6,7 @@ from litestar import Litestar
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
 from litestar.plugins.pydantic import PydanticPlugin
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from emulator.billing.routes import (
     BalanceController,
@@ -99,7 +100,20 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         rt.ids.request_id,
         route_methods(routes),
     )
+    if not settings.in_memory:
+        app.asgi_handler = with_outside_changes(app.asgi_handler, rt)
     return app
+
+
+def with_outside_changes(inner: ASGIApp, rt: Runtime) -> ASGIApp:
+    """Before each request on a file: learn what another process did to it since the
+    last one (`emulator reset` beside the server: `Runtime.adopt_outside_state`)."""
+
+    async def handler(scope: Scope, receive: Receive, send: Send) -> None:
+        rt.store.check_outside()  # a query only when the file's data_version moved
+        await inner(scope, receive, send)
+
+    return handler
 
 
 def shut_down(rt: Runtime) -> None:

@@ -25,6 +25,8 @@ from emulator.store.meta import (
     SequenceBlock,
     get_meta,
     get_platform,
+    get_world,
+    next_world,
     set_meta,
     set_platform,
 )
@@ -59,13 +61,44 @@ class Runtime:
         self.journal = Journal(self.settings.journal_size)
         self.snapshots = Snapshots()
 
-    def after_restore(self, manual_now: float | None, offset: float) -> None:
-        """The database was replaced: drop what the process kept of the old one."""
-        self.world += 1
+    def after_restore(
+        self, conn: sqlite3.Connection, manual_now: float | None, offset: float
+    ) -> None:
+        """The database was replaced (under the store's lock): drop what the process kept
+        of the old one, and count a new state, above the one the restored file was in."""
+        self.world = next_world(conn, self.world)
         self.keys = self.new_key_cache()
         self.drop_id_blocks()
         self.limiter.reset()
         self.clock.restore(manual_now, offset)
+        self.catalog.invalidate()
+
+    def serve_beside_others(self) -> None:
+        """Follow what another process (`emulator reset`) does to this file: see
+        `adopt_outside_state`. An in-memory database has no other writer."""
+        if not self.settings.in_memory:
+            self.store.watch_outside(self.adopt_outside_state)
+
+    def adopt_outside_state(self, conn: sqlite3.Connection) -> None:
+        """Another process committed to the file (under the store's lock). If it reset the
+        state, forget this one's as `reset` does: a request still running (a stream)
+        writes nothing into the new state, ids start again from the new sequences
+        (numbers kept in blocks would collide), the clock is the one the reset saved,
+        fault rules and the journal are cleared."""
+        world = get_world(conn)
+        if world == self.world:
+            return  # a top-up, a key created: nothing this process keeps depends on it
+        self.world = world
+        self.keys = self.new_key_cache()
+        self.ids.reset()
+        self.drop_id_blocks()
+        self.limiter.reset()
+        self.faults.clear()
+        self.journal.clear()
+        saved = get_meta(conn, "clock") or {}
+        started = get_platform(conn, "world")
+        self.clock.reset(parse_iso(started["clock_start"]) if started else None)
+        self.clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
         self.catalog.invalidate()
 
     # Numbers of the ids the hot path makes (generations, reservations, ledger
@@ -105,7 +138,7 @@ class Runtime:
         fx = self.fixtures()
         with self.store.write() as conn:
             wipe(conn)
-            self.world += 1
+            self.world = next_world(conn, self.world)
             self.clock.reset(fx.world.clock_start_ts)
             self.ids.reset()
             self.drop_id_blocks()
@@ -154,14 +187,19 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
 
                 video = load_fixtures(fixtures_dir).video
                 set_platform(conn, "video", video.model_dump(mode="json"))
-    return Runtime(
+        world_number = get_world(conn)
+    rt = Runtime(
         settings=settings,
         store=store,
         clock=clock,
         ids=ids,
         catalog=Catalog(store),
         fixtures_dir=fixtures_dir,
+        world=world_number,
     )
+    if serving:
+        rt.serve_beside_others()
+    return rt
 
 
 def wipe(conn: sqlite3.Connection) -> None:

@@ -145,3 +145,71 @@ def test_a_killed_server_loses_no_charge_and_leaves_no_active_hold(tmp_path: Pat
     assert len(settled) == 5
     assert balance["balance_micros"] == 25_000_000 - sum(e["charge_micros"] for e in settled)
     assert balance["pending_micros"] == 0
+
+
+def test_emulator_reset_beside_a_live_server(tmp_path: Path) -> None:
+    """`emulator reset` on the file a server runs on is a reset of that server: a stream
+    in flight charges nothing into the new state, ids start again as after `POST
+    /_emulator/reset` (numbers the server had kept would collide), the clock, fault
+    rules and journal are those of a fresh start."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    headers = {"Authorization": "Bearer sk-emu-demo-gateway"}
+    quick = {"model": "emulator/echo", "messages": [{"role": "user", "content": "hi"}]}
+    slow = {
+        "model": "emulator/slow",
+        "messages": [{"role": "user", "content": "[emulator:tokens=40]"}],
+        "stream": True,
+    }
+    with serving("--clock", "manual", cwd=tmp_path) as (url, _):
+        api, control = f"{url}/api/v1", f"{url}/_emulator"
+
+        def chat() -> httpx.Response:
+            return httpx.post(f"{api}/chat/completions", json=quick, headers=headers)
+
+        def stream() -> list[str]:
+            with httpx.stream(
+                "POST", f"{api}/chat/completions", json=slow, headers=headers, timeout=10
+            ) as r:
+                assert r.status_code == 200
+                return [line for line in r.iter_lines() if line]
+
+        assert httpx.post(f"{control}/reset").status_code == 200
+        fresh = chat().json()["id"]
+        for _ in range(5):
+            assert chat().status_code == 200
+        httpx.post(f"{control}/clock", json={"advance_seconds": 86_400})
+        httpx.post(f"{control}/faults", json={"match": {"path": "/nowhere"}, "status": 503})
+        pool = ThreadPoolExecutor(1)
+        in_flight = pool.submit(stream)
+        time.sleep(0.3)  # the slow stream is mid-way: its hold is active
+        done = subprocess.run(
+            [sys.executable, "-m", "emulator", "reset"], cwd=tmp_path, capture_output=True
+        )
+        assert done.returncode == 0, done.stderr
+        assert in_flight.result()[-1] == "data: [DONE]"
+        pool.shutdown()
+
+        assert chat().json()["id"] == fresh  # as after POST /_emulator/reset
+        for _ in range(70):  # past the block of numbers the server had taken before
+            assert chat().status_code == 200
+        balance = httpx.get(f"{api}/ai-gateway/balance", headers=headers).json()
+        events = httpx.get(
+            f"{api}/ai-gateway/usage", headers=headers, params={"limit": 200}
+        ).json()["data"]
+        holds = httpx.get(
+            f"{api}/ai-gateway/reservations", headers=headers, params={"limit": 200}
+        ).json()["data"]
+        ledger = httpx.get(f"{control}/accounts/acct_demo/ledger", params={"limit": 200})
+        clock = httpx.get(f"{control}/clock").json()
+        faults = httpx.get(f"{control}/faults").json()["data"]
+        journal = httpx.get(f"{control}/requests", params={"limit": 500}).json()["data"]
+    assert len(events) == 71 and {e["status"] for e in events} == {"succeeded"}
+    assert len(holds) == 71 and {h["status"] for h in holds} == {"settled"}
+    charges = [e for e in ledger.json()["data"] if e["kind"] == "charge"]
+    assert len(charges) == 71
+    assert balance["balance_micros"] == 25_000_000 - sum(e["charge_micros"] for e in events)
+    assert balance["pending_micros"] == 0
+    assert clock["now"] == "2026-01-01T00:00:00.000Z"
+    assert faults == []
+    assert not [r for r in journal if r["path"] == "/_emulator/faults" and r["method"] == "POST"]

@@ -98,20 +98,23 @@ class Snapshots:
 
 
 def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
+    # One hold of the store's lock throughout: no request sees the copied file before
+    # it is migrated and numbered as a new state.
     with rt.store.read() as conn:
+        rt.store.check_outside()  # first what another process did (a reset), if anything
         rt.identities.note(conn)
         source.backup(conn)
         rt.identities.keep(conn)
-        saved = get_meta(conn, "clock") or {}
-        rt.after_restore(saved.get("manual_now"), saved.get("offset", 0.0))
-    with rt.store.write() as conn:
-        migrate(conn)  # a snapshot file of an earlier version lacks the tables added since
-        # The requests that were running when the snapshot was taken are not running in
-        # this state: their holds would stay active, their keys in flight, forever.
-        end_orphaned_requests(
-            conn, "released at restore: its request ran in the state saved", rt.clock.now_iso()
-        )
-    rt.save_clock()  # the snapshot's clock in this server's mode, for commands beside it
+        with rt.store.write() as conn:
+            migrate(conn)  # a snapshot file of an earlier version lacks the tables added since
+            saved = get_meta(conn, "clock") or {}
+            rt.after_restore(conn, saved.get("manual_now"), saved.get("offset", 0.0))
+            # The requests that were running when the snapshot was taken are not running
+            # in this state: their holds would stay active, their keys in flight, forever.
+            end_orphaned_requests(
+                conn, "released at restore: its request ran in the state saved", rt.clock.now_iso()
+            )
+        rt.save_clock()  # the snapshot's clock in this server's mode, for commands beside it
 
 
 def save_file(rt: Runtime, path: Path) -> None:

@@ -83,6 +83,31 @@ class Store:
         self._lock = threading.RLock()
         self._on_rollback: list[Callable[[], None]] = []
         self._reading = _Read(self)
+        self._outside: Callable[[sqlite3.Connection], None] | None = None
+        self._seen_version = -1
+
+    def watch_outside(self, listener: Callable[[sqlite3.Connection], None]) -> None:
+        """Call `listener` (under the lock, with the connection) when another connection,
+        another process (`emulator reset` beside a server), has committed since it last
+        ran: at the start of each write transaction, and on `check_outside`."""
+        with self._lock:
+            self._outside = listener
+            self._seen_version = self._version()
+
+    def check_outside(self) -> None:
+        """Run the listener now if another connection has committed (a request's start)."""
+        if self._outside is not None:
+            with self._lock:
+                self._if_outside()
+
+    def _if_outside(self) -> None:
+        version = self._version()
+        if version != self._seen_version and self._outside is not None:
+            self._seen_version = version
+            self._outside(self.conn)
+
+    def _version(self) -> int:
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def write(self, keep: tuple[type[BaseException], ...] = ()) -> _Write:
         """A write transaction (BEGIN IMMEDIATE); nested calls join the outer one.
@@ -114,7 +139,7 @@ class Store:
     def data_version(self) -> int:
         """Changes when another connection (the CLI) commits to the same file."""
         with self._lock:
-            return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+            return self._version()
 
     def close(self) -> None:
         with self._lock:
@@ -153,6 +178,13 @@ class _Write:
                 store._lock.release()
                 raise
             self._outer = True
+            if store._outside is not None:
+                try:
+                    store._if_outside()
+                except BaseException:
+                    store._end("ROLLBACK")
+                    store._lock.release()
+                    raise
         return store.conn
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:

@@ -86,6 +86,20 @@ def set_platform(conn: sqlite3.Connection, key: str, value: Any) -> None:
     _set(conn, "platform", key, value)
 
 
+def get_world(conn: sqlite3.Connection) -> int:
+    """Which state the database holds (m0017): one more after each reset or restore."""
+    return int(conn.execute("SELECT value FROM _world").fetchone()[0])
+
+
+def next_world(conn: sqlite3.Connection, at_least: int = 0) -> int:
+    """Count a reset or restore (in the caller's transaction): the state's new number,
+    above `at_least` (a restored file brings back the number it was saved with)."""
+    row = conn.execute(
+        "UPDATE _world SET value = max(value, ?) + 1 RETURNING value", [at_least]
+    ).fetchone()
+    return int(row[0])
+
+
 def new_id(conn: sqlite3.Connection, ids: Ids, prefix: str) -> str:
     """The next deterministic id of a kind, counted in the caller's transaction."""
     return ids.make(prefix, next_sequence(conn, prefix))

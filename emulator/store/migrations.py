@@ -365,6 +365,15 @@ def m0016_usage_stop_sequence(db: Any) -> None:
     db["usage_events"].add_column("stop_sequence", str)
 
 
+@migration
+def m0017_world(db: Any) -> None:
+    """Which state the file holds: a reset or a restore, by any process, counts one more.
+    A server learns from it that `emulator reset` replaced its state (`Runtime`).
+    Outside the data tables, so a reset never winds it back."""
+    db.conn.execute("CREATE TABLE _world (value INTEGER NOT NULL)")
+    db.conn.execute("INSERT INTO _world (value) VALUES (0)")
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -1,0 +1,62 @@
+"""The runtime follows what another process does to its file (`emulator reset` beside
+a server) and numbers every state a reset or restore makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from emulator.billing import holds
+from emulator.clock import parse_iso
+from emulator.runtime import open_runtime
+from emulator.settings import Settings
+from emulator.snapshots.service import restore_from
+from emulator.store import reservations
+from emulator.store.accounts import get_account, list_ledger
+from emulator.store.meta import get_world
+from tests.billing.test_holds import _event
+
+
+def test_a_hold_of_a_state_reset_by_another_process_charges_nothing(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db, clock="manual"))
+    taken = holds.hold(served, "acct_demo", None, 600, None)  # a stream in flight
+    served.clock.set(parse_iso("2026-03-01T00:00:00Z"))
+    served.save_clock()
+
+    open_runtime(Settings(db=db), serving=False).reset()  # `emulator reset`
+
+    holds.settle(served, taken, _event(served.new_id("gen"), 500))
+    with served.store.read() as conn:
+        account = get_account(conn, "acct_demo")
+        ledger = list_ledger(conn, "acct_demo", {}, 200, None)
+        assert reservations.active_total(conn, "acct_demo") == 0
+    assert account is not None and account.balance_micros == 25_000_000
+    assert not [entry for _, entry in ledger if entry.kind == "charge"]
+    assert served.clock.now_iso() == "2026-01-01T00:00:00.000Z"
+
+
+def test_a_top_up_by_another_process_is_not_a_reset(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db))
+    world = served.world
+    taken = holds.hold(served, "acct_demo", None, 600, None)
+    beside = open_runtime(Settings(db=db), serving=False)
+    with beside.store.write() as conn:
+        conn.execute("UPDATE accounts SET balance_micros = balance_micros + 1")
+    served.store.check_outside()
+    assert served.world == world
+    holds.settle(served, taken, _event(served.new_id("gen"), 500))
+    with served.store.read() as conn:
+        account = get_account(conn, "acct_demo")
+    assert account is not None and account.balance_micros == 25_000_000 + 1 - 500
+
+
+def test_a_restored_state_is_numbered_after_every_state_before(tmp_path: Path) -> None:
+    rt = open_runtime(Settings(db=str(tmp_path / "state.db")))
+    saved = rt.snapshots.save(rt, "start")
+    rt.reset()
+    rt.reset()
+    before = rt.world
+    restore_from(rt, saved.conn)
+    with rt.store.read() as conn:
+        assert get_world(conn) == rt.world > before
