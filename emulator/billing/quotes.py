@@ -47,8 +47,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
     routes, request, searched = candidates(rt, caller, body, request)
-    field = "input" if endpoint == "responses" else "messages"
-    routes, request = able_routes(view, routes, request, field, prefs, asked(body))
+    routes, request = able_routes(view, routes, request, endpoint, prefs, asked(body))
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)

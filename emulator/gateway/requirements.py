@@ -6,13 +6,14 @@ capabilities the request uses (`tools` for tool definitions, unless
 and its provider's context can hold the prompt (`context_length`). With
 `provider.require_parameters`, it must also take every parameter the request
 sets: reasoning settings (the `reasoning` capability; without it a model that
-cannot reason ignores them, as OpenRouter's providers do) and log
-probabilities (not the messages format).
+cannot reason ignores them, as OpenRouter's providers do), a JSON output
+format (the `structured_output` capability; without the preference every model
+answers in the format, leniently) and log probabilities (not the messages format).
 A prompt too long for every route is cut from the middle when the request asks
 for OpenRouter's middle-out compression (`middle_out`). If that leaves no
 route, the answer names the need: 503 `no_route_available`
-for a capability or parameter (`param` `tools`, `logprobs`, or the prompt's
-field), 400 `context_length_exceeded` for a prompt too long for every route.
+for a capability or parameter (`param` `tools`, `logprobs`, the format's
+field, or the prompt's field), 400 `context_length_exceeded` for a prompt too long for every route.
 A request that is clearly short is not tokenized: one pass over its messages
 bounds its tokens (about 1 us a request).
 """
@@ -35,6 +36,14 @@ _NEEDS = {
     "tools": ("tools", "tool use"),
     "vision": ("messages", "image input"),
     "reasoning": ("reasoning", "reasoning"),
+    "structured_output": ("format", "structured output"),
+}
+
+# endpoint -> (the field of its prompt, the field of its output format)
+_FIELDS = {
+    "chat.completions": ("messages", "response_format"),
+    "responses": ("input", "text.format"),
+    "messages": ("messages", "output_format"),
 }
 
 
@@ -42,14 +51,14 @@ def able_routes(
     view: CatalogView,
     routes: list[Route],
     request: Request,
-    prompt_param: str = "messages",
+    endpoint: str = "chat.completions",
     prefs: ProviderPrefs | None = None,
     compression: bool | None = False,
 ) -> tuple[list[Route], Request]:
-    """The routes that can serve `request`, and the request they are sent (its prompt
-    cut from the middle when it is too long and `compression` says so: see
-    `middle_out.asked`); raises when none of `routes` can. `prompt_param` is the field
-    that holds the prompt (`input` in the responses format)."""
+    """The routes that can serve `request`, sent to `endpoint`, and the request they are
+    sent (its prompt cut from the middle when it is too long and `compression` says so:
+    see `middle_out.asked`); raises when none of `routes` can."""
+    prompt_param = _FIELDS[endpoint][0]
     if prefs is not None and prefs.require_parameters and request.logprobs is not None:
         routes = _taking_logprobs(routes, "include" if prompt_param == "input" else "logprobs")
     # One pass over the messages (this runs on every request): what they need, and an
@@ -65,10 +74,13 @@ def able_routes(
             most += len(call.name) + len(call.arguments)
     if request.tools and request.tool_choice != "none":
         needs.add("tools")
-    if request.reasoning is not None and prefs is not None and prefs.require_parameters:
-        needs.add("reasoning")  # else a model that cannot reason ignores it
+    if prefs is not None and prefs.require_parameters:
+        if request.reasoning is not None:
+            needs.add("reasoning")  # else a model that cannot reason ignores it
+        if request.response_format is not None:
+            needs.add("structured_output")
     if needs:
-        routes = _capable(view, routes, request, needs, prompt_param)
+        routes = _capable(view, routes, request, needs, endpoint)
     if all(most <= r.context_length for r in routes):
         return routes, request  # surely fits: no need to count
     fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= r.context_length]
@@ -118,13 +130,14 @@ def _taking_logprobs(routes: list[Route], param: str) -> list[Route]:
 
 
 def _capable(
-    view: CatalogView, routes: list[Route], request: Request, needs: set[str], prompt_param: str
+    view: CatalogView, routes: list[Route], request: Request, needs: set[str], endpoint: str
 ) -> list[Route]:
     able = [r for r in routes if needs <= _capabilities(view, r.model)]
     if not able:
         missing = sorted(needs - _capabilities(view, routes[0].model))[0]
         param, what = _NEEDS[missing]
-        param = prompt_param if param == "messages" else param
+        prompt_param, format_param = _FIELDS[endpoint]
+        param = {"messages": prompt_param, "format": format_param}.get(param, param)
         if missing == "reasoning" and request.reasoning is not None:
             param = request.reasoning.asked_by  # the field the client sent
         raise NoRouteAvailable(

@@ -104,9 +104,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     if call.model == auto_router.AUTO:  # the router's pick stands for it from here on
         call.model = auto_router.choose(view, call.request, call.auto_allowed, premium_ok(caller))
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
-    prompt_param = "input" if call.endpoint == "responses" else "messages"
     routes, call.request = able_routes(
-        view, routes, call.request, prompt_param, call.prefs, call.compression
+        view, routes, call.request, call.endpoint, call.prefs, call.compression
     )
     _check_premium(caller, view, routes, call.model, call.fallbacks)
     # A request for a free variant (its first route, after routing) counts against the

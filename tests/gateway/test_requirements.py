@@ -3,6 +3,7 @@ the prompt; otherwise a capable fallback serves it, or the error names what is m
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -105,3 +106,50 @@ def test_require_parameters_keeps_to_routes_that_give_logprobs(tenant: Tenant) -
             },
         )
     assert assert_error(response, 503, "no_route_available")["param"] == "include"
+
+
+SCHEMA = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+    "additionalProperties": False,
+}
+
+
+def test_require_parameters_keeps_to_models_with_structured_output(tenant: Tenant) -> None:
+    strict = {"require_parameters": True}
+    fmt = {"type": "json_schema", "json_schema": {"name": "place", "schema": SCHEMA}}
+    claude = "anthropic/claude-sonnet-4"  # no structured_output in its capabilities
+    # Without the preference, every model answers in the format (lenient).
+    loose = chat(tenant, model=claude, response_format=fmt)
+    assert set(json.loads(loose.json()["choices"][0]["message"]["content"])) == {"city"}
+    refused = chat(tenant, model=claude, response_format=fmt, provider=strict)
+    error = assert_error(refused, 503, "no_route_available")
+    assert error["param"] == "response_format" and "structured output" in error["message"]
+    json_object = chat(
+        tenant, model=claude, response_format={"type": "json_object"}, provider=strict
+    )
+    assert assert_error(json_object, 503, "no_route_available")["param"] == "response_format"
+    served = chat(
+        tenant, model=claude, models=["openai/gpt-4o"], response_format=fmt, provider=strict
+    )
+    assert served.status_code == 200 and served.json()["model"] == "openai/gpt-4o"
+    assert chat(tenant, model=claude, provider=strict).status_code == 200  # nothing asked
+    with tenant.client() as http:
+        text_format = {"format": {"type": "json_schema", "name": "place", "schema": SCHEMA}}
+        response = http.post(
+            "/responses",
+            json={"model": claude, "input": "hello", "text": text_format, "provider": strict},
+        )
+        assert assert_error(response, 503, "no_route_available")["param"] == "text.format"
+        message = http.post(
+            "/messages",
+            json={
+                "model": claude,
+                "max_tokens": 100,
+                "messages": [{"role": "user", "content": "hello"}],
+                "output_format": {"type": "json_schema", "schema": SCHEMA},
+                "provider": strict,
+            },
+        )
+        assert assert_error(message, 503, "no_route_available")["param"] == "output_format"
