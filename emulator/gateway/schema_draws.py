@@ -18,7 +18,7 @@ from emulator.gateway.schema_meet import KINDS, meet
 from emulator.gateway.schema_numbers import chosen_bound, strict_number
 
 if TYPE_CHECKING:
-    from jsonschema import Draft202012Validator
+    from jsonschema.protocols import Validator
 
 WORDS = (
     "amber", "harbor", "lantern", "meadow", "orbit", "pepper", "quartz", "river",
@@ -56,7 +56,7 @@ class Gen:
 
     rng: random.Random
     root: Any
-    validator: Draft202012Validator
+    validator: Validator  # 2020-12's, over the schema drawn from (`schema_drafts`)
     strict: bool = False
     attempt: int = 0
     nodes: int = 0

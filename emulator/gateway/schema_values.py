@@ -1,8 +1,9 @@
 """Values that validate against a JSON schema: tool-call arguments and structured output.
 
 `value_for` draws a value from the seeded generator (`schema_draws`) and
-checks it with jsonschema (Draft 2020-12, formats asserted) before handing it
-out: it never returns a value the schema rejects. It draws in two passes:
+checks it with jsonschema (the draft `$schema` names, 2020-12 by default:
+`schema_drafts`; formats asserted) before handing it out: it never returns a
+value the schema rejects. It draws in two passes:
 
 - the *plain* pass is the generator of earlier versions: `type` (first
   non-null of a list), `properties`, `items`, `enum`, `const`, the first
@@ -38,11 +39,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from emulator.gateway.pattern_values import pattern_cost
+from emulator.gateway.schema_drafts import in_2020_words, validator_class
 from emulator.gateway.schema_draws import WORDS, Gen, draw
 from emulator.gateway.schema_limits import MAX_DEPTH, too_deep, too_large
 
 if TYPE_CHECKING:  # jsonschema is imported on first use: plain chat never loads it
-    from jsonschema import Draft202012Validator
+    from jsonschema.protocols import Validator
 
 __all__ = ["WORDS", "SchemaProblem", "check_schema", "value_for"]
 
@@ -75,7 +77,7 @@ def value_for(schema: Any, rng: random.Random) -> Any:
     """A value `schema` accepts, drawn from `rng`; SchemaProblem when there is none."""
     try:
         text = _text(schema)
-        found, value = _search(schema, rng, _validator(text))
+        found, value = _search(schema, text, rng)
         if found:
             return value
         found, value = _probe(text)
@@ -98,19 +100,20 @@ def check_schema(schema: Any) -> None:
 
 @lru_cache(maxsize=512)
 def _problem(text: str) -> tuple[str, bool] | None:
-    from jsonschema import Draft202012Validator, SchemaError
+    from jsonschema import SchemaError
 
     schema = json.loads(text)
     if too_deep(schema):  # before anything recursive runs over it
         return _TOO_DEEP, False
     try:
-        Draft202012Validator.check_schema(schema)
+        validator_class(schema).check_schema(schema)
     except SchemaError as exc:
         return f"it is not a valid JSON schema: {exc.message}", True
-    contradiction = _contradiction(schema)
+    drawn = in_2020_words(schema)
+    contradiction = _contradiction(drawn)
     if contradiction:
         return contradiction, False
-    if (large := too_large(schema)) is not None:
+    if (large := too_large(drawn)) is not None:
         return (
             f"{large} (sizes add up, and multiply along the nesting), the most the emulator draws",
             False,
@@ -122,27 +125,43 @@ def _problem(text: str) -> tuple[str, bool] | None:
 @lru_cache(maxsize=512)
 def _probe(text: str) -> tuple[bool, Any]:
     """A valid value drawn from a fixed seed, or (False, why there is none)."""
-    return _search(json.loads(text), random.Random(0), _validator(text))
+    return _search(json.loads(text), text, random.Random(0))
 
 
 @lru_cache(maxsize=512)
-def _validator(text: str) -> Draft202012Validator:
+def _validator(text: str) -> Validator:
+    """What a value is checked with: the validator of the schema's own draft."""
+    schema = json.loads(text)
+    cls = validator_class(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+@lru_cache(maxsize=512)
+def _drawing_validator(text: str) -> Validator:
+    """What the generator checks parts of its value with (`Gen.fits`): 2020-12, over
+    the schema in its words (`in_2020_words`); the same validator for a 2020-12 schema."""
     from jsonschema import Draft202012Validator
 
-    formats = Draft202012Validator.FORMAT_CHECKER
-    return Draft202012Validator(json.loads(text), format_checker=formats)
+    schema = json.loads(text)
+    drawn = in_2020_words(schema)
+    if drawn is schema:
+        return _validator(text)
+    return Draft202012Validator(drawn, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 def _text(schema: Any) -> str:
     return json.dumps(schema, sort_keys=True)
 
 
-def _search(schema: Any, rng: random.Random, validator: Draft202012Validator) -> tuple[bool, Any]:
-    """The plain pass, then strict tries, each checked; (False, why) when none is valid."""
+def _search(schema: Any, text: str, rng: random.Random) -> tuple[bool, Any]:
+    """The plain pass, then strict tries, each checked; (False, why) when none is valid.
+    `text` is the schema's (`_text`), which its validators are cached by."""
+    validator = _validator(text)
+    drawn, drawing = in_2020_words(schema), _drawing_validator(text)
     value: Any = _NOTHING
     for strict, attempt in [(False, 0), *((True, n) for n in range(STRICT_TRIES))]:
         try:
-            value = draw(schema, Gen(rng, schema, validator, strict, attempt))
+            value = draw(drawn, Gen(rng, drawn, drawing, strict, attempt))
         except Exception:
             value = _NOTHING
             continue
@@ -151,7 +170,7 @@ def _search(schema: Any, rng: random.Random, validator: Draft202012Validator) ->
     return False, _why(validator, value)
 
 
-def _is_valid(validator: Draft202012Validator, value: Any) -> bool:
+def _is_valid(validator: Validator, value: Any) -> bool:
     if value is _NOTHING:
         return False
     try:
@@ -160,7 +179,7 @@ def _is_valid(validator: Draft202012Validator, value: Any) -> bool:
         return False
 
 
-def _why(validator: Draft202012Validator, value: Any) -> str:
+def _why(validator: Validator, value: Any) -> str:
     from jsonschema.exceptions import best_match
 
     reason = "no value could be generated that satisfies it"

@@ -92,6 +92,8 @@ const Recipe = z.object({
   servings: z.number().int(),
   vegetarian: z.boolean(),
   ingredients: z.array(z.string()),
+  // A tuple and an exclusive bound: zod writes draft-07 (`items` as a list).
+  prep: z.tuple([z.number().int().gt(0), z.enum(["minutes", "hours"])]),
 });
 
 async function object() {

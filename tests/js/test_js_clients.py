@@ -233,8 +233,10 @@ def test_ai_sdk_generate_object_with_a_zod_schema(ai_sdk: AiRun) -> None:
     result = ai_sdk.results["object"]
     assert result["finishReason"] == "stop" and result["usage"]["outputTokens"] > 0
     recipe = result["object"]
-    assert set(recipe) == {"title", "servings", "vegetarian", "ingredients"}
+    assert set(recipe) == {"title", "servings", "vegetarian", "ingredients", "prep"}
     assert 1 <= recipe["servings"] <= 100 and isinstance(recipe["ingredients"], list)
+    amount, unit = recipe["prep"]  # a draft-07 tuple, drawn as one
+    assert isinstance(amount, int) and amount > 0 and unit in ("minutes", "hours")
 
 
 def test_ai_sdk_tool_loop_calls_then_answers(ai_sdk: AiRun) -> None:
