@@ -23,6 +23,11 @@ UsageLimit = Annotated[
     int | None, QueryParameter(ge=1, le=200, description="Items a page, 1-200 (default 50).")
 ]
 Filter = Annotated[str | None, QueryParameter()]
+# A half-open window: back-to-back windows count every event once.
+After = Annotated[
+    str | None, QueryParameter(description="RFC 3339: events created at or after it.")
+]
+Before = Annotated[str | None, QueryParameter(description="RFC 3339: events created before it.")]
 
 
 class QuoteController(Controller):
@@ -89,8 +94,8 @@ class UsageController(Controller):
         model: Filter = None,
         status: Filter = None,
         key_id: Filter = None,
-        created_after: Filter = None,
-        created_before: Filter = None,
+        created_after: After = None,
+        created_before: Before = None,
         limit: UsageLimit = None,
         cursor: Cursor = None,
     ) -> UsageList:

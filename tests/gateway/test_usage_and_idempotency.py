@@ -95,6 +95,7 @@ def test_usage_filters_and_pages(emulator: EmulatorHandle, tenant: Tenant) -> No
         ).json()
         assert len(first["data"]) == 2 and first["has_more"] and len(rest["data"]) == 1
         now = emulator.clock()["now"]
+        # A half-open window: an event at `created_after` is in it, at `created_before` not.
         assert len(events(http, created_after=now)) == 3 and events(http, created_before=now) == []
         assert len(events(http, created_after=now.lower())) == 3  # RFC 3339 allows "t", "z"
         assert_error(
