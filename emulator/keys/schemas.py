@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictInt, field_validator
@@ -20,9 +21,15 @@ class _Body(RequestBody):
     @field_validator("name", check_fields=False)
     @classmethod
     def _name_not_blank(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
+        if value is None:
+            return None
+        if not value.strip():
             raise ValueError("the name must not be blank")
-        return value.strip() if value is not None else None
+        # Names are shown in lists, dashboards and `emulator keys list`: no NUL, newline
+        # or other control character (emoji joiners and other format characters stay).
+        if any(unicodedata.category(c) == "Cc" for c in value):
+            raise ValueError("the name must not hold control characters (NUL, newline, tab)")
+        return value.strip()
 
     @field_validator("scopes", check_fields=False)
     @classmethod

@@ -87,9 +87,7 @@ def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:
 
 def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> ApiKeyOut:
     changes = {field: getattr(body, field) for field in body.model_fields_set}
-    if changes.get("name") is None:
-        changes.pop("name", None)
-    for required in ("status", "scopes", "environment"):
+    for required in ("name", "status", "scopes", "environment"):
         if required in changes and changes[required] is None:
             raise ValidationFailed(f"`{required}` cannot be null.", param=required)
     now = rt.clock.now_iso()

@@ -31,7 +31,9 @@ from emulator.store.orphans import end_orphaned_requests
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
-NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# Not starting with a dot or a dash: `.` and `..` are dot segments, which clients
+# resolve away from the URL (`/snapshots/..` is `/_emulator/`), never to be restored.
+NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$")
 # The file format version numbers of a database's header: 1 rollback journal, 2 WAL.
 _FORMAT_VERSIONS = slice(18, 20)
 

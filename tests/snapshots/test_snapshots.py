@@ -75,8 +75,12 @@ def test_a_tenant_made_after_a_restore_has_an_identity_of_its_own(
 def test_unknown_and_bad_names(http: httpx.Client) -> None:
     assert_error(http.post("/_emulator/snapshots/nope/restore"), 404, "not_found")
     assert_error(http.delete("/_emulator/snapshots/nope"), 404, "not_found")
-    bad = http.post("/_emulator/snapshots", json={"name": "../etc"})
-    assert assert_error(bad, 422, "invalid_request")["param"] == "name"
+    for name in ("../etc", ".", "..", "-x", "", "a" * 65):
+        bad = http.post("/_emulator/snapshots", json={"name": name})
+        assert assert_error(bad, 422, "invalid_request")["param"] == "name"
+    for name in ("v1.2", "a" * 64, "_x-y"):
+        assert http.post("/_emulator/snapshots", json={"name": name}).status_code == 201
+        assert http.delete(f"/_emulator/snapshots/{name}").status_code == 200
 
 
 def test_snapshot_on_exit_and_restore_carry_a_state_across_runs(tmp_path: Path) -> None:
