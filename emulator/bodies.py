@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from emulator.error_handlers import malformed_json, validation_error
 from emulator.errors import InvalidRequest
+
+# A media URL a body names: http or https, a host, no whitespace (a URL with a space
+# is not one; it would be fetched by no provider). http stays: local test servers.
+HttpUrl = Annotated[str, Field(pattern=r"^https?://[^\s/?#]+[^\s]*$", max_length=2000)]
 
 
 class WireModel(BaseModel):

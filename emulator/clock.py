@@ -70,9 +70,11 @@ class Clock:
             when = target(current)
             _check_range(when, param)
             if when < current:
+                # Shown to the millisecond: a gap below one says so, or it reads "X is before X".
+                gap = "" if iso(when) != iso(current) else " (by less than a millisecond)"
                 raise ValidationFailed(
                     f"The clock never moves backwards: {iso(when)} is before the current "
-                    f"virtual time {iso(current)}; set a later instant or reset.",
+                    f"virtual time {iso(current)}{gap}; set a later instant or reset.",
                     param=param,
                     code="clock_backwards",
                 )

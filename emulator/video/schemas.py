@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, StrictInt
 
-from emulator.bodies import RequestBody
+from emulator.bodies import HttpUrl, RequestBody
 
 Text = Annotated[str, Field(min_length=1, max_length=200)]
 
@@ -15,7 +15,7 @@ class ImageItem(RequestBody):
     image: Annotated[str, Field(min_length=1, max_length=15_000_000)] | None = Field(
         default=None, description="Base64 of a PNG, JPEG or WebP image (or a data URL)"
     )
-    image_url: Annotated[str, Field(pattern=r"^https?://", max_length=2000)] | None = None
+    image_url: HttpUrl | None = None
 
 
 class GenerateVideoRequest(RequestBody):
@@ -30,5 +30,5 @@ class GenerateVideoRequest(RequestBody):
     mode: Text = "standard"
     sound: Annotated[str, Field(pattern="^(on|off)$")] = "off"
     image_list: Annotated[list[ImageItem], Field(max_length=10)] | None = None
-    image_url: Annotated[str, Field(pattern=r"^https?://", max_length=2000)] | None = None
+    image_url: HttpUrl | None = None
     seed: Annotated[StrictInt, Field(ge=0, le=2**31 - 1)] | None = None

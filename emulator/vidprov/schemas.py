@@ -6,9 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from emulator.bodies import RequestBody
+from emulator.bodies import HttpUrl, RequestBody
 
-Url = Annotated[str, Field(pattern=r"^https?://", max_length=2000)]
 Image = Annotated[str, Field(min_length=1, max_length=15_000_000)]
 ExternalId = Annotated[str, Field(min_length=1, max_length=128)]
 
@@ -21,11 +20,11 @@ class EffectsRequest(RequestBody):
     )
     duration: Annotated[str, Field(pattern="^(5|10)s?$")] = "5"
     external_task_id: ExternalId | None = None
-    callback_url: Url | None = Field(default=None, description="Accepted; never called")
+    callback_url: HttpUrl | None = Field(default=None, description="Accepted; never called")
 
 
 class LipsyncRequest(RequestBody):
-    video_url: Url | None = None
+    video_url: HttpUrl | None = None
     video_id: Annotated[str, Field(min_length=1, max_length=128)] | None = Field(
         default=None,
         description="One of the account's videos: a generation id or a provider task's id",
@@ -35,7 +34,7 @@ class LipsyncRequest(RequestBody):
         description="audio2video (`audio` or `audio_url`) or text2video (`text` and "
         "`voice_id`); inferred from those fields when left out",
     )
-    audio_url: Url | None = None
+    audio_url: HttpUrl | None = None
     audio: Annotated[str, Field(min_length=1, max_length=20_000_000)] | None = Field(
         default=None, description="Base64 of a WAV or MP3 file"
     )
@@ -43,13 +42,13 @@ class LipsyncRequest(RequestBody):
     voice_id: Annotated[str, Field(min_length=1, max_length=100)] | None = None
     voice_speed: Annotated[float, Field(ge=0.8, le=2.0)] = 1.0
     external_task_id: ExternalId | None = None
-    callback_url: Url | None = None
+    callback_url: HttpUrl | None = None
 
 
 class MultiElementsRequest(RequestBody):
-    video_url: Url
+    video_url: HttpUrl
     edit_mode: Literal["addition", "swap", "removal"]
     prompt: Annotated[str, Field(min_length=1, max_length=2500)]
     image_list: Annotated[list[Image], Field(max_length=4)] = []
     external_task_id: ExternalId | None = None
-    callback_url: Url | None = None
+    callback_url: HttpUrl | None = None

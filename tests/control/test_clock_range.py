@@ -110,3 +110,15 @@ def test_a_time_that_is_no_instant_is_422_in_plain_words(
     error = assert_error(control.post("/clock", json={"now": when}), 422, "invalid_request")
     assert error["param"] == "now" and error["message"].endswith(said)
     assert "timedelta" not in error["message"]
+
+
+def test_backwards_by_less_than_a_millisecond_says_so() -> None:
+    from emulator.errors import ValidationFailed
+
+    clock = Clock("manual", 1_700_000_000.0004)
+    with pytest.raises(ValidationFailed) as refused:
+        clock.set(1_700_000_000.0001)
+    assert "by less than a millisecond" in refused.value.message
+    with pytest.raises(ValidationFailed) as further:
+        clock.set(1_699_999_000.0)
+    assert "millisecond" not in further.value.message

@@ -134,6 +134,9 @@ def test_another_accounts_key_cannot_read_the_record(
         ({"task_type": "multi-image2video", "image_list": [{"image": PNG}]}, "image_list", COUNT),
         ({"prompt": ""}, "prompt", None),
         ({"colour": "red"}, "colour", None),
+        ({"task_type": "image2video", "image_url": "https://x.org/a cat.png"}, "image_url", None),
+        ({"task_type": "image2video", "image_url": "https:///cat.png"}, "image_url", None),
+        ({"task_type": "image2video", "image_url": "ftp://example.com/cat.png"}, "image_url", None),
     ],
 )  # fmt: skip
 def test_every_field_is_validated(
