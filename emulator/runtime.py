@@ -85,7 +85,10 @@ class Runtime:
         writes nothing into the new state, ids start again from the new sequences
         (numbers kept in blocks would collide), the clock is the one the reset saved,
         fault rules and the journal are cleared."""
-        world = get_world(conn)
+        try:
+            world = get_world(conn)
+        except sqlite3.OperationalError:  # a snapshot of an older version, mid-restore
+            return  # the restore numbers the state itself
         if world == self.world:
             return  # a top-up, a key created: nothing this process keeps depends on it
         self.world = world

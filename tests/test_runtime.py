@@ -60,3 +60,14 @@ def test_a_restored_state_is_numbered_after_every_state_before(tmp_path: Path) -
     restore_from(rt, saved.conn)
     with rt.store.read() as conn:
         assert get_world(conn) == rt.world > before
+
+
+def test_a_state_without_its_number_is_left_to_the_restore_copying_it(tmp_path: Path) -> None:
+    """A snapshot file of an older version has no `_world` until the restore migrates it;
+    another process's commit seen in between changes nothing."""
+    import sqlite3
+
+    rt = open_runtime(Settings(db=str(tmp_path / "state.db")))
+    world = rt.world
+    rt.adopt_outside_state(sqlite3.connect(":memory:"))
+    assert rt.world == world
