@@ -67,9 +67,7 @@ class Runtime:
         """The database was replaced (under the store's lock): drop what the process kept
         of the old one, and count a new state, above the one the restored file was in."""
         self.world = next_world(conn, self.world)
-        self.keys = self.new_key_cache()
-        self.drop_id_blocks()
-        self.limiter.reset()
+        self._forget_kept(fresh_start=False)
         self.clock.restore(manual_now, offset)
         self.catalog.invalidate()
 
@@ -92,17 +90,24 @@ class Runtime:
         if world == self.world:
             return  # a top-up, a key created: nothing this process keeps depends on it
         self.world = world
-        self.keys = self.new_key_cache()
-        self.ids.reset()
-        self.drop_id_blocks()
-        self.limiter.reset()
-        self.faults.clear()
-        self.journal.clear()
+        self._forget_kept(fresh_start=True)
         saved = get_meta(conn, "clock") or {}
         started = get_platform(conn, "world")
         self.clock.reset(parse_iso(started["clock_start"]) if started else None)
         self.clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
         self.catalog.invalidate()
+
+    def _forget_kept(self, *, fresh_start: bool) -> None:
+        """Drop what this process keeps of a state being replaced: cached keys, id numbers
+        reserved in blocks, rate windows; for a fresh start (a reset, here or by another
+        process) also the request ids, fault rules and journal, which a restore keeps."""
+        self.keys = self.new_key_cache()
+        self.drop_id_blocks()
+        self.limiter.reset()
+        if fresh_start:
+            self.ids.reset()
+            self.faults.clear()
+            self.journal.clear()
 
     # Numbers of the ids the hot path makes (generations, reservations, ledger
     # entries), reserved a block at a time: one write per block, not per id.
@@ -143,11 +148,7 @@ class Runtime:
             wipe(conn)
             self.world = next_world(conn, self.world)
             self.clock.reset(fx.world.clock_start_ts)
-            self.ids.reset()
-            self.drop_id_blocks()
-            self.limiter.reset()
-            self.faults.clear()
-            self.journal.clear()
+            self._forget_kept(fresh_start=True)
             build(conn, fx, self.ids, self.clock)
         self.catalog.invalidate()
 

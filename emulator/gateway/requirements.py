@@ -13,7 +13,8 @@ A prompt too long for every route is cut from the middle when the request asks
 for OpenRouter's middle-out compression (`middle_out`). If that leaves no
 route, the answer names the need: 503 `no_route_available`
 for a capability or parameter (`param` `tools`, `logprobs`, the format's
-field, or the prompt's field), 400 `context_length_exceeded` for a prompt too long for every route.
+field, or the prompt's field), 400 `context_length_exceeded` for a prompt too
+long for every route.
 A request that is clearly short is not tokenized: one pass over its messages
 bounds its tokens (about 1 us a request).
 """
