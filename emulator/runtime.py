@@ -23,6 +23,7 @@ from emulator.store.keys import KeyCache
 from emulator.store.meta import (
     GivenIdentities,
     SequenceBlock,
+    count_catalog_change,
     get_meta,
     get_platform,
     get_world,
@@ -87,6 +88,7 @@ class Runtime:
             world = get_world(conn)
         except sqlite3.OperationalError:  # a snapshot of an older version, mid-restore
             return  # the restore numbers the state itself
+        self.catalog.follow(conn)  # `emulator seed`
         if world == self.world:
             return  # a top-up, a key created: nothing this process keeps depends on it
         self.world = world
@@ -239,4 +241,5 @@ def merge_fixtures(rt: Runtime) -> None:
     with rt.store.write() as conn:
         migrate(conn)
         seed(conn, fx, rt.ids, rt.clock.now_iso())
+        count_catalog_change(conn)
     rt.catalog.invalidate()

@@ -3,12 +3,15 @@ a server) and numbers every state a reset or restore makes."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from emulator.billing import holds
 from emulator.clock import parse_iso
-from emulator.runtime import open_runtime
-from emulator.settings import Settings
+from emulator.control.schemas import ProviderSet
+from emulator.control.service import set_provider
+from emulator.runtime import merge_fixtures, open_runtime
+from emulator.settings import Settings, default_fixtures_dir
 from emulator.snapshots.service import restore_from
 from emulator.store import reservations
 from emulator.store.accounts import get_account, list_ledger
@@ -71,3 +74,45 @@ def test_a_state_without_its_number_is_left_to_the_restore_copying_it(tmp_path: 
     world = rt.world
     rt.adopt_outside_state(sqlite3.connect(":memory:"))
     assert rt.world == world
+
+
+def test_a_seed_by_another_process_is_served_at_the_next_request(tmp_path: Path) -> None:
+    """`emulator seed` beside a server: the next request sees the new catalog (it used to
+    be polled for every quarter second, so a test that seeded and asked at once could
+    get the old one)."""
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db))
+    served.serve_beside_others()
+    assert served.catalog.view().pricing["platform_fee_percent"] == 5.5
+    pricing = fixtures / "pricing.yaml"
+    pricing.write_text(
+        pricing.read_text().replace("platform_fee_percent: 5.5", "platform_fee_percent: 7")
+    )
+    merge_fixtures(open_runtime(Settings(db=db, fixtures=fixtures), serving=False))
+    served.store.check_outside()  # what each request does first
+    assert served.catalog.view().pricing["platform_fee_percent"] == 7
+
+
+def test_a_write_by_another_process_keeps_the_catalog(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db))
+    served.serve_beside_others()
+    view = served.catalog.view()
+    beside = open_runtime(Settings(db=db), serving=False)
+    with beside.store.write() as conn:
+        conn.execute("UPDATE accounts SET balance_micros = balance_micros + 1")
+    served.store.check_outside()
+    assert served.catalog.view() is view
+
+
+def test_a_provider_marked_down_by_another_server_is_down_here(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db))
+    served.serve_beside_others()
+    assert served.catalog.view().providers["xai"].status == "up"
+    other = open_runtime(Settings(db=db))
+    set_provider(other, "xai", ProviderSet(status="down"))
+    served.store.check_outside()
+    assert served.catalog.view().providers["xai"].status == "down"

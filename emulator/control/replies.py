@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from emulator.control.schemas import RepliesSet
-from emulator.store.meta import get_platform, set_platform
+from emulator.store.meta import count_catalog_change, get_platform, set_platform
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -25,5 +25,6 @@ def replace(rt: Runtime, body: RepliesSet) -> dict[str, Any]:
     rules = [rule.stored() for rule in body.replies]
     with rt.store.write() as conn:
         set_platform(conn, "replies", rules)
+        count_catalog_change(conn)
     rt.catalog.invalidate()
     return {"replies": rules}

@@ -31,7 +31,7 @@ from emulator.keys.service import issue_key
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
-from emulator.store.meta import get_platform, next_sequence
+from emulator.store.meta import count_catalog_change, get_platform, next_sequence
 from emulator.store.reservations import active_total
 
 if TYPE_CHECKING:
@@ -93,6 +93,7 @@ def set_provider(rt: Runtime, name: str, body: ProviderSet) -> ProviderOut:
             raise NotFound(
                 f"No provider {name!r}; GET /_emulator/providers lists them.", param="name"
             )
+        count_catalog_change(conn)
     rt.catalog.invalidate()
     return _provider_out(rt.catalog.view().providers[name])
 

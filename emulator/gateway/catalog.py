@@ -1,14 +1,15 @@
 """The model catalog and the pricing object, as clients see them.
 
 Both are built from the store once and kept, encoded, until the catalog
-changes (a reset, a seed, a provider marked up or down, or another process
-writing to the same database file), so `GET /models` costs a dictionary
+changes (a reset, a seed, a provider marked up or down, here or by another
+process on the same database file), so `GET /models` costs a dictionary
 lookup.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -16,7 +17,6 @@ from typing import Any
 
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
-from emulator.clock import Clock
 from emulator.errors import ModelNotFound, quoted
 from emulator.gateway import free_tier
 from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
@@ -24,16 +24,13 @@ from emulator.gateway.scripted import ScriptedReply
 from emulator.paging import page_in_order
 from emulator.store import Store
 from emulator.store.catalog import CatalogRows, ModelRow, ProviderRow, ServingRow, load_catalog
-from emulator.store.meta import get_platform
+from emulator.store.meta import catalog_edition, get_platform
 
 _CAPABILITY_PARAMETERS = {
     "tools": ["tools", "tool_choice"],
     "structured_output": ["response_format", "structured_outputs"],
     "reasoning": ["reasoning", "include_reasoning"],
 }
-# How often to look for catalog changes written by another process (the CLI);
-# changes made through this process invalidate the cache at once.
-EXTERNAL_CHECK_S = 0.25
 _COMMON_PARAMETERS = ["max_tokens", "temperature", "top_p", "stop", "seed", "stream"]
 
 
@@ -59,30 +56,31 @@ class Catalog:
         self._store = store
         self._lock = threading.Lock()
         self._view: CatalogView | None = None
-        self._data_version = -1
-        self._checked = 0.0
+        self._edition = -1  # `catalog_edition` of the file when the view was built
 
     def invalidate(self) -> None:
+        """After a change through this process has committed."""
         self._view = None
-        self._checked = 0.0
+
+    def follow(self, conn: sqlite3.Connection) -> None:
+        """Another process committed to the file (under the store's lock): if it changed
+        the catalog (`emulator seed`), the next request sees the change."""
+        if self._view is not None and catalog_edition(conn) != self._edition:
+            self._view = None
 
     def view(self) -> CatalogView:
         view = self._view
-        now = Clock.monotonic()
-        if view is not None and now - self._checked < EXTERNAL_CHECK_S:
-            return view
-        self._checked = now
-        version = self._store.data_version()
-        if view is not None and version == self._data_version:
+        if view is not None:
             return view
         with self._lock:
             with self._store.read() as conn:
+                edition = catalog_edition(conn)
                 rows = load_catalog(conn)
                 pricing = get_platform(conn, "pricing") or {}
                 replies = get_platform(conn, "replies") or []
                 video = get_platform(conn, "video") or {}
             view = build_view(rows, pricing, replies, video.get("models", []))
-            self._view, self._data_version = view, version
+            self._view, self._edition = view, edition
         return view
 
 

@@ -136,11 +136,6 @@ class Store:
         """The connection, under the store's lock, for reads."""
         return self._reading
 
-    def data_version(self) -> int:
-        """Changes when another connection (the CLI) commits to the same file."""
-        with self._lock:
-            return self._version()
-
     def close(self) -> None:
         with self._lock:
             self.conn.close()

@@ -78,6 +78,17 @@ def set_meta(conn: sqlite3.Connection, key: str, value: Any) -> None:
     _set(conn, "meta", key, value)
 
 
+def catalog_edition(conn: sqlite3.Connection) -> int:
+    """How many times the catalog (models, providers, pricing, replies) has changed: a
+    server reads it to learn that another process (`emulator seed`) changed it."""
+    return int(get_meta(conn, "catalog_edition") or 0)
+
+
+def count_catalog_change(conn: sqlite3.Connection) -> None:
+    """In the transaction that changes the catalog."""
+    set_meta(conn, "catalog_edition", catalog_edition(conn) + 1)
+
+
 def get_platform(conn: sqlite3.Connection, key: str) -> Any:
     return _get(conn, "platform", key)
 
