@@ -158,6 +158,12 @@ class Conflict(EmulatorError):
     code = "idempotency_key_in_use"
 
 
+class FixturesInvalid(Conflict):
+    """A reset asked for while the fixtures folder cannot be loaded (a file being edited)."""
+
+    code = "invalid_fixtures"
+
+
 class PayloadTooLarge(EmulatorError):
     status = 413
     type = "invalid_request_error"

@@ -24,13 +24,14 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
-from emulator.errors import NotFound, ValidationFailed
+from emulator.errors import FixturesInvalid, NotFound, ValidationFailed
 from emulator.ids import hash_secret
 from emulator.jobs.service import settled_read
 from emulator.keys.service import issue_key
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
+from emulator.store.fixtures import FixtureError
 from emulator.store.meta import count_catalog_change, get_platform, next_sequence
 from emulator.store.reservations import active_total
 
@@ -53,7 +54,13 @@ def health(rt: Runtime) -> HealthOut:
 
 def reset(rt: Runtime) -> ResetOut:
     started = rt.clock.monotonic()
-    rt.reset()
+    try:
+        rt.reset()
+    except FixtureError as exc:
+        raise FixturesInvalid(
+            f"The fixtures cannot be loaded: {exc}. Fix the file and reset again; until "
+            "then the state is as it was."
+        ) from exc
     took_ms = (rt.clock.monotonic() - started) * 1000
     return ResetOut(took_ms=round(took_ms, 3), clock=clock_state(rt))
 

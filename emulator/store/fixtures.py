@@ -6,6 +6,7 @@ as a stack trace. Parsed fixtures are cached, so a reset costs no parsing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from datetime import date
@@ -291,16 +292,27 @@ _FILES = {
     "replies": ("replies.yaml", "replies"),
     "video": ("video.yaml", None),
 }
-_cache: dict[tuple[str, tuple[float, ...]], Fixtures] = {}
+# Keyed by the files' contents, not their times: a file edited twice within one tick of
+# the file system's clock (a second on some) is read again.
+_cache: dict[tuple[str, bytes], Fixtures] = {}
+_CACHED = 8
 
 
 def load_fixtures(folder: Path) -> Fixtures:
     folder = folder.expanduser().resolve()
     if not folder.is_dir():
         raise FixtureError(f"fixtures folder {folder} does not exist")
-    paths = [folder / name for name, _ in _FILES.values()]
-    stamp = (str(folder), tuple(p.stat().st_mtime if p.exists() else 0.0 for p in paths))
+    digest = hashlib.blake2b(digest_size=16)
+    for name, _ in _FILES.values():
+        try:
+            data = (folder / name).read_bytes()
+        except OSError as exc:  # missing (the bundled file fills in) or unreadable
+            data = type(exc).__name__.encode()
+        digest.update(b"%d:%s" % (len(data), data))
+    stamp = (str(folder), digest.digest())
     if stamp not in _cache:
+        while len(_cache) >= _CACHED:
+            del _cache[next(iter(_cache))]
         _cache[stamp] = _parse(folder)
     return _cache[stamp]
 
@@ -316,9 +328,11 @@ def _parse(folder: Path) -> Fixtures:
         if not path.exists():  # a partial folder: the bundled file fills the gap
             path = default_fixtures_dir() / filename
         try:
-            data = yaml.load(path.read_text(), Loader=loader)
+            data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
         except yaml.YAMLError as exc:
             raise FixtureError(f"{path}: not valid YAML: {exc}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise FixtureError(f"{path}: cannot be read: {exc}") from exc
         data = data or {}
         raw[field] = data.get(list_key, []) if list_key else data
     try:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import httpx
 import pytest
 from litestar.testing import TestClient
@@ -236,3 +239,41 @@ def test_providers_can_be_marked_down_and_slow(
     )
     control.post("/reset")
     assert {p["status"] for p in control.get("/providers").json()["data"]} == {"up"}
+
+
+def test_a_reset_while_the_fixtures_cannot_be_loaded_keeps_the_state(tmp_path: Path) -> None:
+    """A fixtures file half edited: the reset is refused, naming the file and the field,
+    and the state is as it was; once the file is fixed, the reset goes through."""
+    from emulator.server import BackgroundServer
+    from emulator.settings import default_fixtures_dir
+
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    server = BackgroundServer(
+        Settings(db=":memory:", fixtures=fixtures, log_level="warning")
+    ).start()
+    try:
+        with httpx.Client(base_url=server.url) as client:
+            assert client.post(
+                "/_emulator/accounts/acct_demo/topup", json={"amount_usd": "1"}
+            ).is_success
+            pricing = fixtures / "pricing.yaml"
+            good = pricing.read_text()
+            pricing.write_text(
+                good.replace("minimum_charge_micros: 20", "minimum_charge_micros: -1")
+            )
+            refused = client.post("/_emulator/reset")
+            assert refused.status_code == 409, refused.text
+            error = refused.json()["error"]
+            assert error["code"] == "invalid_fixtures" and error["type"] == "conflict_error"
+            assert (
+                "pricing.yaml" in error["message"] and "minimum_charge_micros" in error["message"]
+            )
+            account = client.get("/_emulator/accounts/acct_demo").json()
+            assert account["balance_micros"] == 26_000_000
+            pricing.write_text(good)
+            assert client.post("/_emulator/reset").is_success
+            account = client.get("/_emulator/accounts/acct_demo").json()
+            assert account["balance_micros"] == 25_000_000
+    finally:
+        server.stop()

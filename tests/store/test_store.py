@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import threading
@@ -234,6 +235,33 @@ def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, m
     assert old in path.read_text()
     path.write_text(path.read_text().replace(old, new, 1))
     with pytest.raises(FixtureError, match=message):
+        load_fixtures(fixtures)
+
+
+def test_a_fixture_edited_within_one_tick_of_the_file_clock_is_read_again(tmp_path: Path) -> None:
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    assert load_fixtures(fixtures).pricing.platform_fee_percent == 5.5
+    path = fixtures / "pricing.yaml"
+    before = path.stat()
+    path.write_text(
+        path.read_text().replace("platform_fee_percent: 5.5", "platform_fee_percent: 7")
+    )
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # a coarse file clock
+    assert load_fixtures(fixtures).pricing.platform_fee_percent == 7
+
+
+@pytest.mark.parametrize("content", [None, b"\xff\xfe not UTF-8"])
+def test_an_unreadable_fixture_names_its_file(tmp_path: Path, content: bytes | None) -> None:
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    path = fixtures / "models.yaml"
+    path.unlink()
+    if content is None:
+        path.mkdir()
+    else:
+        path.write_bytes(content)
+    with pytest.raises(FixtureError, match=r"models\.yaml: cannot be read"):
         load_fixtures(fixtures)
 
 
