@@ -48,14 +48,16 @@ def create_job(
     outputs: dict[str, Any],
     schedule: Schedule,
     price_micros: int,
-    failure: tuple[str, str] | None,
+    failure: Callable[[], tuple[str, str] | None],
     advice: str,
     idempotency_key: str | None = None,
     external_task_id: str | None = None,
     job_id: str | None = None,
 ) -> JobRow:
     """Queue a job and charge it, in one transaction; a known failure is scheduled.
-    `advice` ends the 402 when the balance is short: what else the caller can do."""
+    `failure` is asked once the job is accepted, so a fault rule failing jobs counts a
+    hit only on one made. `advice` ends the 402 when the balance is short: what else
+    the caller can do."""
     now = rt.clock.now()
     job_id = job_id or rt.new_id(prefix)
     with rt.store.write() as conn:
@@ -65,6 +67,7 @@ def create_job(
         left = available(conn, caller.account_id) or 0
         if price_micros > left:
             raise insufficient_credits(price_micros, left, advice)
+        fails = failure()
         job = JobRow(
             id=job_id,
             account_id=caller.account_id,
@@ -78,9 +81,9 @@ def create_job(
             created_ts=now,
             queued_s=schedule.queued_s,
             processing_s=schedule.processing_s,
-            fail_ts=planned_failure(now, schedule) if failure else None,
-            error_code=failure[0] if failure else None,
-            error_message=failure[1] if failure else None,
+            fail_ts=planned_failure(now, schedule) if fails else None,
+            error_code=fails[0] if fails else None,
+            error_message=fails[1] if fails else None,
             done_ts=None,
             charge_micros=price_micros,
             refunded=False,

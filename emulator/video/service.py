@@ -41,7 +41,6 @@ def generate(
     model = _model(catalog, body.model)
     seconds = _check(model, body)
     price = model["modes"][body.mode] * seconds
-    failure = _failure(body.prompt, body.model)
     clip = find_clip(catalog, rt.fixtures_dir, body.aspect_ratio, seconds)
     job_id = rt.new_id("vgen")
     seed = body.seed if body.seed is not None else rt.ids.rng("video-seed", job_id).randrange(2**31)
@@ -66,7 +65,7 @@ def generate(
         outputs=outputs | {"seed": seed},
         schedule=schedule_for(family(catalog, FAMILY), seconds, rt.settings.job_speed),
         price_micros=price,
-        failure=failure,
+        failure=lambda: _failure(body.prompt, body.model),
         job_id=job_id,
         advice="choose a shorter duration or a cheaper mode",
     )

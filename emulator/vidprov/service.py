@@ -235,9 +235,12 @@ def _queue(
     family_name = f"vidprov_{task_type}"
     catalog = video_catalog(rt)
     clip = find_clip(catalog, rt.fixtures_dir, TASK_ASPECT, seconds)
-    failure = None
-    if FAIL_MARKER in text or fault_apply.job_fails(None):
-        failure = ("task_failed", "The provider could not complete the task.")
+
+    def failure() -> tuple[str, str] | None:
+        if FAIL_MARKER in text or fault_apply.job_fails(None):
+            return "task_failed", "The provider could not complete the task."
+        return None
+
     job = jobs.create_job(
         rt,
         caller,

@@ -240,6 +240,23 @@ def test_a_fault_rule_or_the_header_fails_the_job(emulator: EmulatorHandle, tena
         assert client.get(f"/generation/{fine['id']}").json()["status"] == "completed"
 
 
+def test_a_refused_job_does_not_use_up_a_rule_failing_jobs(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A 402 makes no job: the rule's one failure waits for a job that is made."""
+    broke = emulator.create_tenant(balance_micros=0)
+    path = "/api/v1/generate/video"
+    with emulator.faults.add(path=path, fail_job=True, times=1) as rule:
+        with broke.client() as client:
+            assert_error(generate(client), 402, "insufficient_credits", "billing_error")
+        assert rule.hits == 0
+        with tenant.client() as client:
+            failing = generate(client).json()
+            emulator.advance(600)
+            assert client.get(f"/generation/{failing['id']}").json()["status"] == "failed"
+        assert rule.hits == 1
+
+
 def test_the_video_scope_is_needed(http: httpx.Client) -> None:
     answer = http.post("/api/v1/generate/video", json=BODY, headers=bearer("sk-emu-demo-gateway"))
     assert_error(answer, 403, "insufficient_scope")

@@ -53,6 +53,22 @@ def test_an_effects_task_is_tracked_by_every_id_to_a_playable_result(
         assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 140_000
 
 
+def test_a_refused_task_does_not_use_up_a_rule_failing_jobs(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    broke = emulator.create_tenant(balance_micros=0)
+    body = {"effect_scene": "squish", "image": PNG}
+    with emulator.faults.add(path="/api/v1/vidprov/videos/effects", fail_job=True, times=1) as rule:
+        with broke.client() as client:
+            assert client.post("/vidprov/videos/effects", json=body).status_code == 402
+        assert rule.hits == 0
+        with tenant.client() as client:
+            task = client.post("/vidprov/videos/effects", json=body).json()
+            emulator.advance(600)
+            assert client.get(f"/vidprov/tasks/{task['id']}").json()["task_status"] == "failed"
+        assert rule.hits == 1
+
+
 def test_single_image_effects_and_wrong_inputs(tenant: Tenant) -> None:
     with tenant.client() as client:
         ok = client.post("/vidprov/videos/effects", json={"effect_scene": "squish", "image": PNG})
