@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from emulator.billing.money import insufficient_credits
 from emulator.billing.spend import check_spend
 from emulator.clock import iso
-from emulator.errors import Conflict, NotFound
+from emulator.errors import Conflict, NotFound, quoted
 from emulator.jobs.engine import Schedule, planned_failure, state_at
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import jobs as job_rows
@@ -61,6 +61,8 @@ def create_job(
     now = rt.clock.now()
     job_id = job_id or rt.new_id(prefix)
     with rt.store.write() as conn:
+        if external_task_id is not None:
+            _check_unique(conn, caller.account_id, external_task_id)
         settle_refunds(rt, conn, caller.account_id)
         if price_micros:  # the key's spend limit covers its jobs too
             check_spend(conn, caller.key, price_micros, now, "this job costs")
@@ -106,6 +108,19 @@ def create_job(
             )
         settle_refunds(rt, conn, caller.account_id)  # `instant` failures fail now
     return job
+
+
+def _check_unique(conn: sqlite3.Connection, account_id: str, external_task_id: str) -> None:
+    """An external task id names one task of the account (as the provider requires), and
+    no id the service gave one of them: `GET /vidprov/tasks/{id}` must find it."""
+    taken = job_rows.find_task(conn, account_id, external_task_id)
+    if taken is not None:
+        raise Conflict(
+            f"The external task id {quoted(external_task_id)} already names task "
+            f"{taken.id!r} of this account: choose one unique to each task.",
+            param="external_task_id",
+            code="duplicate_external_task_id",
+        )
 
 
 def settle_refunds(rt: Runtime, conn: sqlite3.Connection, account_id: str) -> None:

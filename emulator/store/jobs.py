@@ -79,11 +79,13 @@ def job_by_id(conn: sqlite3.Connection, job_id: str) -> JobRow | None:
 
 
 def find_task(conn: sqlite3.Connection, account_id: str, any_id: str) -> JobRow | None:
-    """A provider task by its local, provider or external task id."""
+    """A provider task by its local, provider or external task id, in that order: an id
+    the service gave wins over one a client chose."""
     row = conn.execute(
         f"SELECT {_SELECT} FROM jobs WHERE account_id = ? AND kind = 'provider_task' AND "
-        "(id = ? OR provider_task_id = ? OR external_task_id = ?) ORDER BY rowid DESC LIMIT 1",
-        [account_id, any_id, any_id, any_id],
+        "(id = ? OR provider_task_id = ? OR external_task_id = ?) "
+        "ORDER BY id = ? DESC, provider_task_id = ? DESC, rowid DESC LIMIT 1",
+        [account_id, any_id, any_id, any_id, any_id, any_id],
     ).fetchone()
     return None if row is None else _row(row)
 

@@ -4,12 +4,24 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from emulator.bodies import HttpUrl, RequestBody
 
 Image = Annotated[str, Field(min_length=1, max_length=15_000_000)]
-ExternalId = Annotated[str, Field(min_length=1, max_length=128)]
+
+
+def _fetchable(value: str) -> str:
+    """An external id is a path segment of `GET /vidprov/tasks/{id}`: it must read back."""
+    if value in (".", "..") or "/" in value or any(ord(c) < 32 or ord(c) == 127 for c in value):
+        raise ValueError(
+            "an external task id is fetched as one path segment of /vidprov/tasks/{id}: "
+            "no '/', no control characters, not '.' or '..'"
+        )
+    return value
+
+
+ExternalId = Annotated[str, Field(min_length=1, max_length=128), AfterValidator(_fetchable)]
 
 
 class EffectsRequest(RequestBody):

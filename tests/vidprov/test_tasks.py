@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import wave
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -67,6 +68,30 @@ def test_a_refused_task_does_not_use_up_a_rule_failing_jobs(
             emulator.advance(600)
             assert client.get(f"/vidprov/tasks/{task['id']}").json()["task_status"] == "failed"
         assert rule.hits == 1
+
+
+def test_an_external_task_id_names_one_task_and_reads_back(tenant: Tenant) -> None:
+    body = {"effect_scene": "squish", "image": PNG}
+    with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        first = client.post("/vidprov/videos/effects", json=body | {"external_task_id": "e1"})
+        first_id = first.json()["id"]
+        for taken in ("e1", first_id, first.json()["provider_task_id"]):
+            again = client.post("/vidprov/videos/effects", json=body | {"external_task_id": taken})
+            error = assert_error(again, 409, "duplicate_external_task_id", "conflict_error")
+            assert error["param"] == "external_task_id" and first_id in error["message"]
+        spent = start - client.get("/ai-gateway/balance").json()["balance_micros"]
+        assert spent == first.json()["charge_micros"]  # the refused ones charged nothing
+        for bad in ("order/123", "..", ".", "tab\there", "nul\u0000"):
+            refused = client.post("/vidprov/videos/effects", json=body | {"external_task_id": bad})
+            assert refused.status_code == 422, refused.text
+            assert refused.json()["error"]["param"] == "external_task_id"
+        for fine in ("order 123", "a.b:c?d#e"):
+            made = client.post("/vidprov/videos/effects", json=body | {"external_task_id": fine})
+            assert made.status_code == 200, made.text
+            found = client.get(f"/vidprov/tasks/{quote(fine, safe='')}")
+            assert found.json()["id"] == made.json()["id"]
+        assert client.get(f"/vidprov/tasks/{first_id}").json()["id"] == first_id
 
 
 def test_single_image_effects_and_wrong_inputs(tenant: Tenant) -> None:
