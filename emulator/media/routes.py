@@ -6,6 +6,7 @@ has one can fetch it, no API key needed (a `<video src>` sends none).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any, Final, Literal
 
@@ -55,8 +56,15 @@ def media_response(
     """The file, or the range of it asked for. Without the body (HEAD), the same status
     and headers; errors (404, 416) keep their envelope, which the server leaves out."""
     clip, data = job_media(runtime_of(request), file_name)
-    headers = {"Accept-Ranges": "bytes", "Cache-Control": "public, max-age=31536000, immutable"}
+    tag = f'"{hashlib.blake2b(data, digest_size=12).hexdigest()}"'
+    # Revalidated, not immutable: ids start again after a reset or a restore, so one URL
+    # may be another job's file (a browser would keep showing the old one for a year).
+    headers = {"Accept-Ranges": "bytes", "Cache-Control": "no-cache", "ETag": tag}
+    if _matches(request.headers.get("if-none-match"), tag):
+        return Response(b"", status_code=304, headers=headers, media_type=clip.content_type)
     wanted = request.headers.get("range")
+    if wanted and request.headers.get("if-range", tag) != tag:
+        wanted = None  # the file changed since the client's first part: all of it (RFC 9110)
     span = _span(wanted, len(data)) if wanted else WHOLE
     status, body = 200, data
     if span is None:
@@ -68,6 +76,14 @@ def media_response(
     headers["Content-Length"] = str(len(body))
     body = body if with_body else b""
     return Response(body, status_code=status, headers=headers, media_type=clip.content_type)
+
+
+def _matches(if_none_match: str | None, tag: str) -> bool:
+    """RFC 9110 13.1.2: `*` or a list of tags, compared weakly (a `W/` prefix aside)."""
+    if not if_none_match:
+        return False
+    tags = [t.strip().removeprefix("W/") for t in if_none_match.split(",")]
+    return "*" in tags or tag in tags
 
 
 def _not_satisfiable(wanted: str, size: int) -> Response[dict[str, Any]]:

@@ -18,7 +18,7 @@ RUNNING = {
     "duration": "5s",
     "mode": "standard",
 }
-SAME = ("content-type", "content-length", "accept-ranges", "cache-control", "content-range")
+SAME = ("content-type", "content-length", "accept-ranges", "cache-control", "content-range", "etag")
 
 
 def both(url: str, headers: dict[str, str] | None = None) -> tuple[httpx.Response, httpx.Response]:
