@@ -12,7 +12,9 @@ from emulator.errors import InvalidRequest
 
 # A media URL a body names: http or https, a host, no whitespace (a URL with a space
 # is not one; it would be fetched by no provider). http stays: local test servers.
-HttpUrl = Annotated[str, Field(pattern=r"^https?://[^\s/?#]+[^\s]*$", max_length=2000)]
+HTTP_URL = r"^https?://[^\s/?#]+[^\s]*$"
+MAX_URL_CHARS = 2000
+HttpUrl = Annotated[str, Field(pattern=HTTP_URL, max_length=MAX_URL_CHARS)]
 
 
 class WireModel(BaseModel):

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import re
 
+from emulator.bodies import HTTP_URL, MAX_URL_CHARS
 from emulator.errors import ValidationFailed
 
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
+_URL = re.compile(HTTP_URL)
 
 
 def image_format(data: bytes) -> str | None:
@@ -24,13 +27,14 @@ def check_image(value: str, param: str) -> str:
     """The image's format (`png`, `jpeg`, `webp`, or `url`), or a 422 naming `param`."""
     text = value.strip()
     if text.startswith(("http://", "https://")):
+        if len(text) > MAX_URL_CHARS or not _URL.match(text):
+            raise _bad(param, "a URL needs a host, no whitespace and at most 2,000 characters")
         return "url"
-    if text.startswith("data:"):
-        header, _, text = text.partition(",")
-        if ";base64" not in header:
-            raise _bad(param, "a data URL must be base64 (data:image/png;base64,...)")
+    payload = base64_payload(text)
+    if payload is None:
+        raise _bad(param, "a data URL must be base64 (data:image/png;base64,...)")
     try:
-        data = base64.b64decode(text, validate=True)
+        data = base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise _bad(param, "not valid base64") from exc
     if len(data) > MAX_IMAGE_BYTES:
@@ -39,6 +43,15 @@ def check_image(value: str, param: str) -> str:
     if found is None:
         raise _bad(param, "the decoded bytes are not a PNG, JPEG or WebP image")
     return found
+
+
+def base64_payload(text: str) -> str | None:
+    """The base64 of plain base64 or of a data URL (`data:image/png;base64,...`); None
+    for a data URL that is not base64."""
+    if not text.startswith("data:"):
+        return text
+    header, _, payload = text.partition(",")
+    return payload if header.endswith(";base64") else None
 
 
 def _bad(param: str, why: str) -> ValidationFailed:

@@ -17,7 +17,7 @@ from emulator.jobs import service as jobs
 from emulator.jobs.engine import FAIL_MARKER, schedule_for, state_at
 from emulator.media.clips import find_clip
 from emulator.store.jobs import JobRow
-from emulator.video.images import check_image
+from emulator.video.images import base64_payload, check_image
 from emulator.video.service import family, video_catalog
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
 
@@ -162,6 +162,13 @@ def _check_own_video(rt: Runtime, account_id: str, video_id: str) -> None:
             param="video_id",
         )
     status = state_at(job, rt.clock.now()).status
+    if status == "failed":
+        raise ValidationFailed(
+            f"The video {video_id!r} failed and has no output to lip-sync: send another "
+            "completed video's id, or `video_url`.",
+            param="video_id",
+            code="video_failed",
+        )
     if status != "completed":
         raise ValidationFailed(
             f"The video {video_id!r} is {status}, not completed: lip-sync it once its job "
@@ -205,8 +212,14 @@ def multi_elements(
 
 
 def _check_audio(value: str) -> None:
+    """The base64 (or a data URL) of a WAV or MP3 file, as images take either."""
+    payload = base64_payload(value.strip())
+    if payload is None:
+        raise ValidationFailed(
+            "`audio`: a data URL must be base64 (data:audio/wav;base64,...).", param="audio"
+        )
     try:
-        data = base64.b64decode(value, validate=True)
+        data = base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise ValidationFailed("`audio` is not valid base64.", param="audio") from exc
     wav = data[:4] == b"RIFF" and data[8:12] == b"WAVE"

@@ -104,6 +104,18 @@ def test_single_image_effects_and_wrong_inputs(tenant: Tenant) -> None:
             ({"effect_scene": "squish", "images": [PNG, PNG]}, "image", "invalid_image_count"),
             ({"effect_scene": "squish", "image": "bm90IGFuIGltYWdl"}, "image", "invalid_image"),
             ({"effect_scene": "squish"}, "image", "invalid_image_count"),
+            ({"effect_scene": "squish", "image": "http://"}, "image", "invalid_image"),
+            ({"effect_scene": "squish", "image": " https://x y"}, "image", "invalid_image"),
+            (
+                {"effect_scene": "squish", "image": "https://x/" + "a" * 2000},
+                "image",
+                "invalid_image",
+            ),
+            (
+                {"effect_scene": "squish", "image": "data:image/png," + PNG},
+                "image",
+                "invalid_image",
+            ),
         ]
         for body, param, code in cases:
             error = assert_error(client.post("/vidprov/videos/effects", json=body), 422, code)
@@ -118,6 +130,11 @@ def test_lipsync_with_audio_or_text(tenant: Tenant) -> None:
         )
         assert by_audio.status_code == 200, by_audio.text
         assert by_audio.json()["task_type"] == "lipsync"
+        as_data_url = client.post(
+            "/vidprov/lipsync",
+            json={"video_url": VIDEO, "audio": "data:audio/wav;base64," + wav_base64()},
+        )
+        assert as_data_url.status_code == 200, as_data_url.text  # as images take one
         by_text = client.post(
             "/vidprov/lipsync",
             json={"video_url": VIDEO, "mode": "text2video", "text": "Hello!", "voice_id": "v1"},
@@ -177,7 +194,17 @@ def test_lipsync_of_a_video_id_needs_one_of_the_accounts_videos(
         ).json()
         early = client.post("/vidprov/lipsync", json={"video_id": generation["id"], **speak})
         assert assert_error(early, 422, "video_not_ready")["param"] == "video_id"
+        failing = client.post(
+            "/generate/video",
+            json={
+                "model": "emulator/video",
+                "task_type": "text2video",
+                "prompt": "[emulator:fail]",
+            },
+        ).json()
         emulator.advance(600)
+        failed = client.post("/vidprov/lipsync", json={"video_id": failing["id"], **speak})
+        assert "no output" in assert_error(failed, 422, "video_failed")["message"]
         synced = client.post("/vidprov/lipsync", json={"video_id": generation["id"], **speak})
         assert synced.status_code == 200, synced.text
         emulator.advance(600)
