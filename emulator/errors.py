@@ -58,6 +58,9 @@ class EmulatorError(Exception):
         self.instance_code = code or self.code
         self.headers = {**self.default_headers, **(headers or {})}
         self.metadata = metadata
+        # (account id, key id) of a key known but refused (disabled, revoked, without the
+        # scope): the journal names it, so a test can find the refusals of its key.
+        self.refused_key: tuple[str, str] | None = None
 
     def envelope(self) -> dict[str, Any]:
         return error_envelope(

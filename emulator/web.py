@@ -96,7 +96,11 @@ async def admit(
         )
         return
     credential = headers.get("authorization") or _api_key_header(headers)
-    caller = authenticate(rt.store, rt.keys, rt.clock, auth, credential)
+    try:
+        caller = authenticate(rt.store, rt.keys, rt.clock, auth, credential)
+    except EmulatorError as refused:
+        state["caller_ids"] = refused.refused_key
+        raise
     state["caller"] = caller
     state["caller_ids"] = (caller.account_id, caller.key.id if caller.key else None)
     if "ai.gateway" in auth.scopes:

@@ -16,6 +16,7 @@ from emulator.clock import Clock, iso
 from emulator.errors import (
     AdminTokenRequired,
     AuthenticationFailed,
+    EmulatorError,
     KeyDisabled,
     MissingApiKey,
     PermissionDenied,
@@ -92,7 +93,11 @@ def authenticate(
         raise AuthenticationFailed(
             "The API key is not valid. Check it, or use a demo key such as sk-emu-demo-all."
         )
-    _check_key(key, auth)
+    try:
+        _check_key(key, auth)
+    except EmulatorError as refused:
+        refused.refused_key = (key.account_id, key.id)
+        raise
     used_at = _note_use(store, clock, key)
     if used_at is not None and owner is not None:
         key = replace(key, last_used_at=used_at)

@@ -7,7 +7,7 @@ import pytest
 
 from emulator.journal.book import Entry, Filters, Journal
 from emulator.testing import EmulatorHandle, Tenant
-from tests.helpers import assert_error
+from tests.helpers import assert_error, bearer
 
 CHAT = {"model": "emulator/echo", "messages": [{"role": "user", "content": "hello"}]}
 
@@ -163,3 +163,33 @@ def test_a_stream_cut_by_an_error_keeps_its_code(
         client.post(path, json={"model": "openai/gpt-4o", "stream": True, **STREAMS[path]})
     entry = emulator.journal.list(account_id=tenant.account_id, limit=1)[0]
     assert (entry["status"], entry["error_code"], entry["provider"]) == (200, code, "openai")
+
+
+def test_a_request_refused_for_its_key_names_the_key(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A key known but refused (no scope for the route, disabled) is the key of the entry:
+    `?key_id=` finds the refusals a test caused."""
+    headers = {"Authorization": f"Bearer {tenant.user_token}"}
+    made = httpx.post(
+        f"{tenant.base_url}/keys",
+        json={"name": "gateway only", "scopes": ["ai.gateway"]},
+        headers=headers,
+    ).json()
+    key_id, secret = made["id"], made["key"]
+    video = {"model": "emulator/video", "task_type": "text2video", "prompt": "x"}
+    sent = {"Authorization": f"Bearer {secret}"}
+    scope = httpx.post(f"{tenant.base_url}/generate/video", json=video, headers=sent)
+    assert_error(scope, 403, "insufficient_scope")
+    httpx.patch(f"{tenant.base_url}/keys/{key_id}", json={"status": "disabled"}, headers=headers)
+    disabled = httpx.post(f"{tenant.base_url}/chat/completions", json=CHAT, headers=sent)
+    assert_error(disabled, 401, "key_disabled")
+    entries = emulator.journal.list(key_id=key_id)
+    assert [(e["status"], e["account_id"]) for e in entries] == [
+        (401, tenant.account_id),
+        (403, tenant.account_id),
+    ]
+    unknown = httpx.get(f"{tenant.base_url}/ai-gateway/balance", headers=bearer("sk-emu-nope"))
+    assert_error(unknown, 401, "invalid_api_key")
+    entry = emulator.journal.list(limit=1)[0]
+    assert entry["id"] == unknown.headers["x-request-id"] and entry["key_id"] is None
