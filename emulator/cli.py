@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import json
-import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +35,9 @@ DEMO_CREDENTIALS = [
 ]
 
 
+MIN_JOB_SPEED, MAX_JOB_SPEED = 0.001, 1_000_000
+
+
 def _job_speed(value: str) -> float | None:
     if value == "instant":
         return None
@@ -43,8 +45,11 @@ def _job_speed(value: str) -> float | None:
         speed = float(value)
     except ValueError:
         speed = -1.0
-    if not 0 < speed < math.inf:  # NaN too
-        raise click.BadParameter("a positive number (2 = twice as fast) or 'instant'")
+    # Bounded so durations stay finite and above zero (1e-310 made every job last forever).
+    if not MIN_JOB_SPEED <= speed <= MAX_JOB_SPEED:  # NaN too
+        raise click.BadParameter(
+            f"a number from {MIN_JOB_SPEED} to {MAX_JOB_SPEED:,} (2 = twice as fast) or 'instant'"
+        )
     return speed
 
 

@@ -68,7 +68,7 @@ def test_serve_options_are_documented_with_their_environment_variables() -> None
 
 
 def test_bad_serve_options_are_refused_before_starting() -> None:
-    for speed in ("fast", "0", "nan", "inf"):
+    for speed in ("fast", "0", "nan", "inf", "1e-310", "0.0009", "1e7"):
         result = CliRunner().invoke(main, ["serve", "--job-speed", speed])
         assert result.exit_code == 2 and "instant" in result.output
     result = CliRunner().invoke(main, ["serve", "--clock", "sundial"])
