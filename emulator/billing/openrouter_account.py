@@ -16,6 +16,7 @@ from emulator.errors import NotFound
 from emulator.jobs.service import settled_read
 from emulator.store.accounts import credited, get_account
 from emulator.store.jobs import key_job_spend
+from emulator.store.keys import get_key
 from emulator.store.usage import key_charges_since
 
 if TYPE_CHECKING:
@@ -42,12 +43,14 @@ def current_key(rt: Runtime, caller: Caller) -> dict[str, Any]:
     with rt.store.read() as conn:  # gateway requests, and jobs not refunded
         gateway = key_charges_since(conn, key.id, since)
         jobs = key_job_spend(conn, key.id, since, now)
+        # The name as it is now: the cached key is renewed by changes to what auth reads.
+        named = get_key(conn, key.account_id, key.id)
     total, daily, weekly, monthly, window = (g + j for g, j in zip(gateway, jobs, strict=True))
     budgets = [_budget(key, window, resets)] if key.spend_limit_micros is not None else []
     limit = key.spend_limit_micros
     return {
         "data": {
-            "label": key.name,
+            "label": (named or key).name,
             "limit": None if limit is None else usd_number(limit),
             "limit_remaining": None if limit is None else usd_number(max(0, limit - window)),
             "limit_reset": key.spend_reset_interval,

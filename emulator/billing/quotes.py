@@ -112,7 +112,8 @@ def _read(
         check_body(body, endpoint)
         return body, messages.parse_request(body)
     chat_body = endpoint == "chat.completions"
-    validate(body, ChatCompletionRequest if chat_body else ResponsesRequest)
+    model = ChatCompletionRequest if chat_body else ResponsesRequest
+    body = validate(body, model).model_dump(by_alias=True, exclude_none=True)
     talk = (
         stored_responses.Conversation(body)
         if chat_body

@@ -13,7 +13,6 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.errors import ValidationFailed
 from emulator.gateway import service, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
@@ -126,15 +125,4 @@ def _priced(
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
     service.check_body(body, "chat.completions")
     request = chat.parse_request(body)
-    if "top_logprobs" in body and not body.get("logprobs"):
-        raise ValidationFailed(
-            "top_logprobs needs `logprobs: true`: set it, or leave top_logprobs out.",
-            param="top_logprobs",
-        )
-    fmt = body.get("response_format") or {}
-    if fmt.get("type") == "json_schema" and not (fmt.get("json_schema") or {}).get("schema"):
-        raise ValidationFailed(
-            "response_format json_schema needs `json_schema.schema`.",
-            param="response_format.json_schema.schema",
-        )
     return service.new_call("chat.completions", body, request, metadata)

@@ -71,7 +71,10 @@ class MessagesController(Controller):
     async def count_tokens(
         self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[CountRequest]
     ) -> TokenCount:
-        return count(rt, caller, data.model_dump(by_alias=True, exclude_none=True))
+        # The fields a count reads, not the others a message request may carry: they are
+        # not typed here (`stop_sequences: -1` was a 500).
+        fields = set(CountRequest.model_fields)
+        return count(rt, caller, data.model_dump(by_alias=True, exclude_none=True, include=fields))
 
 
 def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:

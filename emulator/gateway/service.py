@@ -23,6 +23,7 @@ from emulator.errors import (
     InvalidRequest,
     PremiumApprovalRequired,
     UpstreamError,
+    ValidationFailed,
 )
 from emulator.faults import apply as fault_apply
 from emulator.gateway import (
@@ -515,9 +516,26 @@ def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, 
     and tool calls paired with their results (`history`: a responses request's earlier
     turns, from `previous_response_id`). A messages body's own fields are its schema's."""
     _check_reasoning(body, endpoint)
-    if endpoint == "chat.completions" and not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
-        validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
+    if endpoint == "chat.completions":
+        if not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
+            validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
+        _check_chat_pairs(body)
     check_tool_turns(body, endpoint, history)
+
+
+def _check_chat_pairs(body: dict[str, Any]) -> None:
+    """Chat fields that need another one."""
+    if "top_logprobs" in body and not body.get("logprobs"):
+        raise ValidationFailed(
+            "top_logprobs needs `logprobs: true`: set it, or leave top_logprobs out.",
+            param="top_logprobs",
+        )
+    fmt = body.get("response_format") or {}
+    if fmt.get("type") == "json_schema" and not (fmt.get("json_schema") or {}).get("schema"):
+        raise ValidationFailed(
+            "response_format json_schema needs `json_schema.schema`.",
+            param="response_format.json_schema.schema",
+        )
 
 
 def _check_reasoning(body: dict[str, Any], endpoint: str) -> None:

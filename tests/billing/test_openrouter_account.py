@@ -34,3 +34,12 @@ def test_credits_take_the_gateway_scope_and_key_any_key(tenant: Tenant) -> None:
     with tenant.client() as http:
         credits = http.get("/credits").json()["data"]
     assert credits == {"total_credits": tenant.balance_micros / 1_000_000, "total_usage": 0.0}
+
+
+def test_the_current_key_shows_its_new_name(tenant: Tenant) -> None:
+    with tenant.client() as client:
+        assert client.get("/key").json()["data"]["label"] != "renamed"
+    with tenant.client(headers={"Authorization": f"Bearer {tenant.user_token}"}) as keys:
+        assert keys.patch(f"/keys/{tenant.api_key_id}", json={"name": "renamed"}).is_success
+    with tenant.client() as client:
+        assert client.get("/key").json()["data"]["label"] == "renamed"

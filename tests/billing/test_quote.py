@@ -111,6 +111,21 @@ def test_a_quote_routes_as_the_request_would(tenant: Tenant) -> None:
         ({"input": [{"type": "function_call"}]}, "input[0]"),
         ({"input": "hi", "text": {"format": "x"}}, "text.format"),
         ({"input": "hi", "tools": [{"type": "function"}]}, "tools[0].name"),
+        (  # a null the request drops was a 500
+            {
+                "messages": [{"role": "user", "content": "hi"}],
+                "response_format": {"type": "json_schema", "json_schema": None},
+            },
+            "response_format.json_schema.schema",
+        ),
+        (
+            {
+                "messages": [{"role": "user", "content": "hi"}],
+                "response_format": {"type": "json_schema"},
+            },
+            "response_format.json_schema.schema",
+        ),
+        ({"messages": [{"role": "user", "content": "hi"}], "top_logprobs": 2}, "top_logprobs"),
     ],
 )
 def test_a_quote_checks_the_body_as_the_request_would(
@@ -120,6 +135,22 @@ def test_a_quote_checks_the_body_as_the_request_would(
     with tenant.client() as http:
         refused = http.post("/ai-gateway/quote", json={"model": "openai/gpt-4o-mini", **extra})
     assert assert_error(refused, 400, "invalid_request")["param"] == param
+    if "messages" in extra:  # and the request itself says the same
+        with tenant.client() as http:
+            sent = http.post("/chat/completions", json={"model": "openai/gpt-4o-mini", **extra})
+        assert assert_error(sent, 400, "invalid_request")["param"] == param
+
+
+def test_a_null_the_request_drops_is_dropped_by_its_quote(tenant: Tenant) -> None:
+    body = {
+        "model": "openai/gpt-4o-mini",
+        "messages": [{"role": "user", "content": "hi"}],
+        "tools": [{"type": "function", "function": {"name": "f", "description": None}}],
+    }
+    with tenant.client() as http:
+        quoted = http.post("/ai-gateway/quote", json=body)
+        assert quoted.status_code == 200, quoted.text
+        assert http.post("/chat/completions", json=body).status_code == 200
 
 
 def test_the_quote_says_which_endpoint_it_quoted(tenant: Tenant) -> None:

@@ -577,6 +577,20 @@ def test_count_tokens_is_what_the_message_is_billed(claude: anthropic.Anthropic)
         claude.messages.count_tokens(model=SONNET, messages=[])
 
 
+@pytest.mark.parametrize(
+    "extra", [{"stop_sequences": -1}, {"stop_sequences": True}, {"metadata": "x"}, {"metadata": 5}]
+)
+def test_count_tokens_reads_only_its_own_fields(tenant: Tenant, extra: dict[str, Any]) -> None:
+    """A field of a message request a count does not take is left out of it (a wrongly
+    typed one was a 500)."""
+    body = {"model": SONNET, "messages": QUESTION}
+    with tenant.client() as http:
+        plain = http.post("/messages/count_tokens", json=body)
+        other = http.post("/messages/count_tokens", json=body | extra)
+    assert other.status_code == 200, other.text
+    assert other.json() == plain.json()
+
+
 def test_a_bad_output_schema_is_named_as_the_messages_format_names_it(tenant: Tenant) -> None:
     body = {
         "model": SONNET,
