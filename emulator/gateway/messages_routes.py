@@ -71,10 +71,13 @@ class MessagesController(Controller):
     async def count_tokens(
         self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[CountRequest]
     ) -> TokenCount:
-        # The fields a count reads, not the others a message request may carry: they are
-        # not typed here (`stop_sequences: -1` was a 500).
-        fields = set(CountRequest.model_fields)
-        return count(rt, caller, data.model_dump(by_alias=True, exclude_none=True, include=fields))
+        body = data.model_dump(by_alias=True, exclude_none=True, include=_COUNTED)
+        return count(rt, caller, body)
+
+
+# The fields a count reads, not the others a message request may carry: those are not
+# typed by `CountRequest` (`stop_sequences: -1` was a 500).
+_COUNTED = set(CountRequest.model_fields)
 
 
 def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
