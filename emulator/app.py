@@ -119,4 +119,4 @@ def with_outside_changes(inner: ASGIApp, rt: Runtime) -> ASGIApp:
 def shut_down(rt: Runtime) -> None:
     if rt.settings.snapshot_on_exit is not None:
         save_file(rt, rt.settings.snapshot_on_exit)
-    rt.store.close()
+    rt.close()

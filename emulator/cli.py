@@ -78,10 +78,11 @@ seed_option = click.option(
 
 def _known_errors() -> tuple[type[Exception], ...]:
     from emulator.errors import EmulatorError
+    from emulator.server import ListenError
     from emulator.snapshots.service import SnapshotError
     from emulator.store.fixtures import FixtureError
 
-    return (FixtureError, SnapshotError, EmulatorError)
+    return (FixtureError, SnapshotError, EmulatorError, ListenError)
 
 
 class _Commands(click.Group):

@@ -84,12 +84,23 @@ class Clock:
                 self._offset += when - current
         return self.now()
 
-    def restore(self, manual_now: float | None, offset: float) -> None:
-        """Put back the state saved by `state()` (used at start-up)."""
+    def restore(
+        self, manual_now: float | None, offset: float, saved_now: float | None = None
+    ) -> None:
+        """Put back the state saved by `state()` (at start-up, at a restore). `saved_now`,
+        the time it read then, is a floor: a state saved in the other mode (a manual clock
+        set ahead, then served `real`; or the reverse) does not go back behind what it
+        dated."""
         with self._lock:
             if manual_now is not None:  # a state saved by an older version may be too late
                 self._manual_now = min(max(manual_now, self._start), LATEST)
             self._offset = min(max(offset, 0.0), max(LATEST - time.time(), 0.0))
+            if saved_now is None or not EARLIEST <= saved_now <= LATEST:
+                return
+            if self.mode == "manual":
+                self._manual_now = max(self._manual_now, saved_now)
+            else:
+                self._offset = max(self._offset, saved_now - time.time())
 
     def state(self) -> tuple[float, float]:
         return self._manual_now, self._offset

@@ -20,6 +20,7 @@ from emulator.settings import Settings, default_fixtures_dir
 from emulator.snapshots.service import Snapshots
 from emulator.store import Store
 from emulator.store.keys import KeyCache
+from emulator.store.lease import ServeLease
 from emulator.store.meta import (
     GivenIdentities,
     SequenceBlock,
@@ -51,6 +52,7 @@ class Runtime:
     # still running then (a stream) must not write its charge into the new one.
     world: int = 0
     identities: GivenIdentities = field(default_factory=GivenIdentities)
+    lease: ServeLease | None = None  # this server's share of the state file
     keys: KeyCache = field(init=False)
     faults: FaultBook = field(init=False)
     journal: Journal = field(init=False)
@@ -62,14 +64,12 @@ class Runtime:
         self.journal = Journal(self.settings.journal_size)
         self.snapshots = Snapshots()
 
-    def after_restore(
-        self, conn: sqlite3.Connection, manual_now: float | None, offset: float
-    ) -> None:
+    def after_restore(self, conn: sqlite3.Connection, saved_clock: dict[str, Any]) -> None:
         """The database was replaced (under the store's lock): drop what the process kept
         of the old one, and count a new state, above the one the restored file was in."""
         self.world = next_world(conn, self.world)
         self._forget_kept(fresh_start=False)
-        self.clock.restore(manual_now, offset)
+        restore_clock(self.clock, saved_clock)
         self.catalog.invalidate()
 
     def serve_beside_others(self) -> None:
@@ -96,7 +96,7 @@ class Runtime:
         saved = get_meta(conn, "clock") or {}
         started = get_platform(conn, "world")
         self.clock.reset(parse_iso(started["clock_start"]) if started else None)
-        self.clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
+        restore_clock(self.clock, saved)
         self.catalog.invalidate()
 
     def _forget_kept(self, *, fresh_start: bool) -> None:
@@ -108,7 +108,8 @@ class Runtime:
         self.limiter.reset()
         if fresh_start:
             self.ids.reset()
-            self.faults.clear()
+            self.identities = GivenIdentities()  # a fresh start gives the first ids again
+            self.faults.reset()
             self.journal.clear()
 
     # Numbers of the ids the hot path makes (generations, reservations, ledger
@@ -139,6 +140,15 @@ class Runtime:
 
         return load_fixtures(self.fixtures_dir)
 
+    def close(self) -> None:
+        """At shut-down: the clock saved as it reads now (never behind what was dated
+        by it), the file closed and left to the other servers."""
+        if not self.settings.in_memory:
+            self.save_clock()
+        self.store.close()
+        if self.lease is not None:
+            self.lease.release()
+
     def save_clock(self) -> None:
         with self.store.write() as conn:
             save_clock(conn, self.clock)
@@ -163,11 +173,13 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
     they may belong to requests in flight."""
     fixtures_dir = settings.fixtures or default_fixtures_dir()
     store = Store(settings.db)
+    lease = ServeLease(settings.db) if serving and not settings.in_memory else None
     ids = Ids(settings.seed)
     with store.write() as conn:
         migrate(conn)
-        if settings.reset:
+        if settings.reset:  # as `emulator reset`: a server on the file follows
             wipe(conn)
+            next_world(conn)
         world = get_platform(conn, "world")
         if world is None:  # an empty database: seed it from the fixtures
             from emulator.store.fixtures import load_fixtures
@@ -179,14 +191,15 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
             saved = get_meta(conn, "clock") or {}
             mode = settings.clock if serving else _saved_mode(saved, settings.clock)
             clock = Clock(mode, parse_iso(world["clock_start"]))
-            clock.restore(saved.get("manual_now"), saved.get("offset", 0.0))
+            restore_clock(clock, saved)
             if serving:
-                # One process serves the state: a hold still active now belongs to a
-                # request that died with the previous server (a crash, a kill). Nothing
-                # was charged.
-                end_orphaned_requests(
-                    conn, "released at start: the server stopped mid-request", clock.now_iso()
-                )
+                if lease is None or lease.alone:
+                    # No other server serves the state: a hold still active now belongs
+                    # to a request that died with the previous one (a crash, a kill).
+                    # Nothing was charged.
+                    end_orphaned_requests(
+                        conn, "released at start: the server stopped mid-request", clock.now_iso()
+                    )
                 save_clock(conn, clock)  # with its mode, for the commands run beside it
             if get_platform(conn, "video") is None:  # a state file from before video jobs
                 from emulator.store.fixtures import load_fixtures
@@ -202,7 +215,10 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
         catalog=Catalog(store),
         fixtures_dir=fixtures_dir,
         world=world_number,
+        lease=lease,
     )
+    if lease is not None:
+        lease.share()
     if serving:
         rt.serve_beside_others()
     return rt
@@ -225,7 +241,17 @@ def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> Non
 def save_clock(conn: sqlite3.Connection, clock: Clock) -> None:
     """The clock survives a restart of a file database (it never moves backwards)."""
     manual_now, offset = clock.state()
-    set_meta(conn, "clock", {"manual_now": manual_now, "offset": offset, "mode": clock.mode})
+    set_meta(
+        conn,
+        "clock",
+        {"manual_now": manual_now, "offset": offset, "mode": clock.mode, "now": clock.now()},
+    )
+
+
+def restore_clock(clock: Clock, saved: dict[str, Any]) -> None:
+    """Put back the clock `save_clock` saved, in `clock`'s mode (which may not be the
+    one it was saved in)."""
+    clock.restore(saved.get("manual_now"), saved.get("offset", 0.0), saved.get("now"))
 
 
 def _saved_mode(saved: dict[str, Any], default: ClockMode) -> ClockMode:

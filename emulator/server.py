@@ -37,13 +37,37 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
     )
 
 
+class ListenError(Exception):
+    """The server cannot take its address (a port in use): nothing else was done."""
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before the state is opened: `serve --reset` on a port
+    in use must not wipe the state of the server already there."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except OSError as exc:
+        raise ListenError(f"cannot listen on {host}:{port}: {exc}") from exc
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    return sock
+
+
 def run(settings: Settings, banner: Callable[[Runtime], None]) -> None:
+    sock = listening_socket(settings.host, settings.port)
     rt = open_runtime(settings)
     app = create_app(settings, rt)
     banner(rt)
     gc.freeze()  # what start-up made lives as long as the process: never scan it again
     gc.enable()
-    uvicorn.Server(uvicorn_config(app, settings)).run()
+    uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])
 
 
 class BackgroundServer:

@@ -132,9 +132,10 @@ def test_commands_beside_a_server_leave_its_holds_and_keep_its_clock(db: str) ->
         assert reservations.active_total(conn, "acct_demo") == 600
         ((_, topup),) = list_ledger(conn, "acct_demo", {"kind": "topup"}, 1, None)
     assert topup.created_at == "2026-03-01T12:00:00.000Z"
-    # A server started on the file afterwards does release it: its request died.
-    open_runtime(Settings(db=db))
-    with served.store.read() as conn:
+    # A server started on the file once that one stopped does release it: its request died.
+    served.close()
+    restarted = open_runtime(Settings(db=db))
+    with restarted.store.read() as conn:
         assert reservations.active_total(conn, "acct_demo") == 0
     assert taken.amount == 600
 

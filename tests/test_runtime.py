@@ -10,7 +10,7 @@ from emulator.billing import holds
 from emulator.clock import parse_iso
 from emulator.control.schemas import ProviderSet
 from emulator.control.service import set_provider
-from emulator.runtime import merge_fixtures, open_runtime
+from emulator.runtime import Runtime, merge_fixtures, open_runtime
 from emulator.settings import Settings, default_fixtures_dir
 from emulator.snapshots.service import restore_from
 from emulator.store import reservations
@@ -116,3 +116,72 @@ def test_a_provider_marked_down_by_another_server_is_down_here(tmp_path: Path) -
     set_provider(other, "xai", ProviderSet(status="down"))
     served.store.check_outside()
     assert served.catalog.view().providers["xai"].status == "down"
+
+
+def test_a_server_started_beside_a_live_one_leaves_its_requests_alone(tmp_path: Path) -> None:
+    """A hold (or an `Idempotency-Key`) still active at start belongs to a dead server
+    only if no other server serves the file: a second server started beside a live one
+    must not release it, or the live request's retry would be answered and charged."""
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db))
+    taken = holds.hold(served, "acct_demo", None, 600, None)  # a stream in flight
+    second = open_runtime(Settings(db=db))
+    assert second.lease is not None and not second.lease.alone
+    with second.store.read() as conn:
+        assert reservations.active_total(conn, "acct_demo") == 600
+    served.close()
+    second.close()
+    third = open_runtime(Settings(db=db))  # alone again: the first server's hold is orphaned
+    assert third.lease is not None and third.lease.alone
+    with third.store.read() as conn:
+        assert reservations.active_total(conn, "acct_demo") == 0
+    assert taken
+
+
+def test_serve_reset_beside_a_live_server_is_that_servers_reset(tmp_path: Path) -> None:
+    """`emulator serve --reset` on a file being served wipes it as `emulator reset` does:
+    the live server follows (new state, ids from the start), it does not go on with
+    numbers of sequences that are gone (a UNIQUE failure, a 500, on its next charge)."""
+    db = str(tmp_path / "state.db")
+    served = open_runtime(Settings(db=db))
+    served.serve_beside_others()
+    world = served.world
+    served.new_id("le")  # a block of ledger numbers taken
+    open_runtime(Settings(db=db, reset=True))
+    served.store.check_outside()
+    assert served.world > world
+
+
+def test_a_reset_forgets_the_identities_kept_across_restores(tmp_path: Path) -> None:
+    """Ids after a reset are those of a fresh start, whatever restores came before: a
+    test that resets, saves and restores makes the same tenants every run."""
+    from emulator.store.meta import new_id
+
+    def tenant_after_reset_and_restore(rt: Runtime) -> str:
+        rt.reset()
+        restore_from(rt, rt.snapshots.save(rt, "clean").conn)
+        with rt.store.write() as conn:
+            return new_id(conn, rt.ids, "acct")
+
+    fresh = open_runtime(Settings(db=str(tmp_path / "fresh.db")))
+    used = open_runtime(Settings(db=str(tmp_path / "used.db")))
+    saved = used.snapshots.save(used, "start")
+    with used.store.write() as conn:
+        for _ in range(3):
+            new_id(conn, used.ids, "acct")
+    restore_from(used, saved.conn)  # the three tenants' numbers are kept from here
+    assert tenant_after_reset_and_restore(used) == tenant_after_reset_and_restore(fresh)
+
+
+def test_the_clock_does_not_go_back_when_served_in_the_other_mode(tmp_path: Path) -> None:
+    db = str(tmp_path / "state.db")
+    manual = open_runtime(Settings(db=db, clock="manual"))
+    manual.clock.set(parse_iso("2030-06-01T00:00:00Z"))
+    manual.close()
+    real = open_runtime(Settings(db=db, clock="real"))
+    assert real.clock.now() >= parse_iso("2030-06-01T00:00:00Z")
+    real.clock.advance(60)
+    ahead = real.clock.now()
+    real.close()  # saves the time it read at shut-down
+    again = open_runtime(Settings(db=db, clock="manual"))
+    assert again.clock.now() >= ahead

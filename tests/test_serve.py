@@ -70,6 +70,23 @@ def test_serve_prints_urls_and_credentials_and_keeps_state(tmp_path: Path) -> No
         )
 
 
+def test_a_port_in_use_is_one_error_line_and_leaves_the_state_alone(tmp_path: Path) -> None:
+    """The socket is bound before the state is opened: `serve --reset` on a taken port
+    does not wipe the file of the server already there."""
+    with serving(cwd=tmp_path) as (url, _):
+        httpx.post(f"{url}/_emulator/accounts/acct_demo/topup", json={"amount_micros": 1_000_000})
+        port = url.rsplit(":", 1)[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "emulator", "serve", "--port", port, "--reset"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=20,
+        )  # fmt: skip
+        assert done.returncode == 1
+        assert f"Error: cannot listen on 127.0.0.1:{port}" in done.stderr
+        assert "Traceback" not in done.stderr
+        account = httpx.get(f"{url}/_emulator/accounts/acct_demo").json()
+        assert account["balance_micros"] == 26_000_000
+
+
 def test_memory_state_and_environment_variables(tmp_path: Path) -> None:
     env = {"EMULATOR_DB": ":memory:", "EMULATOR_CLOCK": "manual", "EMULATOR_SEED": "7"}
     with serving(cwd=tmp_path, env=env) as (url, _):

@@ -216,10 +216,18 @@ class FaultBook:
             return len(self.rules) < before
 
     def clear(self) -> int:
+        """Remove every rule; ids go on from the last given, so a handle kept from before
+        (the pytest plugin's `FaultRule`) never names a rule added after."""
         with self._lock:
-            count, self.rules, self._count = len(self.rules), [], 0
+            count, self.rules = len(self.rules), []
             self._index()
             return count
+
+    def reset(self) -> None:
+        """A fresh start (a reset): no rules, and ids start again, as the state's do."""
+        with self._lock:
+            self.rules, self._count = [], 0
+            self._index()
 
     def needs_model(self) -> bool:
         """Whether a rule acting before the handler matches on the model (read from the body)."""

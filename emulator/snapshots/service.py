@@ -109,8 +109,7 @@ def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
         rt.identities.keep(conn)
         with rt.store.write() as conn:
             migrate(conn)  # a snapshot file of an earlier version lacks the tables added since
-            saved = get_meta(conn, "clock") or {}
-            rt.after_restore(conn, saved.get("manual_now"), saved.get("offset", 0.0))
+            rt.after_restore(conn, get_meta(conn, "clock") or {})
             # The requests that were running when the snapshot was taken are not running
             # in this state: their holds would stay active, their keys in flight, forever.
             end_orphaned_requests(

@@ -263,9 +263,13 @@ def test_rules_match_on_method_and_raw_api_key_and_clear_all(
         ) as c:
             assert c.get("/ai-gateway/balance").status_code == 200
     emulator.faults.add(account_id=tenant.account_id, status=503)
-    emulator.faults.add(account_id=tenant.account_id, delay_ms=1)
+    before = emulator.faults.add(account_id=tenant.account_id, delay_ms=1)
     assert http.delete("/_emulator/faults").json()["deleted"] >= 2
     assert emulator.faults.list() == []
+    # Ids go on after a clear: a handle kept from before never names a new rule.
+    after = emulator.faults.add(account_id=tenant.account_id, path="/nowhere", status=503)
+    assert after.id != before.id
+    after.remove()
     with tenant.client() as client:
         assert client.get("/ai-gateway/balance").status_code == 200
 
