@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,7 +83,7 @@ def _known_errors() -> tuple[type[Exception], ...]:
     from emulator.snapshots.service import SnapshotError
     from emulator.store.fixtures import FixtureError
 
-    return (FixtureError, SnapshotError, EmulatorError, ListenError)
+    return (FixtureError, SnapshotError, EmulatorError, ListenError, sqlite3.DatabaseError)
 
 
 class _Commands(click.Group):
@@ -93,7 +94,10 @@ class _Commands(click.Group):
         try:
             return super().invoke(ctx)
         except _known_errors() as exc:
-            raise click.ClickException(str(exc)) from exc
+            said = str(exc)
+            if isinstance(exc, sqlite3.DatabaseError):  # `file is not a database`: which
+                said = f"the state file (--db) cannot be used: {said}"
+            raise click.ClickException(said) from exc
 
 
 @click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
@@ -354,19 +358,26 @@ def keys_create(
     db: str,
 ) -> None:
     """Create an API key for ACCOUNT and print its secret (shown only now)."""
+    from pydantic import ValidationError
+
     from emulator.keys.schemas import KeyCreate
     from emulator.keys.service import create_key
 
     rt = _open_account(db, account)
-    body = KeyCreate.model_validate(
-        {
-            "name": name,
-            "scopes": list(scopes),
-            "product": product,
-            "spend_limit_micros": spend_limit_micros,
-            "spend_reset_interval": reset_interval,
-        }
-    )
+    try:
+        body = KeyCreate.model_validate(
+            {
+                "name": name,
+                "scopes": list(scopes),
+                "product": product,
+                "spend_limit_micros": spend_limit_micros,
+                "spend_reset_interval": reset_interval,
+            }
+        )
+    except ValidationError as exc:  # e.g. an empty --name: the API's 422, in one line
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"])
+        raise click.ClickException(f"{field}: {first['msg']}") from exc
     created = create_key(rt, account, body)
     click.echo(f"{created.id}  {created.key}")
     click.echo("Store the secret now: it is not shown again.", err=True)

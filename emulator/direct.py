@@ -117,6 +117,9 @@ def with_direct_routes(inner: ASGIApp, rt: Runtime, routes: Sequence[DirectRoute
             await inner(scope, receive, send)
             return
         route, param = found
+        path = scope["path"]
+        if len(path) > 1 and path[-1] == "/":  # one path for fault rules and the journal
+            scope["path"] = path[:-1]
         started, at = time.perf_counter(), rt.clock.now()
         body: list[bytes] = []  # the request's, once read
         reply = await _answer(rt, route, param, scope, receive, body)
@@ -146,7 +149,9 @@ async def _answer(
     body: list[bytes],
 ) -> Reply:
     method, path = scope["method"], scope["path"]  # type: ignore[typeddict-item]
-    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+    # A header sent twice: the first, as litestar's routes read it (one credential wherever).
+    sent = reversed(list(scope["headers"]))
+    headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in sent}
 
     async def read_body() -> bytes:
         if not body:

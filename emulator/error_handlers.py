@@ -27,6 +27,7 @@ from emulator.errors import (
     ClientClosedRequest,
     EmulatorError,
     IdempotencyKeyMismatch,
+    InjectedFault,
     InternalError,
     InvalidRequest,
     MalformedJson,
@@ -91,7 +92,11 @@ def translate(method: str, path: str, exc: Exception) -> EmulatorError:
     """The framework's exceptions (and unexpected ones), said in our vocabulary, with
     the status the OpenAI-compatible routes give."""
     error = _translate(method, path, exc)
-    if error.status == 422 and _openai_wire(path) and not isinstance(error, IdempotencyKeyMismatch):
+    if (
+        error.status == 422
+        and _openai_wire(path)
+        and not isinstance(error, IdempotencyKeyMismatch | InjectedFault)  # asked for as such
+    ):
         # OpenAI's API (and OpenRouter's) refuse any invalid request with 400, and the
         # SDKs raise BadRequestError for it, which client code catches; 422 would be
         # UnprocessableEntityError. SPEC section 5 keeps 422 for a reused key's new body.

@@ -57,8 +57,8 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
             return
         # Fail closed: every route of ours must say what it takes.
         raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
-    if auth.kind == "optional":  # before the headers are parsed: the catalog is hot
-        return
+    if auth.kind == "optional" and not _faults_may_apply(runtime_of(connection), connection.scope):
+        return  # before the headers are parsed: the catalog is hot
     await admit(
         runtime_of(connection),
         auth,
@@ -86,7 +86,8 @@ async def admit(
     encoding = headers.get("content-encoding")
     if encoding is not None:
         _check_encoding(encoding)
-    if auth.kind == "optional":
+    if auth.kind == "optional":  # no caller: the catalog; faults apply all the same
+        await _apply_faults(rt, None, headers, method, path, read_body)
         return
     if auth.kind == "admin":
         check_admin(
@@ -106,6 +107,31 @@ async def admit(
     if "ai.gateway" in auth.scopes:
         standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
         state["rate_limit_headers"] = standing.headers()
+    await _apply_faults(rt, caller, headers, method, path, read_body)
+
+
+def _faults_may_apply(rt: Runtime, scope: Any) -> bool:
+    """Whether a rule or the fault header may act on a request (read from the raw headers)."""
+    if rt.faults.rules:
+        return True
+    if not rt.settings.allow_faults:
+        return False
+    return any(name == _FAULT_HEADER for name, _ in scope["headers"])
+
+
+_FAULT_HEADER = fault_header.HEADER.lower().encode()
+
+
+async def _apply_faults(
+    rt: Runtime,
+    caller: Caller | None,
+    headers: Mapping[str, str],
+    method: str,
+    path: str,
+    read_body: Callable[[], Awaitable[bytes]],
+) -> None:
+    """The fault rules and header, before the handler (an error, a delay), and what they
+    leave for later points (routes, streams, jobs)."""
     fault = headers.get(fault_header.HEADER) if rt.settings.allow_faults else None
     if not rt.faults.rules and not fault:
         fault_apply.begin(None)
@@ -114,12 +140,13 @@ async def admit(
     if method == "POST":  # read now: an injected error still journals it
         body = await read_body()
         model = model_of(body) if rt.faults.needs_model() else None
+    key = caller.key if caller else None
     subject = Subject(
         path=path,
         method=method,
-        account_id=caller.account_id,
-        key_id=caller.key.id if caller.key else None,
-        key_hash=caller.key.secret_hash if caller.key else None,
+        account_id=caller.account_id if caller else None,
+        key_id=key.id if key else None,
+        key_hash=key.secret_hash if key else None,
         model=model,
     )
     faults = fault_apply.RequestFaults(

@@ -107,6 +107,18 @@ def test_keys_create_refuses_what_the_api_refuses(db: str) -> None:
     assert result.exit_code == 1 and "ai.gateway" in result.output
     result = CliRunner().invoke(main, ["keys", "create", "acct_nope", "--name", "v", "--db", db])
     assert result.exit_code == 1 and "acct_nope" in result.output
+    result = CliRunner().invoke(main, ["keys", "create", "acct_demo", "--name", "", "--db", db])
+    assert result.exit_code == 1 and result.exception is not None
+    assert result.output.startswith("Error: name: String should have at least 1 character")
+
+
+@pytest.mark.parametrize("command", [["keys", "list", "acct_demo"], ["topup", "acct_demo", "1"]])
+def test_a_file_that_is_not_a_state_is_one_error_line(command: list[str], tmp_path: Path) -> None:
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database\n")
+    result = CliRunner().invoke(main, [*command, "--db", str(text)])
+    assert result.exit_code == 1, result.output
+    assert result.output == "Error: the state file (--db) cannot be used: file is not a database\n"
 
 
 def test_topup_writes_a_ledger_entry(db: str) -> None:

@@ -47,6 +47,34 @@ def test_a_trailing_slash_and_other_methods_are_answered_as_litestar_would(
     assert api.get("/generation").json()["object"] == "list"  # the list, not a poll
 
 
+def test_a_trailing_slash_gets_the_same_faults_and_journal_path(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with emulator.faults.add(
+        account_id=tenant.account_id, path="/api/v1/chat/completions", status=503
+    ) as rule, tenant.client() as client:  # fmt: skip
+        assert_error(client.post("/chat/completions/", json=CHAT), 503, "upstream_failed")
+        assert rule.hits == 1
+    entries = emulator.journal.list(account_id=tenant.account_id, path="/api/v1/chat/completions")
+    assert [entry["status"] for entry in entries] == [503]
+
+
+def test_a_credential_sent_twice_is_read_as_every_route_reads_it(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """The first `Authorization` header, on the direct routes as on litestar's: the same
+    request is not billed to one account here and refused there."""
+    twice = [("Authorization", "Bearer nope"), ("Authorization", f"Bearer {tenant.api_key}")]
+    with httpx.Client(base_url=emulator.base_url) as client:
+        assert_error(
+            client.post("/chat/completions", json=CHAT, headers=twice), 401, "invalid_api_key"
+        )
+        assert_error(client.get("/ai-gateway/balance", headers=twice), 401, "invalid_api_key")
+        swapped = twice[::-1]
+        assert client.post("/chat/completions", json=CHAT, headers=swapped).status_code == 200
+        assert client.get("/ai-gateway/balance", headers=swapped).status_code == 200
+
+
 def test_direct_answers_are_journaled_with_their_bodies(
     demo: EmulatorHandle, api: httpx.Client
 ) -> None:

@@ -13,7 +13,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from emulator.errors import InjectedFault
+from emulator.errors import InjectedFault, NoRouteAvailable, NotImplementedYet
 from emulator.faults.rules import EFFECTS, Action, Match, Subject
 
 if TYPE_CHECKING:
@@ -63,13 +63,18 @@ async def before_handler(faults: RequestFaults) -> None:
         raise _error(error)
 
 
+# Codes whose real errors tell SDKs not to retry (`x-should-retry: false`): an injected
+# one says so too, or the client under test would back off and retry where it fails fast.
+_FINAL_CODES = {NoRouteAvailable.code, NotImplementedYet.code}
+
+
 def _error(action: Action) -> InjectedFault:
     status = action.status or 503
     headers: dict[str, str] = {}
     if status == 429 or action.retry_after is not None:
         retry = action.retry_after if action.retry_after is not None else 1
         headers |= {"Retry-After": str(retry), "retry-after-ms": str(retry * 1000)}
-    if status == 402:
+    if status == 402 or action.code in _FINAL_CODES:
         headers["x-should-retry"] = "false"
     return InjectedFault(
         status,

@@ -111,7 +111,11 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
             finish = next(d for d in served.deltas if isinstance(d, Finish))
             events = messages.render_events(
-                deltas, id=ident, model=model, start=(finish.input_tokens, finish.cache)
+                deltas,
+                id=ident,
+                model=model,
+                start=(finish.input_tokens, finish.cache),
+                provider=served.route.provider,
             )
             return typed_sse_lines(_priced(rt, call, served, events))
 

@@ -403,3 +403,30 @@ def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, tenant: 
     finally:
         for rule in made:
             emulator.control("DELETE", f"/faults/{rule}")
+
+
+def test_an_injected_error_keeps_its_status_and_the_real_errors_headers(tenant: Tenant) -> None:
+    """A 422 asked for is a 422 on the OpenAI-compatible routes too (their own invalid
+    requests are 400), and an injected `no_route_available` tells SDKs not to retry, as
+    the real one does (SPEC 9)."""
+    with tenant.client(headers={"X-Emulator-Fault": "422"}) as client:
+        assert_error(client.post("/chat/completions", json=CHAT), 422, "invalid_request")
+    with tenant.client(headers={"X-Emulator-Fault": "503:no_route_available"}) as client:
+        response = client.post("/chat/completions", json=CHAT)
+    assert_error(response, 503, "no_route_available")
+    assert response.headers["x-should-retry"] == "false"
+    with tenant.client(headers={"X-Emulator-Fault": "503"}) as client:
+        assert "x-should-retry" not in client.post("/chat/completions", json=CHAT).headers
+
+
+def test_rules_and_the_header_act_on_the_catalog_too(emulator: EmulatorHandle) -> None:
+    """`GET /models` takes no key, but a rule on its path (or the header) still answers:
+    a suite can simulate a catalog outage, which every SDK meets first."""
+    with httpx.Client(base_url=emulator.base_url) as client:
+        with emulator.faults.add(path="/api/v1/models", status=503, times=1) as rule:
+            assert_error(client.get("/models"), 503, "upstream_failed")
+            assert rule.hits == 1
+        assert client.get("/models").status_code == 200
+        refused = client.get("/models/count", headers={"X-Emulator-Fault": "429"})
+        assert_error(refused, 429, "rate_limit_exceeded")
+        assert client.get("/models/count").status_code == 200

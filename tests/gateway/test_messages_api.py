@@ -64,6 +64,8 @@ def test_a_streamed_message_sends_anthropics_events(
     assert start.usage.input_tokens == final.usage.input_tokens > 0
     whole = claude.messages.create(model=SONNET, max_tokens=300, messages=QUESTION)
     assert final.content[0].text == whole.content[0].text  # type: ignore[union-attr]
+    # The serving provider, as in the whole answer (the SDK's final message keeps it).
+    assert (final.model_extra or {})["provider"] == (whole.model_extra or {})["provider"]
     delta = next(event for event in events if event.type == "message_delta")
     charge = (delta.usage.model_extra or {})["charge_micros"]  # type: ignore[union-attr]
     assert charge == sonnet_charge(final.usage)

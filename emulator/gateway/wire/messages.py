@@ -379,11 +379,13 @@ def render_events(
     id: str,
     model: str,
     start: tuple[int, CacheUse | None] = (0, None),
+    provider: str | None = None,
 ) -> Iterator[dict[str, Any]]:
     """message_start, content blocks (start, deltas, stop), message_delta, message_stop.
     Reasoning is a first `thinking` block: its deltas, then its signature. `start`: the
     prompt's tokens and cache use, which message_start's usage tells (the final usage
-    is message_delta's)."""
+    is message_delta's). `provider`, the gateway's serving provider, is in message_start's
+    message as in the whole answer (none in a provider's own stream)."""
     begun: dict[str, Any] = {
         "id": id,
         "type": "message",
@@ -394,6 +396,8 @@ def render_events(
         "stop_sequence": None,
         "usage": _usage(start[0], 0, start[1]),
     }
+    if provider is not None:
+        begun["provider"] = provider
     yield {"type": "message_start", "message": begun}
     block = -1
     open_block = False
