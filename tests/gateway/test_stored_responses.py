@@ -126,6 +126,34 @@ def test_only_what_was_kept_by_this_account_is_found(
         assert http.get(f"/responses/{kept}").status_code == 200
 
 
+def test_a_call_item_is_its_responses_own_when_the_request_repeats(
+    client: openai.OpenAI,
+) -> None:
+    """The same request twice makes the same call (`call_id`) but two items: deleting the
+    second response leaves the first one's item to be named (its id was the call's, so
+    the second took it over, and its deletion took it away)."""
+    tool = {"type": "function", "name": "lookup", "parameters": {"type": "object"}}
+    body: Any = {"model": "openai/gpt-4o", "input": [QUESTION], "tools": [tool],
+                 "tool_choice": "required"}  # fmt: skip
+    first, second = client.responses.create(**body), client.responses.create(**body)
+    call, again = first.output[0], second.output[0]
+    assert call.call_id == again.call_id and call.id != again.id  # type: ignore[union-attr]
+    streamed = list(client.responses.create(**body, stream=True))
+    done = streamed[-1].response  # type: ignore[union-attr]
+    added = next(e for e in streamed if e.type == "response.output_item.added")
+    assert added.item.id == done.output[0].id != call.id  # type: ignore[union-attr]
+    client.responses.delete(second.id)
+    answer = client.responses.create(
+        model="openai/gpt-4o",
+        input=[  # type: ignore[list-item]
+            QUESTION,
+            {"type": "item_reference", "id": call.id},
+            {"type": "function_call_output", "call_id": call.call_id, "output": "42"},  # type: ignore[union-attr]
+        ],
+    )
+    assert "42" in answer.output_text
+
+
 def test_a_deleted_response_is_gone_with_its_items(client: openai.OpenAI) -> None:
     made = client.responses.create(model="openai/gpt-4o", input=[QUESTION])  # type: ignore[list-item]
     raw = client.responses.with_raw_response.delete(made.id)

@@ -271,7 +271,10 @@ def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[
                 "content": [text_part(completion.text, completion.logprobs)],
             }
         )
-    items += [call_item(c.id, c.name, c.arguments, "completed") for c in completion.tool_calls]
+    items += [
+        call_item(call_item_id(id, i), c.id, c.name, c.arguments, "completed")
+        for i, c in enumerate(completion.tool_calls)
+    ]
     if items and completion.finish_reason == "length":
         items[-1]["status"] = "incomplete"
     return items
@@ -304,10 +307,16 @@ def summary_part(text: str) -> dict[str, Any]:
     return {"type": "summary_text", "text": text}
 
 
-def call_item(call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
+def call_item_id(key: str, index: int) -> str:
+    """The id of a response's `index`th function call item: its own, as OpenAI's are (a
+    call id repeats whenever a request does: the same prompt, the same call)."""
+    return f"fc_{key}_{index}"
+
+
+def call_item(item_id: str, call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
     return {
         "type": "function_call",
-        "id": f"fc_{call_id}",
+        "id": item_id,
         "call_id": call_id,
         "name": name,
         "arguments": arguments,

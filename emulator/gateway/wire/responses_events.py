@@ -22,6 +22,7 @@ from emulator.gateway.wire.responses import (
     SHOWN,
     Shown,
     call_item,
+    call_item_id,
     item_key,
     parse_response,
     reasoning_item,
@@ -111,15 +112,17 @@ def render_events(
             if calls:  # each call is done before the next is added, as the API streams them
                 yield from _close_call(event, calls[-1], "completed")
             output_index += 1
-            calls.append(Announced(delta.id, delta.name, output_index))
-            item = call_item(delta.id, delta.name, "", "in_progress")
+            calls.append(
+                Announced(delta.id, delta.name, output_index, call_item_id(key, len(calls)))
+            )
+            item = call_item(calls[-1].item_id, delta.id, delta.name, "", "in_progress")
             yield event("response.output_item.added", output_index=output_index, item=item)
         elif isinstance(delta, ToolArgumentsDelta):
             call = calls[delta.index]
             call.arguments += delta.fragment
             yield event(
                 "response.function_call_arguments.delta",
-                item_id=f"fc_{call.id}",
+                item_id=call.item_id,
                 output_index=call.output_index,
                 delta=delta.fragment,
             )
@@ -162,18 +165,19 @@ class Announced:
     id: str
     name: str
     output_index: int
+    item_id: str
     arguments: str = ""
 
 
 def _close_call(event: Any, call: Announced, status: str) -> Iterator[dict[str, Any]]:
     yield event(
         "response.function_call_arguments.done",
-        item_id=f"fc_{call.id}",
+        item_id=call.item_id,
         output_index=call.output_index,
         name=call.name,
         arguments=call.arguments,
     )
-    item = call_item(call.id, call.name, call.arguments, status)
+    item = call_item(call.item_id, call.id, call.name, call.arguments, status)
     yield event("response.output_item.done", output_index=call.output_index, item=item)
 
 
