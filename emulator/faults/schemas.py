@@ -62,3 +62,15 @@ class FaultCreate(RequestBody):
     probability: Annotated[float, Field(gt=0, le=1)] | None = Field(
         default=None, description="Fire on each match with this probability (seeded: deterministic)"
     )
+
+    @model_validator(mode="after")
+    def _provider_known_where_it_acts(self) -> FaultCreate:
+        # A request's provider is known only once a route of it is tried: an error or a
+        # delay, which act before the handler, would never fire (a rule accepted and dead).
+        if self.match and self.match.provider and (self.action.status or self.action.delay_ms):
+            raise ValueError(
+                "match.provider is known only once a provider route is tried: with it, use "
+                "fail_route, cut_stream_after or fail_job (status and delay_ms act before "
+                "routing; fail_route makes the request fall back or fail with 503)"
+            )
+        return self

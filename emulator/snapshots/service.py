@@ -49,7 +49,10 @@ class Snapshot:
     conn: sqlite3.Connection
 
     def wire(self) -> dict[str, Any]:
+        # The pages in use: free ones left by data deleted earlier (a reset) would make
+        # the same state's size depend on what came before it.
         pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        pages -= self.conn.execute("PRAGMA freelist_count").fetchone()[0]
         size = self.conn.execute("PRAGMA page_size").fetchone()[0]
         return {
             "object": "snapshot",

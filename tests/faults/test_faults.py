@@ -430,3 +430,17 @@ def test_rules_and_the_header_act_on_the_catalog_too(emulator: EmulatorHandle) -
         refused = client.get("/models/count", headers={"X-Emulator-Fault": "429"})
         assert_error(refused, 429, "rate_limit_exceeded")
         assert client.get("/models/count").status_code == 200
+
+
+def test_a_rule_on_a_provider_that_could_never_fire_is_refused(http: httpx.Client) -> None:
+    """An error or a delay acts before routing, when no provider is known yet: on a rule
+    matching a provider it would be accepted and never fire."""
+    for action in ({"status": 500}, {"delay_ms": 100}):
+        refused = http.post(
+            "/_emulator/faults", json={"match": {"provider": "openai"}, "action": action}
+        )
+        error = assert_error(refused, 422, "invalid_request")
+        assert "fail_route" in error["message"]
+    assert not [
+        r for r in http.get("/_emulator/faults").json()["data"] if r["match"].get("provider")
+    ]

@@ -324,3 +324,23 @@ def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, http: ht
     finally:
         for name in mine:
             emulator.snapshots.delete(name)
+
+
+def test_a_snapshots_size_is_that_of_its_state_not_of_the_files_past(tmp_path: Path) -> None:
+    """The same state after a reset measures the same, however much was deleted before."""
+    from emulator.runtime import open_runtime
+    from emulator.settings import Settings
+    from emulator.store.meta import new_id
+
+    rt = open_runtime(Settings(db=str(tmp_path / "state.db")))
+    fresh = rt.snapshots.save(rt, "fresh").wire()["size_bytes"]
+    with rt.store.write() as conn:
+        conn.execute("CREATE TEMP TABLE one AS SELECT * FROM accounts WHERE id = 'acct_demo'")
+        for _ in range(300):  # accounts like the demo one, with long names
+            conn.execute(
+                "UPDATE one SET id = ?, name = ?", [new_id(conn, rt.ids, "acct"), "x" * 500]
+            )
+            conn.execute("INSERT INTO accounts SELECT * FROM one")
+        conn.execute("DROP TABLE one")
+    rt.reset()
+    assert rt.snapshots.save(rt, "reset").wire()["size_bytes"] == fresh
