@@ -110,6 +110,9 @@ async def admit(
     await _apply_faults(rt, caller, headers, method, path, read_body)
 
 
+_FAULT_HEADER = fault_header.HEADER.lower().encode()
+
+
 def _faults_may_apply(rt: Runtime, scope: Any) -> bool:
     """Whether a rule or the fault header may act on a request (read from the raw headers)."""
     if rt.faults.rules:
@@ -117,9 +120,6 @@ def _faults_may_apply(rt: Runtime, scope: Any) -> bool:
     if not rt.settings.allow_faults:
         return False
     return any(name == _FAULT_HEADER for name, _ in scope["headers"])
-
-
-_FAULT_HEADER = fault_header.HEADER.lower().encode()
 
 
 async def _apply_faults(
