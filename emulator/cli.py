@@ -358,26 +358,22 @@ def keys_create(
     db: str,
 ) -> None:
     """Create an API key for ACCOUNT and print its secret (shown only now)."""
-    from pydantic import ValidationError
-
+    from emulator.bodies import validate
     from emulator.keys.schemas import KeyCreate
     from emulator.keys.service import create_key
 
     rt = _open_account(db, account)
-    try:
-        body = KeyCreate.model_validate(
-            {
-                "name": name,
-                "scopes": list(scopes),
-                "product": product,
-                "spend_limit_micros": spend_limit_micros,
-                "spend_reset_interval": reset_interval,
-            }
-        )
-    except ValidationError as exc:  # e.g. an empty --name: the API's 422, in one line
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"])
-        raise click.ClickException(f"{field}: {first['msg']}") from exc
+    # Checked as the API checks its body: what it refuses is one `Error:` line, in its words.
+    body = validate(
+        {
+            "name": name,
+            "scopes": list(scopes),
+            "product": product,
+            "spend_limit_micros": spend_limit_micros,
+            "spend_reset_interval": reset_interval,
+        },
+        KeyCreate,
+    )
     created = create_key(rt, account, body)
     click.echo(f"{created.id}  {created.key}")
     click.echo("Store the secret now: it is not shown again.", err=True)

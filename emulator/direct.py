@@ -98,8 +98,6 @@ def with_direct_routes(inner: ASGIApp, rt: Runtime, routes: Sequence[DirectRoute
     prefixed = [(r.method, r.path[:-2], r) for r in routes if r.path.endswith("/{}")]
 
     def match(method: str, path: str) -> tuple[DirectRoute, str] | None:
-        if len(path) > 1 and path[-1] == "/":  # litestar ignores a trailing slash too
-            path = path[:-1]
         route = exact.get((method, path))
         if route is not None:
             return route, ""
@@ -111,15 +109,18 @@ def with_direct_routes(inner: ASGIApp, rt: Runtime, routes: Sequence[DirectRoute
         return None
 
     async def handler(scope: Scope, receive: Receive, send: Send) -> None:
-        http = scope["type"] == "http"  # type: ignore[comparison-overlap]
-        found = match(scope["method"], scope["path"]) if http else None  # type: ignore[typeddict-item]
+        if scope["type"] != "http":  # type: ignore[comparison-overlap]
+            await inner(scope, receive, send)
+            return
+        path = scope["path"]
+        if len(path) > 1 and path[-1] == "/":  # litestar ignores a trailing slash too
+            path = path[:-1]
+        found = match(scope["method"], path)  # type: ignore[typeddict-item]
         if found is None:
             await inner(scope, receive, send)
             return
         route, param = found
-        path = scope["path"]
-        if len(path) > 1 and path[-1] == "/":  # one path for fault rules and the journal
-            scope["path"] = path[:-1]
+        scope["path"] = path  # one path for fault rules and the journal
         started, at = time.perf_counter(), rt.clock.now()
         body: list[bytes] = []  # the request's, once read
         reply = await _answer(rt, route, param, scope, receive, body)

@@ -74,9 +74,7 @@ class BackgroundServer:
     """A live emulator on a free port of 127.0.0.1, in a daemon thread."""
 
     def __init__(self, settings: Settings) -> None:
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.sock.bind((settings.host, 0))
+        self.sock = listening_socket(settings.host, 0)
         self.settings = settings.with_(port=self.sock.getsockname()[1])
         build_all_models()  # no lazy build racing between the test and server threads
         self.runtime = open_runtime(self.settings)

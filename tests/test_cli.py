@@ -109,7 +109,7 @@ def test_keys_create_refuses_what_the_api_refuses(db: str) -> None:
     assert result.exit_code == 1 and "acct_nope" in result.output
     result = CliRunner().invoke(main, ["keys", "create", "acct_demo", "--name", "", "--db", db])
     assert result.exit_code == 1 and result.exception is not None
-    assert result.output.startswith("Error: name: String should have at least 1 character")
+    assert result.output.startswith("Error: Invalid field `name`: String should have at least 1")
 
 
 @pytest.mark.parametrize("command", [["keys", "list", "acct_demo"], ["topup", "acct_demo", "1"]])
