@@ -75,6 +75,13 @@ seed_option = click.option(
     envvar="EMULATOR_SEED",
     help="Seed of every generated id, secret and text.",
 )
+state_seed_option = click.option(
+    "--seed",
+    type=int,
+    default=None,
+    envvar="EMULATOR_SEED",
+    help="Seed of the ids it makes [default: the one the state was served with, else 0].",
+)
 
 
 def _known_errors() -> tuple[type[Exception], ...]:
@@ -229,7 +236,7 @@ def banner(rt: Runtime) -> str:
     return "\n".join(lines)
 
 
-def _open(db: str, fixtures: Path | None, seed: int = 0, reset: bool = False) -> Runtime:
+def _open(db: str, fixtures: Path | None, seed: int | None = None, reset: bool = False) -> Runtime:
     from emulator.runtime import open_runtime
 
     # serving=False: a server may be using the same file (its holds stay, its clock dates)
@@ -250,8 +257,8 @@ def _open_account(db: str, account: str) -> Runtime:
 @main.command()
 @db_option
 @fixtures_option
-@seed_option
-def reset(db: str, fixtures: Path | None, seed: int) -> None:
+@state_seed_option
+def reset(db: str, fixtures: Path | None, seed: int | None) -> None:
     """Wipe the state file and load the fixtures again."""
     rt = _open(db, fixtures, seed)
     rt.reset()
@@ -267,8 +274,8 @@ def reset(db: str, fixtures: Path | None, seed: int) -> None:
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     help="The fixtures folder to load.",
 )
-@seed_option
-def seed(db: str, fixtures: Path, seed: int) -> None:
+@state_seed_option
+def seed(db: str, fixtures: Path, seed: int | None) -> None:
     """Merge a fixtures folder into the state: the catalog and pricing are replaced,
     accounts and keys are added when missing (existing balances are kept)."""
     from emulator.runtime import merge_fixtures

@@ -70,6 +70,7 @@ class Runtime:
         self.world = next_world(conn, self.world)
         self._forget_kept(fresh_start=False)
         restore_clock(self.clock, saved_clock)
+        set_meta(conn, "seed", self.ids.seed)  # this server's, whatever the file's was
         self.catalog.invalidate()
 
     def serve_beside_others(self) -> None:
@@ -174,9 +175,9 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
     fixtures_dir = settings.fixtures or default_fixtures_dir()
     store = Store(settings.db)
     lease = ServeLease(settings.db) if serving and not settings.in_memory else None
-    ids = Ids(settings.seed)
     with store.write() as conn:
         migrate(conn)
+        ids = Ids(_state_seed(conn, settings, serving))
         if settings.reset:  # as `emulator reset`: a server on the file follows
             wipe(conn)
             next_world(conn)
@@ -208,7 +209,7 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
                 set_platform(conn, "video", video.model_dump(mode="json"))
         world_number = get_world(conn)
     rt = Runtime(
-        settings=settings,
+        settings=settings.with_(seed=ids.seed),
         store=store,
         clock=clock,
         ids=ids,
@@ -224,6 +225,16 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
     return rt
 
 
+def _state_seed(conn: sqlite3.Connection, settings: Settings, serving: bool) -> int:
+    """A server's `--seed` is the state's, kept for the commands run beside it: theirs,
+    unless they are given one, so a key they create is the one the server would make."""
+    saved = get_meta(conn, "seed")
+    seed = settings.seed if settings.seed is not None else saved if saved is not None else 0
+    if serving or saved is None:
+        set_meta(conn, "seed", seed)
+    return int(seed)
+
+
 def wipe(conn: sqlite3.Connection) -> None:
     conn.execute("PRAGMA defer_foreign_keys = ON")
     for table in data_tables(conn):
@@ -235,6 +246,7 @@ def build(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, clock: Clock) -> Non
 
     migrate(conn)
     seed(conn, fx, ids, clock.now_iso())
+    set_meta(conn, "seed", ids.seed)
     save_clock(conn, clock)
 
 

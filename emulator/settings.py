@@ -17,7 +17,7 @@ class Settings:
     db: str = DEFAULT_DB
     fixtures: Path | None = None  # None: the bundled default fixtures
     reset: bool = False
-    seed: int = 0
+    seed: int | None = 0  # None (state commands only): the seed the state was served with
     clock: Literal["real", "manual"] = "real"
     job_speed: float | None = 1.0  # None means "instant": jobs finish at creation
     stream_delay_ms: int = 20

@@ -162,6 +162,47 @@ def test_reset_and_seed(db: str, tmp_path: Path) -> None:
     assert "balance 27.000000" in run("topup", "acct_demo", "1", "--db", db)
 
 
+def test_seed_replaces_the_catalog(db: str, tmp_path: Path) -> None:
+    import shutil
+
+    import yaml
+
+    from emulator.settings import default_fixtures_dir
+
+    run("reset", "--db", db)
+    folder = tmp_path / "fx"
+    shutil.copytree(default_fixtures_dir(), folder)
+    catalog = yaml.safe_load((folder / "models.yaml").read_text())
+    catalog["models"] = [m for m in catalog["models"] if m["id"] != "emulator/premium"]
+    (folder / "models.yaml").write_text(yaml.safe_dump(catalog))
+    run("seed", "--fixtures", str(folder), "--db", db)
+    rt = open_runtime(Settings(db=db), serving=False)
+    with rt.store.read() as conn:
+        models = {r["id"] for r in conn.execute("SELECT id FROM models")}
+        served = {r["model_id"] for r in conn.execute("SELECT model_id FROM model_providers")}
+    rt.store.close()
+    assert "emulator/premium" not in models | served
+    assert models == served == {m["id"] for m in catalog["models"]}
+
+
+def test_state_commands_use_the_seed_the_state_was_served_with(db: str, tmp_path: Path) -> None:
+    def made(state: str) -> tuple[list[str], str]:
+        run("reset", "--db", state)
+        key = run("keys", "create", "acct_demo", "--name", "ci", "--db", state)
+        rt = open_runtime(Settings(db=state, seed=None), serving=False)
+        with rt.store.read() as conn:
+            entries = [entry.id for _, entry in list_ledger(conn, "acct_demo", {}, 100, None)]
+        rt.store.close()
+        return entries, key
+
+    open_runtime(Settings(db=db, seed=42)).close()
+    twin = str(tmp_path / "twin.db")
+    open_runtime(Settings(db=twin, seed=42)).close()
+    unserved = str(tmp_path / "unserved.db")
+    assert made(db) == made(twin) != made(unserved)
+    assert "served with" in " ".join(run("reset", "--help").split())
+
+
 def test_broken_fixtures_are_a_clear_error(tmp_path: Path, db: str) -> None:
     folder = tmp_path / "fx"
     folder.mkdir()

@@ -47,7 +47,7 @@ def health(rt: Runtime) -> HealthOut:
         uptime_seconds=round(rt.clock.uptime(), 3),
         clock=clock_state(rt),
         db=rt.settings.db,
-        seed=rt.settings.seed,
+        seed=rt.ids.seed,
         fixtures=str(rt.fixtures_dir),
     )
 

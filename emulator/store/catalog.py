@@ -81,6 +81,23 @@ def upsert_model(conn: sqlite3.Connection, row: ModelRow, serving: list[ServingR
     )
 
 
+def prune_catalog(
+    conn: sqlite3.Connection, model_ids: list[str], provider_names: list[str]
+) -> None:
+    """Delete the models and providers a new catalog no longer names, with their serving rows."""
+    models = json.dumps(model_ids)
+    providers = json.dumps(provider_names)
+    conn.execute(
+        "DELETE FROM model_providers WHERE model_id NOT IN (SELECT value FROM json_each(?)) "
+        "OR provider NOT IN (SELECT value FROM json_each(?))",
+        [models, providers],
+    )
+    conn.execute("DELETE FROM models WHERE id NOT IN (SELECT value FROM json_each(?))", [models])
+    conn.execute(
+        "DELETE FROM providers WHERE name NOT IN (SELECT value FROM json_each(?))", [providers]
+    )
+
+
 def load_catalog(conn: sqlite3.Connection) -> CatalogRows:
     providers = [
         ProviderRow(

@@ -39,6 +39,8 @@ def seed(conn: sqlite3.Connection, fx: Fixtures, ids: Ids, now: str) -> None:
         )
     for position, model in enumerate(fx.models):
         _seed_model(conn, position, model)
+    # replaced, not merged: a model or provider the fixtures dropped must stop being served
+    catalog_rows.prune_catalog(conn, [m.id for m in fx.models], [p.name for p in fx.providers])
     for account in fx.accounts:
         _seed_account(conn, account, fx.world.default_rate_limit_rpm, ids, now)
 
