@@ -2,16 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody
+from pydantic import BaseModel
 
+from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
 from emulator.video.routes import JobsLimit, base_url, job_list
 from emulator.vidprov import service
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
+
+if TYPE_CHECKING:
+    from emulator.auth.credentials import Caller
+    from emulator.runtime import Runtime
+
+
+def _queued(
+    request: Request[Any, Any, Any],
+    endpoint: str,
+    data: BaseModel,
+    queue: Callable[[Runtime, Caller, Any, str], dict[str, Any]],
+) -> Response[Any]:
+    """A task queued and charged once per `Idempotency-Key`, as /generate/video is: a
+    client retrying a timed-out call gets the first task back, not a second charge."""
+    rt, caller = runtime_of(request), caller_of(request)
+    body = data.model_dump(exclude_none=True)
+    return respond(
+        rt,
+        caller.account_id,
+        endpoint,
+        request.headers.get("idempotency-key"),
+        body,
+        lambda: Answer({}, body=queue(rt, caller, data, base_url(request))),
+    ).response()
 
 
 class VidprovController(Controller):
@@ -20,24 +47,35 @@ class VidprovController(Controller):
     security = BEARER
     tags = ["Video provider"]
 
-    @post("/videos/effects", status_code=200, summary="Queue an effects task (effect_scene)")
+    @post(
+        "/videos/effects",
+        status_code=200,
+        summary="Queue an effects task (effect_scene; Idempotency-Key honoured)",
+    )
     async def effects(
         self, request: Request[Any, Any, Any], data: JSONBody[EffectsRequest]
-    ) -> dict[str, Any]:
-        return service.effects(runtime_of(request), caller_of(request), data, base_url(request))
+    ) -> Response[Any]:
+        return _queued(request, "vidprov.effects", data, service.effects)
 
-    @post("/lipsync", status_code=200, summary="Queue an advanced lip-sync task")
+    @post(
+        "/lipsync",
+        status_code=200,
+        summary="Queue an advanced lip-sync task (Idempotency-Key honoured)",
+    )
     async def lipsync(
         self, request: Request[Any, Any, Any], data: JSONBody[LipsyncRequest]
-    ) -> dict[str, Any]:
-        return service.lipsync(runtime_of(request), caller_of(request), data, base_url(request))
+    ) -> Response[Any]:
+        return _queued(request, "vidprov.lipsync", data, service.lipsync)
 
-    @post("/multi-elements", status_code=200, summary="Queue a multi-elements editing task")
+    @post(
+        "/multi-elements",
+        status_code=200,
+        summary="Queue a multi-elements editing task (Idempotency-Key honoured)",
+    )
     async def multi_elements(
         self, request: Request[Any, Any, Any], data: JSONBody[MultiElementsRequest]
-    ) -> dict[str, Any]:
-        rt, caller = runtime_of(request), caller_of(request)
-        return service.multi_elements(rt, caller, data, base_url(request))
+    ) -> Response[Any]:
+        return _queued(request, "vidprov.multi_elements", data, service.multi_elements)
 
     @get("/tasks/{task_id:str}", summary="A provider task by its local, provider or external id")
     async def get_task(

@@ -287,3 +287,35 @@ def test_unknown_fields_are_refused(tenant: Tenant, path: str) -> None:
     with tenant.client() as client:
         error = assert_error(client.post(path, json={"colour": "red"}), 422, "invalid_request")
     assert error["param"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "other"),
+    [
+        ("/vidprov/videos/effects", {"effect_scene": "hug", "images": [PNG, WEBP]}, "squish"),
+        ("/vidprov/lipsync", {"video_url": VIDEO, "text": "hi", "voice_id": "v1"}, "bye"),
+        (
+            "/vidprov/multi-elements",
+            {"video_url": VIDEO, "edit_mode": "removal", "prompt": "no dog", "image_list": []},
+            "no cat",
+        ),
+    ],
+    ids=["effects", "lipsync", "multi-elements"],
+)
+def test_an_idempotency_key_queues_and_charges_a_task_once(
+    tenant: Tenant, path: str, body: dict[str, object], other: str
+) -> None:
+    changed = {**body, next(k for k in ("effect_scene", "text", "prompt") if k in body): other}
+    with tenant.client(headers={"Idempotency-Key": "task-1"}) as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        first = client.post(path, json=body)
+        again = client.post(path, json=body)
+        assert first.status_code == again.status_code == 200, first.text
+        assert again.headers["idempotent-replayed"] == "true"
+        assert again.json() == first.json()
+        charged = first.json()["charge_micros"]
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - charged
+        assert_error(client.post(path, json=changed), 422, "idempotency_key_mismatch")
+        assert [t["id"] for t in client.get("/vidprov/tasks").json()["data"]] == [
+            first.json()["id"]
+        ]
