@@ -70,12 +70,26 @@ def with_wire_headers(
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 rate = scope["state"].get("rate_limit_headers", ())  # set by the auth hook
-                message["headers"] = [*message.get("headers", ()), *extra, *rate]
+                headers = [*message.get("headers", ()), *extra, *rate]
+                if message["status"] == 405:
+                    headers += _allow_of(scope["path"], headers, allow)
+                message["headers"] = headers
             await send(message)
 
         await inner(scope, receive, send_with_headers)
 
     return handler
+
+
+def _allow_of(
+    path: str, headers: list[tuple[bytes, bytes]], allow: Callable[[str], str | None]
+) -> list[tuple[bytes, bytes]]:
+    """RFC 9110 15.5.6: a 405 lists the methods its path allows; one a fault rule
+    injected too, as the framework's own does."""
+    if any(name.lower() == b"allow" for name, _ in headers):
+        return []
+    methods = allow(path)
+    return [(b"allow", allow_header(methods.split(", ")).encode())] if methods else []
 
 
 def allow_header(methods: Iterable[str]) -> str:

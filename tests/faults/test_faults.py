@@ -444,3 +444,16 @@ def test_a_rule_on_a_provider_that_could_never_fire_is_refused(http: httpx.Clien
     assert not [
         r for r in http.get("/_emulator/faults").json()["data"] if r["match"].get("provider")
     ]
+
+
+def test_an_injected_405_lists_what_its_path_allows(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with emulator.faults.add(account_id=tenant.account_id, status=405), tenant.client() as client:
+        chat = client.post("/chat/completions", json=CHAT)  # a direct route
+        balance = client.get("/ai-gateway/balance")  # a litestar one
+    assert chat.status_code == balance.status_code == 405
+    with tenant.client() as client:  # as the real 405s of those paths say
+        assert chat.headers["allow"] == client.get("/chat/completions").headers["allow"]
+        assert balance.headers["allow"] == client.put("/ai-gateway/balance").headers["allow"]
+    assert "POST" in chat.headers["allow"] and "GET" in balance.headers["allow"]
