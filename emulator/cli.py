@@ -86,11 +86,19 @@ state_seed_option = click.option(
 
 def _known_errors() -> tuple[type[Exception], ...]:
     from emulator.errors import EmulatorError
+    from emulator.runtime import SeedInUse
     from emulator.server import ListenError
     from emulator.snapshots.service import SnapshotError
     from emulator.store.fixtures import FixtureError
 
-    return (FixtureError, SnapshotError, EmulatorError, ListenError, sqlite3.DatabaseError)
+    return (
+        FixtureError,
+        SnapshotError,
+        EmulatorError,
+        ListenError,
+        SeedInUse,
+        sqlite3.DatabaseError,
+    )
 
 
 class _Commands(click.Group):
@@ -243,11 +251,11 @@ def _open(db: str, fixtures: Path | None, seed: int | None = None, reset: bool =
     return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset), serving=False)
 
 
-def _open_account(db: str, account: str) -> Runtime:
+def _open_account(db: str, account: str, seed: int | None = None) -> Runtime:
     """The state, once ACCOUNT is known to be in it."""
     from emulator.store.accounts import get_account
 
-    rt = _open(db, None)
+    rt = _open(db, None, seed)
     with rt.store.read() as conn:
         if get_account(conn, account) is None:
             raise click.ClickException(f"no account {account!r} in {db}")
@@ -355,6 +363,7 @@ def keys_list(account: str, db: str) -> None:
     help="Window of the spend limit (none: the limit covers all time).",
 )
 @db_option
+@state_seed_option
 def keys_create(
     account: str,
     name: str,
@@ -363,13 +372,14 @@ def keys_create(
     spend_limit_micros: int | None,
     reset_interval: str | None,
     db: str,
+    seed: int | None,
 ) -> None:
     """Create an API key for ACCOUNT and print its secret (shown only now)."""
     from emulator.bodies import validate
     from emulator.keys.schemas import KeyCreate
     from emulator.keys.service import create_key
 
-    rt = _open_account(db, account)
+    rt = _open_account(db, account, seed)
     # Checked as the API checks its body: what it refuses is one `Error:` line, in its words.
     body = validate(
         {
@@ -390,7 +400,8 @@ def keys_create(
 @click.argument("account")
 @click.argument("usd")
 @db_option
-def topup(account: str, usd: str, db: str) -> None:
+@state_seed_option
+def topup(account: str, usd: str, db: str, seed: int | None) -> None:
     """Add USD to ACCOUNT's balance (USD such as 10.00): a ledger entry, as the dashboard
     writes."""
     from emulator.billing.ledger import top_up
@@ -401,7 +412,7 @@ def topup(account: str, usd: str, db: str) -> None:
         micros = usd_to_micros(usd)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="USD") from exc
-    rt = _open(db, None)
+    rt = _open(db, None, seed)
     entry = top_up(rt, account, micros, reference="cli")
     with rt.store.read() as conn:
         balance = get_account(conn, account)

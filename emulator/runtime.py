@@ -20,7 +20,7 @@ from emulator.settings import Settings, default_fixtures_dir
 from emulator.snapshots.service import Snapshots
 from emulator.store import Store
 from emulator.store.keys import KeyCache
-from emulator.store.lease import ServeLease
+from emulator.store.lease import ServeLease, served
 from emulator.store.meta import (
     GivenIdentities,
     SequenceBlock,
@@ -225,11 +225,22 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
     return rt
 
 
+class SeedInUse(Exception):
+    """A state command given a `--seed` other than the one a live server serves."""
+
+
 def _state_seed(conn: sqlite3.Connection, settings: Settings, serving: bool) -> int:
     """A server's `--seed` is the state's, kept for the commands run beside it: theirs,
-    unless they are given one, so a key they create is the one the server would make."""
+    unless they are given one, so a key they create is the one the server would make.
+    Beside a live server, another seed is refused: the server keeps its own, so the file
+    would name a seed nobody serves."""
     saved = get_meta(conn, "seed")
     seed = settings.seed if settings.seed is not None else saved if saved is not None else 0
+    if not serving and saved is not None and seed != saved and served(settings.db):
+        raise SeedInUse(
+            f"a server is serving {settings.db} with --seed {saved}: run this command "
+            f"with --seed {saved} (or none), or stop the server first"
+        )
     if serving or saved is None:
         set_meta(conn, "seed", seed)
     return int(seed)

@@ -203,6 +203,25 @@ def test_state_commands_use_the_seed_the_state_was_served_with(db: str, tmp_path
     assert "served with" in " ".join(run("reset", "--help").split())
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["reset"], ["keys", "create", "acct_demo", "--name", "ci"], ["topup", "acct_demo", "1"]],
+    ids=["reset", "keys-create", "topup"],
+)
+def test_another_seed_beside_a_live_server_is_refused(db: str, command: list[str]) -> None:
+    served = open_runtime(Settings(db=db, seed=42))
+    try:
+        result = CliRunner().invoke(main, [*command, "--seed", "5", "--db", db])
+        assert result.exit_code == 1 and result.output == (
+            f"Error: a server is serving {db} with --seed 42: run this command with "
+            "--seed 42 (or none), or stop the server first\n"
+        )
+        run(*command, "--seed", "42", "--db", db)  # its own seed is fine
+    finally:
+        served.close()
+    run(*command, "--seed", "5", "--db", db)  # no server: the command's seed
+
+
 def test_broken_fixtures_are_a_clear_error(tmp_path: Path, db: str) -> None:
     folder = tmp_path / "fx"
     folder.mkdir()

@@ -42,3 +42,20 @@ class ServeLease:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+def served(db: str) -> bool:
+    """Whether a live server holds its share of `db` (a command beside it asks)."""
+    if sys.platform == "win32" or db == ":memory:":
+        return False
+    try:
+        fd = os.open(Path(f"{db}-serve.lock"), os.O_RDONLY)  # flock needs no write access
+    except OSError:  # none: no server has served the file
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)  # closing drops the lock it may have taken
+    return False
