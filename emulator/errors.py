@@ -9,7 +9,8 @@ them (and the framework's own errors) as SPEC section 6's envelope:
     │   ├── MalformedJson         400                       / invalid_json
     │   ├── ValidationFailed      422                       / invalid_request (or a field code)
     │   │   └── IdempotencyKeyMismatch 422                  / idempotency_key_mismatch
-    │   └── ModelNotFound         404                       / model_not_found
+    │   ├── ModelNotFound         404                       / model_not_found
+    │   └── ThreadUnsupported     400                       / thread_unsupported_request
     ├── AuthenticationFailed      401 authentication_error  / invalid_api_key
     │   ├── MissingApiKey         401                       / missing_api_key
     │   ├── KeyDisabled           401                       / key_disabled
@@ -102,6 +103,18 @@ class IdempotencyKeyMismatch(ValidationFailed):
 class ModelNotFound(InvalidRequest):
     status = 404
     code = "model_not_found"
+
+
+class ThreadUnsupported(InvalidRequest):
+    """Anthropic's refusal of a `thread` the server cannot hold: its SDKs' tool runners
+    read `details` and go on sending the whole conversation each turn."""
+
+    code = "thread_unsupported_request"
+
+    def envelope(self) -> dict[str, Any]:
+        body = super().envelope()
+        body["error"]["details"] = {"error_code": self.code, "unsupported": ["thread"]}
+        return body
 
 
 class AuthenticationFailed(EmulatorError):

@@ -210,6 +210,9 @@ class Request:
     # Log probabilities asked for: how many of the most likely tokens each token lists
     # (0 to 20); None: not asked. Out of the repr: asking does not change the answer.
     logprobs: int | None = field(default=None, repr=False)
+    # The field that carried `response_format` when its format has two (Anthropic's
+    # `output_config.format` and the older `output_format`): errors name the one sent.
+    format_field: str | None = field(default=None, repr=False, compare=False)
 
     def with_max_tokens(self, max_tokens: int | None) -> Request:
         """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
@@ -227,6 +230,7 @@ class Request:
             self.reasoning,
             self.reasoning_unasked,
             self.logprobs,
+            self.format_field,
         )
 
 

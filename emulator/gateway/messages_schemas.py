@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
-from emulator.errors import ValidationFailed
+from emulator.errors import ThreadUnsupported, ValidationFailed
 from emulator.gateway.chat_schemas import (
     CacheControl,
     DebugOptions,
@@ -219,6 +219,14 @@ class OutputFormat(_Open):
     schema_: Annotated[dict[str, Any], Field(alias="schema")]
 
 
+class OutputConfig(_Open):
+    """Anthropic's output settings: `format` is structured output (`output_format`'s
+    successor, which the SDKs now send), `effort` is taken and ignored."""
+
+    format: OutputFormat | None = None
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+
+
 class Prompt(_Open):
     """What a message request and its token count share: the model and the prompt."""
 
@@ -230,12 +238,23 @@ class Prompt(_Open):
     thinking: Thinking | None = None
     cache_control: CacheControl | None = None  # a breakpoint at the last message's end
     output_format: OutputFormat | None = None
+    output_config: OutputConfig | None = None
     # OpenRouter's
     models: Annotated[list[str], Field(max_length=10)] | None = None
     provider: ProviderPreferences | None = None
     plugins: list[Plugin] | None = None
 
     _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _one_output_format(self) -> Prompt:
+        if self.output_format is not None and self.output_config and self.output_config.format:
+            raise ValidationFailed(
+                "Send the structured output format once: `output_config.format` (or the "
+                "older `output_format`), not both.",
+                param="output_format",
+            )
+        return self
 
     @model_validator(mode="after")
     def _turns_say_something(self) -> Prompt:
@@ -283,11 +302,21 @@ class MessagesRequest(Prompt):
     top_p: Annotated[float, Field(ge=0, le=1)] | None = None
     top_k: Annotated[int, Field(ge=0)] | None = None
     stream: bool | None = None
-    output_config: dict[str, Any] | None = None  # taken as sent (its `effort` is ignored)
     metadata: RequestMetadata | None = None
+    thread: Any = None  # Anthropic's message threads: refused (`ThreadUnsupported`)
     # OpenRouter's
     transforms: list[str] | None = None
     debug: DebugOptions | None = None
+
+    @model_validator(mode="after")
+    def _no_thread(self) -> MessagesRequest:
+        if self.thread is not None:
+            raise ThreadUnsupported(
+                "Message threads are not supported: send the whole conversation in "
+                "`messages` each turn, without `thread`.",
+                param="thread",
+            )
+        return self
 
     @model_validator(mode="after")
     def _thinking_within_max_tokens(self) -> MessagesRequest:

@@ -44,7 +44,7 @@ _NEEDS = {
 _FIELDS = {
     "chat.completions": ("messages", "response_format"),
     "responses": ("input", "text.format"),
-    "messages": ("messages", "output_format"),
+    "messages": ("messages", "output_config.format"),
 }
 
 
@@ -138,6 +138,7 @@ def _capable(
         missing = sorted(needs - _capabilities(view, routes[0].model))[0]
         param, what = _NEEDS[missing]
         prompt_param, format_param = _FIELDS[endpoint]
+        format_param = request.format_field or format_param
         param = {"messages": prompt_param, "format": format_param}.get(param, param)
         if missing == "reasoning" and request.reasoning is not None:
             param = request.reasoning.asked_by  # the field the client sent

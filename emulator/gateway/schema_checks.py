@@ -68,7 +68,7 @@ def _check_object_schema(tool: Tool, endpoint: str, param: str) -> None:
 # Where the client wrote the structured-output schema, per endpoint.
 _SCHEMA_PARAM = {
     "chat.completions": "response_format.json_schema.schema",
-    "messages": "output_format.schema",
+    "messages": "output_config.format.schema",  # or where `Request.format_field` says
 }
 
 
@@ -82,6 +82,8 @@ def check_output_schema(request: Request, endpoint: str) -> None:
     except SchemaProblem as exc:
         raise ValidationFailed(
             f"The structured-output schema cannot be used: {exc.message}.",
-            param=_SCHEMA_PARAM.get(endpoint, "text.format.schema"),
+            param=f"{request.format_field}.schema"
+            if request.format_field
+            else _SCHEMA_PARAM.get(endpoint, "text.format.schema"),
             code="invalid_response_format",
         ) from exc

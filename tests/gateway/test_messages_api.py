@@ -545,24 +545,51 @@ def test_structured_output_adaptive_thinking_and_the_budget_rule(tenant: Tenant)
     assert assert_error(bad_format, 400, "invalid_request")["param"] == "output_format"
 
 
+def _shaped(field: str, shape: object) -> dict[str, Any]:
+    """A structured-output format where `field` carries it: Anthropic's current
+    `output_config.format` (which its SDKs send) or the older `output_format`."""
+    if field == "output_config.format":
+        return {"output_config": {"format": shape, "effort": "high"}}
+    return {"output_format": shape}
+
+
+@pytest.mark.parametrize("field", ["output_format", "output_config.format"])
 @pytest.mark.parametrize(
     "model", ["openai/gpt-4o", "meta-llama/llama-3.3-70b-instruct", "emulator/echo", SONNET]
 )
-def test_structured_output_reaches_every_provider_format(tenant: Tenant, model: str) -> None:
-    """Anthropic's `output_format` has no `name`; the other formats' need one."""
+def test_structured_output_reaches_every_provider_format(
+    tenant: Tenant, model: str, field: str
+) -> None:
+    """Anthropic's format has no `name`; the other formats' need one."""
     schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     shape = {"type": "json_schema", "schema": schema}
-    prompt = {"model": model, "messages": QUESTION, "output_format": shape}
+    prompt = {"model": model, "messages": QUESTION, **_shaped(field, shape)}
     body = {**prompt, "max_tokens": 300}
     with tenant.client() as http:
         whole = http.post("/messages", json=body)
         counted = http.post("/messages/count_tokens", json=prompt)
         quoted = http.post("/ai-gateway/quote", json={**body, "endpoint": "messages"})
-        bad_count = http.post("/messages/count_tokens", json={**prompt, "output_format": 5})
+        bad_count = http.post("/messages/count_tokens", json={**prompt, **_shaped(field, 5)})
+        bad_schema = http.post(
+            "/messages", json={**body, **_shaped(field, {**shape, "schema": {"type": "nope"}})}
+        )
     assert whole.status_code == 200, whole.text
     assert isinstance(json.loads(whole.json()["content"][0]["text"])["name"], str)
     assert counted.status_code == 200 and quoted.status_code == 200, (counted.text, quoted.text)
-    assert assert_error(bad_count, 400, "invalid_request")["param"] == "output_format"
+    assert assert_error(bad_count, 400, "invalid_request")["param"] == field
+    error = assert_error(bad_schema, 400, "invalid_response_format")
+    assert error["param"] == f"{field}.schema"
+
+
+def test_the_output_format_is_sent_once(tenant: Tenant) -> None:
+    shape = {"type": "json_schema", "schema": {"type": "object"}}
+    both = {"output_format": shape, "output_config": {"format": shape}}
+    body = {"model": SONNET, "max_tokens": 50, "messages": QUESTION, **both}
+    with tenant.client() as http:
+        error = assert_error(http.post("/messages", json=body), 400, "invalid_request")
+        effort_only = http.post("/messages", json={**body, **_shaped("effort", None)})
+    assert error["param"] == "output_format" and "once" in error["message"]
+    assert effort_only.status_code == 200, effort_only.text
 
 
 def test_count_tokens_is_what_the_message_is_billed(claude: anthropic.Anthropic) -> None:
@@ -603,3 +630,14 @@ def test_a_bad_output_schema_is_named_as_the_messages_format_names_it(tenant: Te
     with tenant.client() as http:
         error = assert_error(http.post("/messages", json=body), 400, "invalid_response_format")
     assert error["param"] == "output_format.schema"
+
+
+def test_a_thread_is_refused_as_anthropic_refuses_one_it_cannot_hold(tenant: Tenant) -> None:
+    body = {"model": SONNET, "max_tokens": 50, "messages": QUESTION, "thread": {"type": "create"}}
+    with tenant.client() as http:
+        error = assert_error(http.post("/messages", json=body), 400, "thread_unsupported_request")
+    assert error["param"] == "thread"
+    assert error["details"] == {
+        "error_code": "thread_unsupported_request",
+        "unsupported": ["thread"],
+    }

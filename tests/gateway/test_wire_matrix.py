@@ -138,7 +138,7 @@ def test_structured_output_survives(fmt: str, schema_format: dict) -> None:
     wire = WIRE[fmt]
     back = wire.parse_request(wire.render_request(request, "m")).response_format
     if fmt == "messages" and "name" in schema_format:  # Anthropic's schemas have no name
-        assert "name" not in wire.render_request(request, "m")["output_format"]
+        assert "name" not in wire.render_request(request, "m")["output_config"]["format"]
         schema_format = {**schema_format, "name": "output"}
     assert back == schema_format
 

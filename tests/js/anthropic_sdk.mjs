@@ -2,12 +2,16 @@
 // OpenRouter's Anthropic-compatible API, unmodified but for base URL and key: the base URL
 // is `.../api` (the SDK adds `/v1/messages`), the key a bearer token (`authToken`) as
 // OpenRouter's docs set Claude Code up, or Anthropic's `x-api-key` (`apiKey`). Whole and
-// streamed messages, a tool round trip, a stop sequence, thinking, the token count and
-// the SDK's error classes. Prints one JSON object.
+// streamed messages, a tool round trip, structured output through the parse helpers, the
+// beta tool runner, a stop sequence, thinking, the token count and the SDK's error
+// classes. Prints one JSON object.
 //
 //   node anthropic_sdk.mjs http://127.0.0.1:8787/api/v1 sk-emu-demo-all
 
 import Anthropic from "@anthropic-ai/sdk";
+import { betaZodTool } from "@anthropic-ai/sdk/helpers/beta/zod";
+import { zodOutputFormat } from "@anthropic-ai/sdk/helpers/zod";
+import { z } from "zod";
 
 import { expect, runChecks, settings } from "./lib.mjs";
 
@@ -84,6 +88,41 @@ await runChecks({
       then: answer.stop_reason,
       text: answer.content[0].text,
     };
+  },
+  async structuredOutput() {
+    // `output_config.format`, which the SDK's parse helpers (and its `output_format`) send.
+    const Person = z.object({ name: z.string(), age: z.number().int() });
+    const ask = {
+      model: MODEL,
+      max_tokens: 300,
+      messages: [{ role: "user", content: "Describe a person" }],
+      output_config: { format: zodOutputFormat(Person) },
+    };
+    const whole = await client.messages.parse(ask);
+    const streamed = await client.messages.stream(ask).finalMessage();
+    return {
+      whole: Person.safeParse(whole.parsed_output).success,
+      streamed: Person.safeParse(streamed.parsed_output).success,
+    };
+  },
+  async toolRunner() {
+    // The SDK's agent loop threads its turns; the refusal of `thread` makes it send each
+    // turn whole, as it does with a server that keeps no threads.
+    const tool = betaZodTool({
+      name: "get_weather",
+      description: "The weather in a city",
+      inputSchema: z.object({ city: z.string() }),
+      run: async ({ city }) => `21 degrees in ${city}`,
+    });
+    const runner = client.beta.messages.toolRunner({
+      model: MODEL,
+      max_tokens: 400,
+      tools: [tool],
+      messages: [{ role: "user", content: "What is the weather in Oslo?" }],
+    });
+    const turns = [];
+    for await (const message of runner) turns.push(message.stop_reason);
+    return { turns };
   },
   async stopSequence() {
     const whole = await client.messages.create({

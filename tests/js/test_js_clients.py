@@ -410,6 +410,8 @@ def test_anthropic_ts_sdk_takes_tools_stops_thinking_auth_and_errors(
     assert stop["stopReason"] == "stop_sequence" and stop["stopSequence"] == "."
     assert stop["text"] and "." not in stop["text"]
     assert node_anthropic["thinking"] == {"blocks": ["thinking", "text"], "signed": True}
+    assert node_anthropic["structuredOutput"] == {"whole": True, "streamed": True}
+    assert node_anthropic["toolRunner"] == {"turns": ["tool_use", "end_turn"]}
     assert node_anthropic["xApiKey"]["stopReason"] in ("end_turn", "max_tokens")
     assert node_anthropic["errors"] == {
         "notFound": {"status": 404, "class": "NotFoundError"},

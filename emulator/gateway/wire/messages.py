@@ -74,7 +74,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
             body["tool_choice"]["disable_parallel_tool_use"] = True
     if request.response_format:  # this format's structured output: a schema, no name
         fmt = request.response_format
-        body["output_format"] = {k: v for k, v in fmt.items() if k != "name"}
+        body["output_config"] = {"format": {k: v for k, v in fmt.items() if k != "name"}}
     if request.stop:
         body["stop_sequences"] = list(request.stop)
     for key in ("temperature",):
@@ -200,12 +200,16 @@ def parse_request(body: dict[str, Any]) -> Request:
     if choice == "tool":
         choice = body["tool_choice"]["name"]
     reasoning, unasked = _reasoning(body.get("thinking"))
+    fmt, field = body.get("output_format"), "output_format"
+    if fmt is None:
+        fmt, field = (body.get("output_config") or {}).get("format"), "output_config.format"
     return Request(
         messages=tuple(messages),
         max_tokens=body["max_tokens"],
         tools=tools,
         tool_choice=choice,
-        response_format=_format(body.get("output_format")),
+        response_format=_format(fmt),
+        format_field=field,
         stop=tuple(body.get("stop_sequences", ())),
         seed=body.get("metadata", {}).get("seed"),
         temperature=body.get("temperature"),
@@ -216,8 +220,8 @@ def parse_request(body: dict[str, Any]) -> Request:
 
 
 def _format(fmt: dict[str, Any] | None) -> dict[str, Any] | None:
-    """`output_format` in the canonical shape, whose schemas have a name (the other
-    formats send one; this one has none)."""
+    """`output_config.format` (or the older `output_format`) in the canonical shape,
+    whose schemas have a name (the other formats send one; this one has none)."""
     if fmt is None:
         return None
     return {"name": "output", **fmt} if fmt.get("type") == "json_schema" else fmt
