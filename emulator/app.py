@@ -117,6 +117,9 @@ def with_outside_changes(inner: ASGIApp, rt: Runtime) -> ASGIApp:
 
 
 def shut_down(rt: Runtime) -> None:
-    if rt.settings.snapshot_on_exit is not None:
-        save_file(rt, rt.settings.snapshot_on_exit)
-    rt.close()
+    try:
+        if rt.settings.snapshot_on_exit is not None:
+            rt.save_clock()  # the snapshot holds the clock as it stops, not as it started
+            save_file(rt, rt.settings.snapshot_on_exit)
+    finally:
+        rt.close()

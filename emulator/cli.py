@@ -6,8 +6,10 @@ imports happen inside the commands, so `emulator --help` is instant.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -135,11 +137,11 @@ def main() -> None:
 )
 @click.option(
     "--port",
-    type=int,
+    type=click.IntRange(0, 65535),
     default=8787,
     show_default=True,
     envvar="EMULATOR_PORT",
-    help="Port to listen on.",
+    help="Port to listen on (0: a free one, named in the banner).",
 )
 @db_option
 @fixtures_option
@@ -218,12 +220,30 @@ def serve(**options: Any) -> None:
     """Start the emulator (default http://127.0.0.1:8787/api/v1)."""
     options["job_speed"] = _job_speed(options["job_speed"])
     settings = Settings(**options)
+    _check_snapshot_target(settings)
     # Start-up creates many long-lived objects (models, routes): collecting garbage
     # among them only slows the cold start. `run` freezes them and turns it back on.
     gc.disable()
     from emulator.server import run
 
-    run(settings, banner=lambda rt: click.echo(banner(rt)))
+    # uvicorn raises the Ctrl-C again once it has stopped: a stop asked for, not a failure
+    with contextlib.suppress(KeyboardInterrupt):
+        run(settings, banner=lambda rt: click.echo(banner(rt)))
+
+
+def _check_snapshot_target(settings: Settings) -> None:
+    """`--snapshot-on-exit` is written at the stop: a path that cannot be is said now,
+    before a session whose state it was meant to keep."""
+    target = settings.snapshot_on_exit
+    if target is None:
+        return
+    parent = target.expanduser().resolve().parent
+    if not settings.in_memory and target.expanduser().resolve() == Path(settings.db).resolve():
+        raise click.BadParameter("is the state file itself", param_hint="--snapshot-on-exit")
+    if not parent.is_dir():
+        raise click.BadParameter(f"no directory {parent}", param_hint="--snapshot-on-exit")
+    if not os.access(parent, os.W_OK):
+        raise click.BadParameter(f"{parent} is not writable", param_hint="--snapshot-on-exit")
 
 
 def banner(rt: Runtime) -> str:
@@ -309,8 +329,11 @@ def openapi(output: Path | None) -> None:
     text = json.dumps(finish(app.openapi_schema.to_schema()), indent=2)
     if output is None:
         click.echo(text)
-    else:
+        return
+    try:
         output.write_text(text + "\n")
+    except OSError as exc:
+        raise click.ClickException(f"cannot write {output}: {exc.strerror or exc}") from exc
 
 
 @main.group()

@@ -48,11 +48,21 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     for name, models_apart in _FIELDS_CHECKED_APART.items():
         for fields in models_apart if name in schemas else ():
             schemas[name].setdefault("properties", {}).update(_inlined_properties(fields))
-    for item in doc.get("paths", {}).values():
+    for path, item in doc.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and method != "parameters":
                 _finish_operation(operation)
+                operation.get("parameters", []).sort(key=lambda p: _parameter_order(path, p))
+    # litestar lists a handler's several paths, and their parameters, from sets (in hash
+    # order): sorted, the document is the same in every process (SPEC section 2)
+    doc["paths"] = dict(sorted(doc.get("paths", {}).items()))
     return doc
+
+
+def _parameter_order(path: str, parameter: dict[str, Any]) -> tuple[str, int, str]:
+    """Path parameters in the order the path names them, then the others by name."""
+    where, name = parameter.get("in", ""), parameter.get("name", "")
+    return where, path.find("{" + name) if where == "path" else 0, name
 
 
 def _subclasses(cls: type[RequestBody]) -> list[type[RequestBody]]:

@@ -53,6 +53,7 @@ class Runtime:
     world: int = 0
     identities: GivenIdentities = field(default_factory=GivenIdentities)
     lease: ServeLease | None = None  # this server's share of the state file
+    stopping: bool = False  # the server was asked to stop: open streams end now
     keys: KeyCache = field(init=False)
     faults: FaultBook = field(init=False)
     journal: Journal = field(init=False)

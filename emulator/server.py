@@ -7,6 +7,7 @@ import importlib.util
 import socket
 import threading
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -34,6 +35,9 @@ def uvicorn_config(app: Any, settings: Settings) -> uvicorn.Config:
         log_level=settings.log_level,
         access_log=settings.log_level == "debug",
         server_header=False,
+        # A stop (Ctrl-C, SIGTERM) waits this long for streams still open, then ends
+        # them: a slow stream must not hold the process (and `--snapshot-on-exit`) up.
+        timeout_graceful_shutdown=2,
     )
 
 
@@ -62,12 +66,27 @@ def listening_socket(host: str, port: int) -> socket.socket:
 
 def run(settings: Settings, banner: Callable[[Runtime], None]) -> None:
     sock = listening_socket(settings.host, settings.port)
+    # `--port 0` takes a free port: the banner and the tenants' base URLs name that one
+    settings = settings.with_(port=sock.getsockname()[1])
     rt = open_runtime(settings)
     app = create_app(settings, rt)
     banner(rt)
     gc.freeze()  # what start-up made lives as long as the process: never scan it again
     gc.enable()
-    uvicorn.Server(uvicorn_config(app, settings)).run(sockets=[sock])
+    _StoppingServer(uvicorn_config(app, settings), rt).run(sockets=[sock])
+
+
+class _StoppingServer(uvicorn.Server):
+    """At Ctrl-C or SIGTERM, open streams end with an error event at their next chunk
+    (billed for what was sent) instead of holding the stop up until they are cut off."""
+
+    def __init__(self, config: uvicorn.Config, rt: Runtime) -> None:
+        super().__init__(config)
+        self.rt = rt
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        self.rt.stopping = True
+        super().handle_exit(sig, frame)
 
 
 class BackgroundServer:

@@ -277,3 +277,20 @@ def test_the_readme_usage_of_keys_create_works(db: str) -> None:
     example = row.split("e.g. `")[1].split("`")[0].split()
     out = run("keys", "create", "acct_demo", "--name", "readme", *example, "--db", db)
     assert out.split()[1].startswith("sk-emu-")
+
+
+def test_bad_paths_and_ports_are_one_error_line(tmp_path: Path, db: str) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    cases = [
+        (["serve", "--port", "70000"], "70000 is not in the range 0<=x<=65535"),
+        (["serve", "--snapshot-on-exit", str(blocker / "x.snap")], f"no directory {blocker}"),
+        (["serve", "--db", db, "--snapshot-on-exit", db], "is the state file itself"),
+        (["openapi", "-o", str(blocker / "x.json")], f"cannot write {blocker / 'x.json'}"),
+        (["topup", "acct_demo", "1", "--db", str(blocker / "sub" / "s.db")], "cannot create"),
+    ]
+    for args, message in cases:
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), args
+        assert result.output.startswith(("Error: ", "Usage: ")) and message in result.output
+        assert "Traceback" not in result.output

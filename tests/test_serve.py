@@ -230,3 +230,53 @@ def test_emulator_reset_beside_a_live_server(tmp_path: Path) -> None:
     assert clock["now"] == "2026-01-01T00:00:00.000Z"
     assert faults == []
     assert not [r for r in journal if r["path"] == "/_emulator/faults" and r["method"] == "POST"]
+
+
+def test_a_stop_ends_open_streams_and_writes_the_snapshot_with_the_clock(tmp_path: Path) -> None:
+    """Ctrl-C while a slow stream runs: the stream ends with an error event (billed for
+    what was sent), the process exits 0 within seconds, and the snapshot it writes holds
+    the clock as it stopped, not as it started."""
+    import json
+    import signal
+    import sqlite3
+    import threading
+
+    from emulator.clock import parse_iso
+
+    snap = tmp_path / "out.snap"
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "emulator", "serve", "--port", str(port), "--db", ":memory:",
+         "--snapshot-on-exit", str(snap)],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(400):
+        try:
+            started = httpx.get(f"{url}/_emulator/health", timeout=0.5).json()["clock"]["now"]
+            break
+        except httpx.TransportError:
+            time.sleep(0.05)
+    body = {"model": "emulator/slow", "stream": True,
+            "messages": [{"role": "user", "content": "go [emulator:tokens=400]"}]}  # fmt: skip
+    lines: list[str] = []
+
+    def read() -> None:
+        headers = {"Authorization": "Bearer sk-emu-demo-all"}
+        with httpx.stream("POST", f"{url}/api/v1/chat/completions", json=body,
+                          headers=headers, timeout=30) as response:  # fmt: skip
+            lines.extend(response.iter_lines())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    time.sleep(1.2)
+    stopped_at = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    output = process.communicate(timeout=20)[0]
+    reader.join(timeout=10)
+    assert process.returncode == 0, output
+    assert time.monotonic() - stopped_at < 5 and "Traceback" not in output
+    assert "The emulator is stopping" in "\n".join(lines)
+    with sqlite3.connect(snap) as conn:
+        (saved,) = conn.execute("SELECT value FROM meta WHERE key = 'clock'").fetchone()
+    assert json.loads(saved)["now"] > parse_iso(started) + 1  # the stream ran 1.2 s

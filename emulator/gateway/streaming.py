@@ -51,12 +51,14 @@ class ErrorEvent(bytes):
     so that an `Idempotency-Key` is not kept for replay of a failed answer."""
 
 
-def cut_event(endpoint: str, sent: int, served: service.Served) -> ErrorEvent:
+def cut_event(
+    endpoint: str, sent: int, served: service.Served, why: str = "Injected fault"
+) -> ErrorEvent:
     """The error event a real gateway sends when its upstream breaks mid-stream: for
     chat, a chunk like the others with a top-level `error` and `finish_reason: "error"`
     (SPEC section 9); for responses, an `error` event."""
     error = {
-        "message": f"Injected fault: the stream was cut after {sent} chunks.",
+        "message": f"{why}: the stream was cut after {sent} chunks.",
         "type": "upstream_error",
         "code": "stream_cut",
         "param": None,
@@ -150,11 +152,12 @@ async def paced_stream(
         if slow:
             yield going(KEEP_ALIVE)
         for count, line in enumerate(lines):
-            if count == cut:  # lines before this one went out: what they carry is billed
+            if count == cut or rt.stopping:  # lines before this one went out: billed
                 del sent[carried:]
                 finish.clear()
                 was_cut = True
-                yield going(cut_event(call.endpoint, count, served))
+                why = "The emulator is stopping" if count != cut else "Injected fault"
+                yield going(cut_event(call.endpoint, count, served, why))
                 return
             yield going(line)
             if pause:

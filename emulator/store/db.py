@@ -43,7 +43,13 @@ def _connect(path: str) -> tuple[sqlite3.Connection, str]:
     if path == MEMORY_DB:
         uri = _memory_uri()
     else:
-        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(path).expanduser().parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # the CLI says it in one line, as SQLite's own refusals
+            raise sqlite3.OperationalError(
+                f"cannot create the folder {folder}: {exc.strerror or exc}"
+            ) from exc
         uri = Path(path).expanduser().resolve().as_uri()
     conn = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
     conn.row_factory = sqlite3.Row
