@@ -167,13 +167,19 @@ def _check_encoding(encoding: str) -> None:
 
 
 def model_of(body: bytes) -> str | None:
-    """The `model` of a JSON body, if it has one (for rules that match on it)."""
+    """The `model` of a JSON body, if it has one (for rules that match on it), or the
+    first of its `models` when it sends only those."""
     try:
         data = msgspec.json.decode(body)
     # Not UTF-8, or nested too deep: the route's own parsing answers 400 for it.
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
-    model = data.get("model") if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    model = data.get("model")
+    if model is None:  # `models` alone: the first of them serves (README, routing)
+        models = data.get("models")
+        model = models[0] if isinstance(models, list) and models else None
     return model if isinstance(model, str) else None
 
 

@@ -196,7 +196,7 @@ def test_emulator_reset_beside_a_live_server(tmp_path: Path) -> None:
         for _ in range(5):
             assert chat().status_code == 200
         httpx.post(f"{control}/clock", json={"advance_seconds": 86_400})
-        httpx.post(f"{control}/faults", json={"match": {"path": "/nowhere"}, "status": 503})
+        httpx.post(f"{control}/faults", json={"match": {"path": "/api/nowhere"}, "status": 503})
         pool = ThreadPoolExecutor(1)
         in_flight = pool.submit(stream)
         time.sleep(0.3)  # the slow stream is mid-way: its hold is active

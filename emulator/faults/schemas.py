@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
 from pydantic import Field, StrictBool, StrictInt, model_validator
@@ -21,6 +22,24 @@ class MatchIn(RequestBody):
     key_id: Name | None = None
     api_key: Name | None = Field(default=None, description="A raw API key; kept only as its hash")
     account_id: Name | None = None
+
+    @model_validator(mode="after")
+    def _path_where_faults_act(self) -> MatchIn:
+        """A glob no path under /api/ or /media/ can match (`/v1/chat/*`, without `/api`)
+        makes a rule accepted and dead: refused, as a provider rule with a status is."""
+        if self.path is None:
+            return self
+        fixed = re.split(r"[*?\[]", self.path, maxsplit=1)[0]  # the part before a wildcard
+        if not any(p.startswith(fixed) or fixed.startswith(p) for p in _FAULTED_PATHS):
+            raise ValueError(
+                f"faults act on paths under {' or '.join(_FAULTED_PATHS)} only: "
+                f"{self.path!r} matches none of them (e.g. /api/v1/chat/*)"
+            )
+        return self
+
+
+# Where faults act: the API and its media, not the control plane or the docs.
+_FAULTED_PATHS = ("/api/", "/media/")
 
 
 class ActionIn(RequestBody):

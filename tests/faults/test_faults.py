@@ -173,7 +173,7 @@ def test_a_probability_rule_is_seeded_so_runs_repeat(emulator: EmulatorHandle) -
 
     def outcomes(rules_before: int) -> list[int]:
         tenant = emulator.create_tenant()
-        others = [emulator.faults.add(path="/nowhere", status=500) for _ in range(rules_before)]
+        others = [emulator.faults.add(path="/api/nowhere", status=500) for _ in range(rules_before)]
         rule = emulator.faults.add(account_id=tenant.account_id, status=500, probability=0.5)
         with rule, tenant.client() as c:
             seen = [c.get("/ai-gateway/balance").status_code for _ in range(20)]
@@ -201,6 +201,7 @@ def test_the_header_speaks_the_same_vocabulary(tenant: Tenant) -> None:
 
 
 def test_bad_rules_get_422s_naming_the_field(http: httpx.Client) -> None:
+    cut = {"cut_stream_after": 2}
     cases = [
         ({"action": {}}, None),
         ({"action": {"status": 200}}, "action.status"),
@@ -210,7 +211,14 @@ def test_bad_rules_get_422s_naming_the_field(http: httpx.Client) -> None:
         # What the envelope carries as a code or type, and the header takes.
         ({"action": {"status": 503, "code": "bad code!"}}, "action.code"),
         ({"action": {"status": 503, "type": "two words"}}, "action.type"),
+        # Paths no rule acts on: `/api` left out, the control plane.
+        ({"match": {"path": "/v1/chat/*"}, "action": {"status": 503}}, "match"),
+        ({"match": {"path": "/_emulator/health"}, "action": {"status": 503}}, "match"),
     ]
+    for path in ("/api/v1/chat/*", "*/chat/*", "/media/*", "/api"):
+        made = http.post("/_emulator/faults", json={"match": {"path": path}, "action": cut})
+        assert made.status_code == 201, (path, made.text)
+        http.delete(f"/_emulator/faults/{made.json()['id']}")
     for body, param in cases:
         error = assert_error(http.post("/_emulator/faults", json=body), 422, "invalid_request")
         if param:
@@ -267,7 +275,7 @@ def test_rules_match_on_method_and_raw_api_key_and_clear_all(
     assert http.delete("/_emulator/faults").json()["deleted"] >= 2
     assert emulator.faults.list() == []
     # Ids go on after a clear: a handle kept from before never names a new rule.
-    after = emulator.faults.add(account_id=tenant.account_id, path="/nowhere", status=503)
+    after = emulator.faults.add(account_id=tenant.account_id, path="/api/nowhere", status=503)
     assert after.id != before.id
     after.remove()
     with tenant.client() as client:
@@ -457,3 +465,13 @@ def test_an_injected_405_lists_what_its_path_allows(
         assert chat.headers["allow"] == client.get("/chat/completions").headers["allow"]
         assert balance.headers["allow"] == client.put("/ai-gateway/balance").headers["allow"]
     assert "POST" in chat.headers["allow"] and "GET" in balance.headers["allow"]
+
+
+def test_a_model_rule_matches_a_request_that_names_its_model_in_models_alone(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"models": ["openai/gpt-4o-mini", "openai/gpt-4o"], "messages": CHAT["messages"]}
+    with emulator.faults.add(model="openai/gpt-4o-mini", status=418), tenant.client() as client:
+        assert client.post("/chat/completions", json=body).status_code == 418
+        other = {**body, "models": ["openai/gpt-4o"]}
+        assert client.post("/chat/completions", json=other).status_code == 200
