@@ -47,7 +47,15 @@ def generation_stats(rt: Runtime, account_id: str, generation_id: str) -> dict[s
     with rt.store.read() as conn:
         event = get_usage_event(conn, account_id, generation_of(generation_id))
     if event is None:
-        raise NotFound(f"No generation {generation_id!r} in this account.", param="id")
+        hint = ""
+        if generation_id.startswith("vgen_"):  # a video's record, asked for on the wrong path
+            hint = (
+                " `?id=` takes gateway request ids (`gen_...`): read the video's record at "
+                f"GET /generation/{generation_id}"
+            )
+        raise NotFound(
+            f"No gateway generation {generation_id!r} in this account.{hint}", param="id"
+        )
     view = rt.catalog.view()
     names = {name: row.body["display_name"] for name, row in view.providers.items()}
     return {"data": _stats(event, names, _cache_discount(event, view))}

@@ -33,6 +33,7 @@ from emulator.gateway.service import (
     worst_hold,
 )
 from emulator.gateway.wire import chat, messages, responses
+from emulator.jobs.service import settled_read
 from emulator.store import reservations
 
 if TYPE_CHECKING:
@@ -54,9 +55,15 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
     charge = charge_for(prompt, output, *price, fees, search_results=searched)
     hold = worst_hold(routes, request, fees, searched)
-    with rt.store.read() as conn:
-        available = reservations.available(conn, caller.account_id) or 0
-        spend = spend_standing(conn, caller.key, rt.clock.now())
+    # After the refunds of jobs failed by now, as the request's own hold sees the balance
+    available, spend = settled_read(
+        rt,
+        caller.account_id,
+        lambda conn: (
+            reservations.available(conn, caller.account_id) or 0,
+            spend_standing(conn, caller.key, rt.clock.now()),
+        ),
+    )
     return {
         "object": "quote",
         "endpoint": endpoint,

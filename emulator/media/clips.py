@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from emulator.errors import NotFound
+from emulator.errors import NotFound, NotImplementedYet
 from emulator.jobs.engine import state_at
 from emulator.settings import default_fixtures_dir
 from emulator.store.jobs import job_by_id
@@ -38,7 +38,14 @@ class Clip:
 
 def find_clip(video: dict, fixtures_dir: Path, aspect_ratio: str, seconds: int) -> Clip:  # type: ignore[type-arg]
     """The clip for an aspect ratio and a duration (the nearest duration there is)."""
-    spec = video["clips"].get(aspect_ratio) or next(iter(video["clips"].values()))
+    clips = video.get("clips") or {}
+    spec = clips.get(aspect_ratio) or next(iter(clips.values()), None)
+    if spec is None:  # a fixtures folder whose video.yaml has no `clips:` at all
+        raise NotImplementedYet(
+            "The fixtures in use have no output clips (`clips:` in video.yaml), so this "
+            f"video cannot be made: add a {aspect_ratio} clip to them, as the bundled "
+            "fixtures have."
+        )
     files = {int(k): v for k, v in spec["files"].items()}
     chosen = min(files, key=lambda d: (abs(d - seconds), d))
     path = _resolve(fixtures_dir, files[chosen])

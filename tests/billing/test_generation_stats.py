@@ -51,6 +51,8 @@ def test_unknown_and_other_accounts_generations_are_not_found(
         for client, asked in ((http, "gen_nope"), (theirs, gen_id)):
             error = assert_error(client.get("/generation", params={"id": asked}), 404, "not_found")
             assert error["param"] == "id" and asked in error["message"]
+        video = assert_error(http.get("/generation", params={"id": "vgen_x"}), 404, "not_found")
+        assert "GET /generation/vgen_x" in video["message"]  # the path that reads it
         for odd in ("", "x" * 201):  # neither a list nor an echo of any length
             refused = http.get("/generation", params={"id": odd})
             assert refused.status_code in (400, 422) and refused.json()["error"]["param"] == "id"

@@ -284,3 +284,17 @@ def test_a_message_quote_is_checked_as_the_messages_route_checks_it(tenant: Tena
                     http.post(path, json={**body, **change}), 400, "invalid_request"
                 )
                 assert error["param"] == param, (path, error)
+
+
+def test_a_quote_counts_the_refund_of_a_job_failed_by_now(emulator: EmulatorHandle) -> None:
+    """The request's hold refunds the failed job first; the quote must see the same."""
+    from tests.video.test_generate_video import BODY
+
+    tenant = emulator.create_tenant(balance_micros=175_000)
+    with tenant.client() as http:
+        failing = {**BODY, "prompt": "a fox [emulator:fail]"}
+        assert http.post("/generate/video", json=failing).status_code == 200
+        emulator.advance(120)
+        quote = http.post("/ai-gateway/quote", json={"endpoint": "chat.completions", **EXACT})
+    assert quote.json()["available_micros"] == 175_000
+    assert quote.json()["sufficient_balance"] is True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import wave
+from pathlib import Path
 from urllib.parse import quote
 
 import httpx
@@ -319,3 +320,27 @@ def test_an_idempotency_key_queues_and_charges_a_task_once(
         assert [t["id"] for t in client.get("/vidprov/tasks").json()["data"]] == [
             first.json()["id"]
         ]
+
+
+def test_fixtures_without_clips_make_a_task_a_clear_501_and_charge_nothing(
+    tmp_path: Path,
+) -> None:
+    import shutil
+
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings, default_fixtures_dir
+
+    folder = tmp_path / "fx"
+    shutil.copytree(default_fixtures_dir(), folder)
+    (folder / "video.yaml").write_text("models: []\n")
+    server = BackgroundServer(Settings(db=":memory:", fixtures=folder, log_level="warning")).start()
+    try:
+        headers = {"Authorization": "Bearer sk-emu-demo-all"}
+        with httpx.Client(base_url=f"{server.url}/api/v1", headers=headers) as client:
+            start = client.get("/ai-gateway/balance").json()["balance_micros"]
+            body = {"video_url": VIDEO, "text": "hi", "voice_id": "v1"}
+            error = assert_error(client.post("/vidprov/lipsync", json=body), 501, "not_implemented")
+            assert "clips:" in error["message"]
+            assert client.get("/ai-gateway/balance").json()["balance_micros"] == start
+    finally:
+        server.stop()
