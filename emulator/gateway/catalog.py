@@ -370,7 +370,8 @@ def models_page(
 def catalog_page(
     models: list[dict[str, Any]], total: int, next_cursor: str | None
 ) -> dict[str, Any]:
-    """SPEC section 8's list, plus `total_count` and `links` that OpenRouter clients require."""
+    """SPEC section 8's list, plus `total_count` and `links` that OpenRouter clients
+    require, and `first_id`/`last_id`, from which Anthropic's SDKs page (`after_id`)."""
     after = f"/api/v1/models?cursor={next_cursor}" if next_cursor else None
     return {
         "object": "list",
@@ -379,4 +380,6 @@ def catalog_page(
         "next_cursor": next_cursor,
         "total_count": total,
         "links": {"next": after},
+        "first_id": models[0]["id"] if models else None,
+        "last_id": models[-1]["id"] if models else None,
     }

@@ -14,6 +14,7 @@ from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway import openrouter_catalog
 from emulator.gateway.catalog import find_model, models_page
 from emulator.gateway.schemas import ModelList, ModelOut, Pricing
+from emulator.paging import encode_cursor
 from emulator.web import (
     API_PREFIX,
     Cursor,
@@ -30,6 +31,15 @@ ModelsLimit = Annotated[
 ]
 _LIMIT = Annotated[int, msgspec.Meta(ge=1, le=MAX_MODELS_PAGE)] | None  # the same, for msgspec
 _MODALITIES = Annotated[str, msgspec.Meta(max_length=200)] | None  # as below, for msgspec
+_MODEL_ID = Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None
+AfterId = Annotated[
+    str | None,
+    QueryParameter(
+        min_length=1,
+        max_length=200,
+        description="Anthropic's cursor: the models after this id (its `last_id`)",
+    ),
+]
 _PARAMETERS = Annotated[str, msgspec.Meta(max_length=500)] | None
 OutputModalities = Annotated[
     str | None,
@@ -52,6 +62,9 @@ SupportedParameters = Annotated[
 def list_models(request: DirectRequest) -> Reply:
     # The hottest read of all: cached bytes, served directly (`emulator.direct`).
     limit, cursor = request.query("limit", _LIMIT), request.query("cursor", str)
+    after_id = request.query("after_id", _MODEL_ID)
+    if after_id and not cursor:  # Anthropic's SDKs page by the last id shown
+        cursor = encode_cursor(after_id)
     modalities = request.query("output_modalities", _MODALITIES)
     parameters = request.query("supported_parameters", _PARAMETERS)
     view = request.rt.catalog.view()
@@ -81,6 +94,7 @@ class CatalogController(Controller):
         cursor: Cursor = None,
         output_modalities: OutputModalities = None,
         supported_parameters: SupportedParameters = None,
+        after_id: AfterId = None,
     ) -> Response[Any]:
         return await serve_declared(request, LIST_MODELS)
 

@@ -130,6 +130,8 @@ class ModelList(WireModel):
     next_cursor: str | None
     total_count: int
     links: ListLinks
+    first_id: str | None  # Anthropic's page bounds: its SDKs send `after_id=<last_id>`
+    last_id: str | None
 
 
 class Package(WireModel):

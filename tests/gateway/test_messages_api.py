@@ -641,3 +641,13 @@ def test_a_thread_is_refused_as_anthropic_refuses_one_it_cannot_hold(tenant: Ten
         "error_code": "thread_unsupported_request",
         "unsupported": ["thread"],
     }
+
+
+def test_anthropics_sdk_pages_through_the_models(
+    claude: anthropic.Anthropic, tenant: Tenant
+) -> None:
+    """Its pages read `last_id` and ask `after_id`: every model once, in order."""
+    with tenant.client() as http:
+        everything = [m["id"] for m in http.get("/models").json()["data"]]
+    paged = [model.id for model in claude.models.list(limit=7)]
+    assert paged == everything and len(everything) > 7
