@@ -237,8 +237,9 @@ def _check_snapshot_target(settings: Settings) -> None:
     target = settings.snapshot_on_exit
     if target is None:
         return
-    parent = target.expanduser().resolve().parent
-    if not settings.in_memory and target.expanduser().resolve() == Path(settings.db).resolve():
+    resolved = target.expanduser().resolve()
+    parent = resolved.parent
+    if not settings.in_memory and resolved == Path(settings.db).expanduser().resolve():
         raise click.BadParameter("is the state file itself", param_hint="--snapshot-on-exit")
     if not parent.is_dir():
         raise click.BadParameter(f"no directory {parent}", param_hint="--snapshot-on-exit")
