@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
+import signal
 import socket
+import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+from emulator.clock import parse_iso
 
 
 def free_port() -> int:
@@ -236,13 +242,6 @@ def test_a_stop_ends_open_streams_and_writes_the_snapshot_with_the_clock(tmp_pat
     """Ctrl-C while a slow stream runs: the stream ends with an error event (billed for
     what was sent), the process exits 0 within seconds, and the snapshot it writes holds
     the clock as it stopped, not as it started."""
-    import json
-    import signal
-    import sqlite3
-    import threading
-
-    from emulator.clock import parse_iso
-
     snap = tmp_path / "out.snap"
     port = free_port()
     process = subprocess.Popen(

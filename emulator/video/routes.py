@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
+from pydantic import BaseModel
 
 from emulator.auth.credentials import RouteAuth, require_scope
 from emulator.billing.generation_stats import generation_stats
@@ -19,6 +20,7 @@ from emulator.video.schemas import GenerateVideoRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, Reply, caller_of, runtime_of
 
 if TYPE_CHECKING:
+    from emulator.auth.credentials import Caller
     from emulator.runtime import Runtime
     from emulator.store.jobs import JobRow
 
@@ -29,6 +31,26 @@ JobsLimit = Annotated[
 
 def base_url(request: Request[Any, Any, Any]) -> str:
     return str(request.base_url).rstrip("/")
+
+
+def created_once(
+    request: Request[Any, Any, Any],
+    endpoint: str,
+    data: BaseModel,
+    create: Callable[[Runtime, Caller, Any, str], dict[str, Any]],
+) -> Response[Any]:
+    """A job created and charged once per `Idempotency-Key` (SPEC section 5): a client
+    retrying a timed-out call gets the first job back, not a second charge."""
+    rt, caller = runtime_of(request), caller_of(request)
+    body = data.model_dump(exclude_none=True)
+    return respond(
+        rt,
+        caller.account_id,
+        endpoint,
+        request.headers.get("idempotency-key"),
+        body,
+        lambda: Answer({}, body=create(rt, caller, data, base_url(request))),
+    ).response()
 
 
 def job_list(
@@ -78,17 +100,7 @@ class VideoController(Controller):
     async def generate(
         self, request: Request[Any, Any, Any], data: JSONBody[GenerateVideoRequest]
     ) -> Response[Any]:
-        rt, caller = runtime_of(request), caller_of(request)
-        body = data.model_dump(exclude_none=True)
-        base = base_url(request)
-        return respond(
-            rt,
-            caller.account_id,
-            "generate.video",
-            request.headers.get("idempotency-key"),
-            body,
-            lambda: Answer({}, body=service.generate(rt, caller, data, base)),
-        ).response()
+        return created_once(request, "generate.video", data, service.generate)
 
     @get("/generation/{generation_id:str}", summary="A generation record, as of now")
     async def get_generation(

@@ -2,43 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody
-from pydantic import BaseModel
 
-from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
-from emulator.video.routes import JobsLimit, base_url, job_list
+from emulator.video.routes import JobsLimit, base_url, created_once, job_list
 from emulator.vidprov import service
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
-
-if TYPE_CHECKING:
-    from emulator.auth.credentials import Caller
-    from emulator.runtime import Runtime
-
-
-def _queued(
-    request: Request[Any, Any, Any],
-    endpoint: str,
-    data: BaseModel,
-    queue: Callable[[Runtime, Caller, Any, str], dict[str, Any]],
-) -> Response[Any]:
-    """A task queued and charged once per `Idempotency-Key`, as /generate/video is: a
-    client retrying a timed-out call gets the first task back, not a second charge."""
-    rt, caller = runtime_of(request), caller_of(request)
-    body = data.model_dump(exclude_none=True)
-    return respond(
-        rt,
-        caller.account_id,
-        endpoint,
-        request.headers.get("idempotency-key"),
-        body,
-        lambda: Answer({}, body=queue(rt, caller, data, base_url(request))),
-    ).response()
 
 
 class VidprovController(Controller):
@@ -55,7 +28,7 @@ class VidprovController(Controller):
     async def effects(
         self, request: Request[Any, Any, Any], data: JSONBody[EffectsRequest]
     ) -> Response[Any]:
-        return _queued(request, "vidprov.effects", data, service.effects)
+        return created_once(request, "vidprov.effects", data, service.effects)
 
     @post(
         "/lipsync",
@@ -65,7 +38,7 @@ class VidprovController(Controller):
     async def lipsync(
         self, request: Request[Any, Any, Any], data: JSONBody[LipsyncRequest]
     ) -> Response[Any]:
-        return _queued(request, "vidprov.lipsync", data, service.lipsync)
+        return created_once(request, "vidprov.lipsync", data, service.lipsync)
 
     @post(
         "/multi-elements",
@@ -75,7 +48,7 @@ class VidprovController(Controller):
     async def multi_elements(
         self, request: Request[Any, Any, Any], data: JSONBody[MultiElementsRequest]
     ) -> Response[Any]:
-        return _queued(request, "vidprov.multi_elements", data, service.multi_elements)
+        return created_once(request, "vidprov.multi_elements", data, service.multi_elements)
 
     @get("/tasks/{task_id:str}", summary="A provider task by its local, provider or external id")
     async def get_task(
