@@ -32,6 +32,7 @@ PROVIDER_STATUS = {
     "failed": "failed",
 }
 TASK_ASPECT = "16:9"
+URL_VIDEO_SECONDS = 5  # what a task on a video by URL is taken to last: it is not fetched
 
 
 def effects(rt: Runtime, caller: Caller, body: EffectsRequest, base_url: str) -> dict[str, Any]:
@@ -79,9 +80,11 @@ def lipsync(rt: Runtime, caller: Caller, body: LipsyncRequest, base_url: str) ->
             param="video_url",
         )
     mode = lipsync_mode(body)
+    # A video of the account is synced at its own length and shape; a URL's are unknown.
+    seconds, aspect = URL_VIDEO_SECONDS, TASK_ASPECT
     if body.video_id is not None:
-        _check_own_video(rt, caller.account_id, body.video_id)
-    seconds = 5
+        source = _check_own_video(rt, caller.account_id, body.video_id)
+        seconds, aspect = source.outputs["duration"], source.outputs["aspect_ratio"]
     per_second = video_catalog(rt).get("tasks", {}).get("lipsync_micros_per_second", 0)
     inputs = {"mode": mode, "video": body.video_url or body.video_id, "text": body.text}
     return _queue(
@@ -94,8 +97,9 @@ def lipsync(rt: Runtime, caller: Caller, body: LipsyncRequest, base_url: str) ->
         external_task_id=body.external_task_id,
         text=body.text or "",
         base_url=base_url,
-        advice=f"lip-sync fewer videos: each task is {seconds} seconds at {per_second} "
-        "micros a second",
+        advice=f"lip-sync fewer or shorter videos: this one is {seconds} seconds at "
+        f"{per_second} micros a second",
+        aspect=aspect,
     )
 
 
@@ -151,8 +155,9 @@ def _check_text2video(body: LipsyncRequest, named: str, has_audio: bool) -> None
         )
 
 
-def _check_own_video(rt: Runtime, account_id: str, video_id: str) -> None:
-    """`video_id` names a video of this account that is ready: 404 or 422 otherwise."""
+def _check_own_video(rt: Runtime, account_id: str, video_id: str) -> JobRow:
+    """The job whose video `video_id` names, of this account and ready: 404 or 422
+    otherwise."""
     job = jobs.find_video(rt, account_id, video_id)
     if job is None:
         raise NotFound(
@@ -176,6 +181,7 @@ def _check_own_video(rt: Runtime, account_id: str, video_id: str) -> None:
             param="video_id",
             code="video_not_ready",
         )
+    return job
 
 
 def multi_elements(
@@ -202,7 +208,7 @@ def multi_elements(
         caller,
         task_type="multi_elements",
         inputs=inputs,
-        seconds=5,
+        seconds=URL_VIDEO_SECONDS,
         price=price,
         external_task_id=body.external_task_id,
         text=body.prompt,
@@ -242,12 +248,14 @@ def _queue(
     text: str,
     base_url: str,
     advice: str,
+    aspect: str = TASK_ASPECT,
 ) -> dict[str, Any]:
-    """Queue a provider task of family `vidprov_{task_type}`; `text` may ask it to fail;
-    `advice` says what else to do when the balance is short."""
+    """Queue a provider task of family `vidprov_{task_type}`, its output `seconds` long
+    in `aspect`; `text` may ask it to fail; `advice` says what else to do when the
+    balance is short."""
     family_name = f"vidprov_{task_type}"
     catalog = video_catalog(rt)
-    clip = find_clip(catalog, rt.fixtures_dir, TASK_ASPECT, seconds)
+    clip = find_clip(catalog, rt.fixtures_dir, aspect, seconds)
 
     def failure() -> tuple[str, str] | None:
         if FAIL_MARKER in text or fault_apply.job_fails(None):
@@ -263,7 +271,7 @@ def _queue(
         model=None,
         inputs={"task_type": task_type, **inputs},
         outputs={
-            "aspect_ratio": TASK_ASPECT,
+            "aspect_ratio": aspect,
             "duration": clip.seconds,
             "resolution": clip.resolution,
             "file_size": clip.size,

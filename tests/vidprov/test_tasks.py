@@ -218,6 +218,36 @@ def test_lipsync_of_a_video_id_needs_one_of_the_accounts_videos(
         assert_error(theirs, 404, "not_found")
 
 
+def test_lipsync_of_an_accounts_video_keeps_its_length_and_shape(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    speak = {"text": "hello", "voice_id": "v1"}
+    with tenant.client() as client:
+        generation = client.post(
+            "/generate/video",
+            json={
+                "model": "emulator/video",
+                "task_type": "text2video",
+                "prompt": "a talk",
+                "duration": "10",
+                "aspect_ratio": "9:16",
+            },
+        ).json()
+        emulator.advance(600)
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        task = client.post("/vidprov/lipsync", json={"video_id": generation["id"], **speak})
+        assert task.json()["charge_micros"] == 10 * 25_000  # per second, of 10 seconds
+        by_url = client.post("/vidprov/lipsync", json={"video_url": VIDEO, **speak}).json()
+        assert by_url["charge_micros"] == 5 * 25_000  # a URL's video is taken as 5 s
+        spent = start - client.get("/ai-gateway/balance").json()["balance_micros"]
+        assert spent == 15 * 25_000
+        emulator.advance(600)
+        video = client.get(f"/vidprov/tasks/{task.json()['id']}").json()["task_result"]
+        media = httpx.get(video["videos"][0]["url"])
+    seconds, width, height = mp4_facts(media.content)
+    assert round(seconds) == 10 == int(video["videos"][0]["duration"]) and width < height
+
+
 def test_a_short_balance_for_lipsync_gives_lipsync_advice(emulator: EmulatorHandle) -> None:
     poor = emulator.create_tenant(balance_micros=100_000)
     with poor.client() as client:
