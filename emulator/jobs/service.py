@@ -50,7 +50,6 @@ def create_job(
     price_micros: int,
     failure: Callable[[], tuple[str, str] | None],
     advice: str,
-    idempotency_key: str | None = None,
     external_task_id: str | None = None,
     job_id: str | None = None,
 ) -> JobRow:
@@ -89,7 +88,6 @@ def create_job(
             done_ts=None,
             charge_micros=price_micros,
             refunded=False,
-            idempotency_key=idempotency_key,
             provider_task_id=rt.new_id("vp") if kind == "provider_task" else None,
             external_task_id=external_task_id,
         )

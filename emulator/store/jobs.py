@@ -32,7 +32,6 @@ class JobRow:
     done_ts: float | None
     charge_micros: int
     refunded: bool
-    idempotency_key: str | None
     provider_task_id: str | None
     external_task_id: str | None
 

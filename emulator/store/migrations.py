@@ -374,6 +374,13 @@ def m0017_world(db: Any) -> None:
     db.conn.execute("INSERT INTO _world (value) VALUES (0)")
 
 
+@migration
+def m0018_jobs_without_idempotency_key(db: Any) -> None:
+    """Jobs are created once per `Idempotency-Key` by `idempotency_keys`; the column
+    for it on the job was never filled."""
+    db.conn.execute("ALTER TABLE jobs DROP COLUMN idempotency_key")
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

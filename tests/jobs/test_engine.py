@@ -15,7 +15,7 @@ JOB = JobRow(
     id="vgen_1", account_id="acct", key_id=None, family="video_generation",
     kind="generation", model="m", inputs={}, outputs={}, created_at="", created_ts=1000.0,
     queued_s=10.0, processing_s=40.0, fail_ts=None, error_code=None, error_message=None,
-    done_ts=None, charge_micros=0, refunded=False, idempotency_key=None,
+    done_ts=None, charge_micros=0, refunded=False,
     provider_task_id=None, external_task_id=None,
 )  # fmt: skip
 
