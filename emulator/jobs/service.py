@@ -201,6 +201,15 @@ def find_video(rt: Runtime, account_id: str, video_id: str) -> JobRow | None:
     return job
 
 
+def _not_a_job(job_id: str) -> str:
+    if not job_id.startswith("resp_"):
+        return ""
+    return (
+        " A background response is not a job: move the clock (POST /_emulator/clock) "
+        "to finish it, or cut its stream (`cut_stream_after`) to see it fail."
+    )
+
+
 def force(
     rt: Runtime, job_id: str, outcome: str, code: str | None, message: str | None
 ) -> dict[str, Any]:
@@ -212,7 +221,7 @@ def force(
     with rt.store.write() as conn:
         job = job_rows.job_by_id(conn, job_id)
         if job is None:
-            raise NotFound(f"No job {job_id!r}.", param="id")
+            raise NotFound(f"No job {job_id!r}.{_not_a_job(job_id)}", param="id")
         if not _ended_as(job, now, outcome):
             if outcome == "complete":
                 changes: dict[str, Any] = {"done_ts": now, "fail_ts": None}

@@ -68,3 +68,18 @@ def test_a_running_job_takes_the_forced_outcome(emulator: EmulatorHandle, tenant
         forced = force(emulator, job["id"], "fail")
         assert forced.status_code == 200 and forced.json()["status"] == "failed"
         assert client.get(f"/generation/{job['id']}").json()["refunded"]
+
+
+def test_a_background_response_is_not_a_job(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as client:
+        made = client.post(
+            "/responses",
+            json={"model": "openai/gpt-4o-mini", "input": "hi", "background": True},
+            headers={"X-Emulator-Fault": "fail-job"},
+        )
+        assert made.status_code == 200 and made.json()["status"] == "queued", made.text
+        for action in ("complete", "fail"):
+            error = assert_error(force(emulator, made.json()["id"], action), 404, "not_found")
+            assert "background response is not a job" in error["message"]
+        emulator.advance(10)
+        assert client.get(f"/responses/{made.json()['id']}").json()["status"] == "completed"
