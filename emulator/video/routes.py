@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 from pydantic import BaseModel
 
@@ -16,6 +17,7 @@ from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
 from emulator.video import service
+from emulator.video.records import Generation
 from emulator.video.schemas import GenerateVideoRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, Reply, caller_of, runtime_of
 
@@ -27,6 +29,13 @@ if TYPE_CHECKING:
 JobsLimit = Annotated[
     int | None, QueryParameter(ge=1, le=100, description="Page size, 1 to 100 (default 20).")
 ]
+
+
+def answers(model: type[BaseModel], description: str) -> dict[int, ResponseSpec]:
+    """The 200 a route answers, for the OpenAPI document (the body is built as a dict)."""
+    return {
+        200: ResponseSpec(data_container=model, description=description, generate_examples=False)
+    }
 
 
 def base_url(request: Request[Any, Any, Any]) -> str:
@@ -96,13 +105,18 @@ class VideoController(Controller):
         "/generate/video",
         status_code=200,
         summary="Start a video generation (Idempotency-Key honoured); poll the record",
+        responses=answers(Generation, "The generation, queued"),
     )
     async def generate(
         self, request: Request[Any, Any, Any], data: JSONBody[GenerateVideoRequest]
     ) -> Response[Any]:
         return created_once(request, "generate.video", data, service.generate)
 
-    @get("/generation/{generation_id:str}", summary="A generation record, as of now")
+    @get(
+        "/generation/{generation_id:str}",
+        summary="A generation record, as of now",
+        responses=answers(Generation, "The generation record"),
+    )
     async def get_generation(
         self, request: Request[Any, Any, Any], generation_id: FromPath[str]
     ) -> Response[Any]:

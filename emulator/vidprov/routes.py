@@ -8,10 +8,13 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody
 
 from emulator.jobs import service as jobs
-from emulator.video.routes import JobsLimit, base_url, created_once, job_list
+from emulator.video.records import ProviderTask, ProviderTaskList
+from emulator.video.routes import JobsLimit, answers, base_url, created_once, job_list
 from emulator.vidprov import service
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
+
+QUEUED = answers(ProviderTask, "The task, queued")
 
 
 class VidprovController(Controller):
@@ -24,6 +27,7 @@ class VidprovController(Controller):
         "/videos/effects",
         status_code=200,
         summary="Queue an effects task (effect_scene; Idempotency-Key honoured)",
+        responses=QUEUED,
     )
     async def effects(
         self, request: Request[Any, Any, Any], data: JSONBody[EffectsRequest]
@@ -34,6 +38,7 @@ class VidprovController(Controller):
         "/lipsync",
         status_code=200,
         summary="Queue an advanced lip-sync task (Idempotency-Key honoured)",
+        responses=QUEUED,
     )
     async def lipsync(
         self, request: Request[Any, Any, Any], data: JSONBody[LipsyncRequest]
@@ -44,13 +49,18 @@ class VidprovController(Controller):
         "/multi-elements",
         status_code=200,
         summary="Queue a multi-elements editing task (Idempotency-Key honoured)",
+        responses=QUEUED,
     )
     async def multi_elements(
         self, request: Request[Any, Any, Any], data: JSONBody[MultiElementsRequest]
     ) -> Response[Any]:
         return created_once(request, "vidprov.multi_elements", data, service.multi_elements)
 
-    @get("/tasks/{task_id:str}", summary="A provider task by its local, provider or external id")
+    @get(
+        "/tasks/{task_id:str}",
+        summary="A provider task by its local, provider or external id",
+        responses=answers(ProviderTask, "The task, as of now"),
+    )
     async def get_task(
         self, request: Request[Any, Any, Any], task_id: FromPath[str]
     ) -> dict[str, Any]:
@@ -58,7 +68,11 @@ class VidprovController(Controller):
         job = jobs.find_task(rt, caller.account_id, task_id)
         return service.task_record(rt, job, base_url(request))
 
-    @get("/tasks", summary="The account's provider tasks, newest first")
+    @get(
+        "/tasks",
+        summary="The account's provider tasks, newest first",
+        responses=answers(ProviderTaskList, "A page of tasks"),
+    )
     async def list_tasks(
         self, request: Request[Any, Any, Any], limit: JobsLimit = None, cursor: Cursor = None
     ) -> dict[str, Any]:
