@@ -14,6 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from emulator.billing.money import micros_to_usd, per_token_usd, usd_compact
 from emulator.billing.pricing import Fees
@@ -100,7 +101,7 @@ def build_view(
         if row.body.get("free_variant") and models[-1]["providers"]:
             models.append(free_tier.variant_wire(models[-1]))
     models += [video_model_wire(m) for m in video_models or ()]
-    page = catalog_page(models, len(models), None)
+    page = catalog_page(models, len(models), None, None)
     pricing_body = pricing_wire(pricing, models)
     return CatalogView(
         models=models,
@@ -357,6 +358,7 @@ def models_page(
     cursor: str | None,
     output_modalities: str | None = None,
     supported_parameters: str | None = None,
+    path: str = "/api/v1/models",
 ) -> bytes:
     if limit is None and not cursor and output_modalities is None and not supported_parameters:
         return view.models_page_bytes
@@ -364,22 +366,31 @@ def models_page(
     listed = page_in_order(
         models, limit, cursor, lambda m: m["id"], dict, default=len(models) or 1, maximum=500
     )
-    return encode(catalog_page(listed["data"], len(models), listed["next_cursor"]))
+    after = listed["next_cursor"]
+    if after is not None:  # the next page of the same query: its filters and size kept
+        query = {
+            "limit": limit,
+            "output_modalities": output_modalities,
+            "supported_parameters": supported_parameters,
+        }
+        kept = urlencode({k: v for k, v in query.items() if v is not None})
+        after = f"{path}?{kept}{'&' if kept else ''}cursor={after}"
+    return encode(catalog_page(listed["data"], len(models), listed["next_cursor"], after))
 
 
 def catalog_page(
-    models: list[dict[str, Any]], total: int, next_cursor: str | None
+    models: list[dict[str, Any]], total: int, next_cursor: str | None, next_link: str | None
 ) -> dict[str, Any]:
     """SPEC section 8's list, plus `total_count` and `links` that OpenRouter clients
-    require, and `first_id`/`last_id`, from which Anthropic's SDKs page (`after_id`)."""
-    after = f"/api/v1/models?cursor={next_cursor}" if next_cursor else None
+    require (`next_link`: the next page's URL path), and `first_id`/`last_id`, from
+    which Anthropic's SDKs page (`after_id`)."""
     return {
         "object": "list",
         "data": models,
         "has_more": next_cursor is not None,
         "next_cursor": next_cursor,
         "total_count": total,
-        "links": {"next": after},
+        "links": {"next": next_link},
         "first_id": models[0]["id"] if models else None,
         "last_id": models[-1]["id"] if models else None,
     }

@@ -13,9 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from emulator.gateway.catalog import CatalogView, filtered_models, find_model
+from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
 
 _STATUS = {"up": 0, "slow": -1, "down": -2}
 _UNEMULATED = " (emulated)"
+_LOGPROB_PARAMETERS = frozenset({"logprobs", "top_logprobs"})
 
 
 def count(
@@ -71,7 +73,7 @@ def _endpoint(model: dict[str, Any], route: dict[str, Any]) -> dict[str, Any]:
         "quantization": None,
         "service_tier": None,
         "status": _STATUS.get(route["status"], 0),
-        "supported_parameters": model["supported_parameters"],
+        "supported_parameters": _route_parameters(model, route),
         # Cached without being asked: the routes that cache, but for `messages` routes,
         # which cache at the client's `cache_control` breakpoints (`prompt_cache`).
         "supports_implicit_caching": "input_cache_read" in route["pricing"]
@@ -90,6 +92,14 @@ def _endpoint(model: dict[str, Any], route: dict[str, Any]) -> dict[str, Any]:
         "latency_last_30m": dict.fromkeys(("p50", "p75", "p90", "p99"), latency),
         "throughput_last_30m": dict.fromkeys(("p50", "p75", "p90", "p99"), throughput),
     }
+
+
+def _route_parameters(model: dict[str, Any], route: dict[str, Any]) -> list[str]:
+    """The model's parameters this provider takes: log probabilities only where its wire
+    format gives them (as `provider.require_parameters` routes them)."""
+    if route["wire_format"] in LOGPROB_FORMATS:
+        return list(model["supported_parameters"])
+    return [p for p in model["supported_parameters"] if p not in _LOGPROB_PARAMETERS]
 
 
 def providers(view: CatalogView) -> dict[str, Any]:

@@ -122,7 +122,15 @@ class CatalogController(Controller):
         supported_parameters: SupportedParameters = None,
     ) -> Response[bytes]:
         view = rt.catalog.view()
-        return json_bytes(models_page(view, limit, cursor, output_modalities, supported_parameters))
+        page = models_page(
+            view,
+            limit,
+            cursor,
+            output_modalities,
+            supported_parameters,
+            f"{API_PREFIX}/models/user",
+        )
+        return json_bytes(page)
 
     @get(
         "/models/{model_id:path}",

@@ -166,6 +166,24 @@ def test_models_page_with_limit_and_cursor(api: httpx.Client) -> None:
     assert_error(api.get("/models", params={"limit": 0}), 422, "invalid_request")
 
 
+@pytest.mark.parametrize("path", ["/models", "/models/user"])
+def test_the_next_link_pages_the_same_query(api: httpx.Client, path: str) -> None:
+    query = {"supported_parameters": "response_format", "limit": 2}
+    wanted = [
+        m["id"]
+        for m in api.get(path, params={"supported_parameters": "response_format"}).json()["data"]
+    ]
+    seen, page = [], api.get(path, params=query).json()
+    while True:
+        assert len(page["data"]) <= 2
+        seen += [m["id"] for m in page["data"]]
+        if page["links"]["next"] is None:
+            break
+        assert page["links"]["next"].startswith(f"/api/v1{path}?")
+        page = api.get(str(api.base_url.join(page["links"]["next"]))).json()
+    assert seen == wanted and len(wanted) > 2
+
+
 def test_pricing_has_packages_fee_minimum_and_model_prices(api: httpx.Client) -> None:
     body = api.get("/ai-gateway/pricing").json()
     Pricing.model_validate(body)
@@ -227,6 +245,26 @@ def test_openrouters_catalog_views(api: httpx.Client, demo: EmulatorHandle) -> N
     assert assert_error(missing, 404, "model_not_found")["param"] == "model"
     slugs = [p["slug"] for p in api.get("/providers").json()["data"]]
     assert slugs[:3] == ["openai", "azure", "anthropic"] and "emulator-slow" in slugs
+
+
+def test_an_endpoint_lists_logprobs_only_where_routing_gives_them(
+    api: httpx.Client, tenant: Tenant
+) -> None:
+    claude = api.get("/models/anthropic/claude-sonnet-4/endpoints").json()["data"]
+    messages = [e for e in claude["endpoints"] if e["tag"] in ("anthropic", "bedrock")]
+    assert messages and all("logprobs" not in e["supported_parameters"] for e in messages)
+    gpt = api.get("/models/openai/gpt-4o/endpoints").json()["data"]["endpoints"]
+    assert all("top_logprobs" in e["supported_parameters"] for e in gpt)
+    for endpoint in messages:  # what it lists is what routing holds it to
+        body = {
+            "model": "anthropic/claude-sonnet-4",
+            "messages": [{"role": "user", "content": "hi"}],
+            "logprobs": True,
+            "provider": {"only": [endpoint["tag"]], "require_parameters": True},
+        }
+        with tenant.client() as client:
+            refused = client.post("/chat/completions", json=body)
+        assert assert_error(refused, 503, "no_route_available")["param"] == "logprobs"
 
 
 def test_the_list_filters_by_output_modality_and_parameters(api: httpx.Client) -> None:
