@@ -19,6 +19,7 @@ from emulator.errors import EmulatorError, InternalError, UnsupportedMediaType
 from emulator.faults import apply as fault_apply
 from emulator.faults import header as fault_header
 from emulator.faults.rules import Subject
+from emulator.gateway.routing import provider_slugs
 from emulator.runtime import Runtime
 
 JSON = "application/json"
@@ -149,9 +150,8 @@ async def _apply_faults(
         key_hash=key.secret_hash if key else None,
         model=model,
     )
-    faults = fault_apply.RequestFaults(
-        rt.faults, subject, tuple(fault_header.parse(fault)) if fault else ()
-    )
+    header_faults = fault_header.parse(fault, provider_slugs(rt.catalog.view())) if fault else ()
+    faults = fault_apply.RequestFaults(rt.faults, subject, tuple(header_faults))
     fault_apply.begin(faults)
     await fault_apply.before_handler(faults)
 

@@ -3,7 +3,8 @@ cannot reach the control plane. Items, comma-separated:
 
     503, 429, 402:budget_exceeded   answer with this status (and code)
     latency=250                     delay the answer by 250 ms
-    fail-provider[=name]            fail that provider's routes (every route without a name)
+    fail-provider[=name]            fail that provider's routes (every route without a name;
+                                    its slug or display name, as routing takes it)
     cut=3                           cut the stream after 3 chunks
     fail-job                        the job this request creates fails
 
@@ -27,16 +28,17 @@ _CODE = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # an error code as the envelope car
 _SHOWN = 40  # characters of a bad item quoted back in the error message
 
 
-def parse(value: str) -> list[tuple[Match, Action]]:
+def parse(value: str, slugs: dict[str, str]) -> list[tuple[Match, Action]]:
+    """The header's items; `slugs`: each provider's slug by its lowercased names."""
     found: list[tuple[Match, Action]] = []
     for raw in value.split(","):
         item = raw.strip()
         if item:
-            found.append(_item(item))
+            found.append(_item(item, slugs))
     return found
 
 
-def _item(item: str) -> tuple[Match, Action]:
+def _item(item: str, slugs: dict[str, str]) -> tuple[Match, Action]:
     name, _, arg = item.partition("=")
     name = name.strip().lower()
     if name == "latency":
@@ -46,8 +48,13 @@ def _item(item: str) -> tuple[Match, Action]:
     if name == "fail-job" and not arg:
         return Match(), Action(fail_job=True)
     if name == "fail-provider":
-        provider = arg.strip() or None
-        return Match(provider=None if provider == "*" else provider), Action(fail_route=True)
+        provider = arg.strip()
+        if provider in ("", "*"):
+            return Match(), Action(fail_route=True)
+        if provider.lower() not in slugs:
+            known = ", ".join(sorted(set(slugs.values())))
+            raise _bad(f"no provider {_quote(provider)} (providers: {known})")
+        return Match(provider=slugs[provider.lower()]), Action(fail_route=True)
     status, _, code = item.partition(":")
     code = code.strip()
     if _STATUS.fullmatch(status) and not arg and (not code or _CODE.fullmatch(code)):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from emulator.errors import NotFound
+from emulator.errors import NotFound, ValidationFailed
 from emulator.faults.rules import Action, Match
 from emulator.faults.schemas import FaultCreate, MatchIn
+from emulator.gateway.routing import provider_slugs
 from emulator.ids import hash_secret
 from emulator.paging import page_in_order
 
@@ -20,7 +21,7 @@ def add_rule(rt: Runtime, body: FaultCreate) -> dict[str, Any]:
         path=m.path,
         method=m.method.upper() if m.method else None,
         model=m.model,
-        provider=m.provider,
+        provider=provider_slug(rt, m.provider, "match.provider") if m.provider else None,
         key_id=m.key_id,
         key_hash=hash_secret(m.api_key) if m.api_key else None,
         account_id=m.account_id,
@@ -38,6 +39,21 @@ def add_rule(rt: Runtime, body: FaultCreate) -> dict[str, Any]:
     )
     rule = rt.faults.add(match, action, body.times, body.probability, rt.clock.now_iso())
     return rule.wire()
+
+
+def provider_slug(rt: Runtime, name: str, param: str) -> str:
+    """The slug of the provider `name` names, as routing preferences take it (its slug
+    or its display name, in any case); 422 for a name that is no provider's, as a rule
+    on it would never fire."""
+    slugs = provider_slugs(rt.catalog.view())
+    slug = slugs.get(name.lower())
+    if slug is None:
+        known = ", ".join(sorted(set(slugs.values())))
+        raise ValidationFailed(
+            f"No provider {name!r}: name one by its slug or display name ({known}).",
+            param=param,
+        )
+    return slug
 
 
 def list_rules(rt: Runtime, limit: int | None, cursor: str | None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from emulator.gateway.catalog import CatalogView, filtered_models, find_model
 from emulator.gateway.logprobs import FORMATS as LOGPROB_FORMATS
+from emulator.paging import page_in_order
 
 _STATUS = {"up": 0, "slow": -1, "down": -2}
 _UNEMULATED = " (emulated)"
@@ -102,17 +103,22 @@ def _route_parameters(model: dict[str, Any], route: dict[str, Any]) -> list[str]
     return [p for p in model["supported_parameters"] if p not in _LOGPROB_PARAMETERS]
 
 
-def providers(view: CatalogView) -> dict[str, Any]:
-    """Every provider of the catalog, by display name and slug (no policies: emulated)."""
-    return {
-        "data": [
-            {
-                "name": row.body["display_name"].removesuffix(_UNEMULATED),
-                "slug": name,
-                "privacy_policy_url": None,
-                "terms_of_service_url": None,
-                "status_page_url": None,
-            }
-            for name, row in view.providers.items()
-        ]
-    }
+def providers(view: CatalogView, limit: int | None, cursor: str | None) -> dict[str, Any]:
+    """The catalog's providers, by display name and slug (no policies: emulated): as
+    OpenRouter lists them (`data`), paged as SPEC section 8's lists are (all by default)."""
+    rows = list(view.providers.items())
+    return page_in_order(
+        rows,
+        limit,
+        cursor,
+        lambda item: item[0],
+        lambda item: {
+            "name": item[1].body["display_name"].removesuffix(_UNEMULATED),
+            "slug": item[0],
+            "privacy_policy_url": None,
+            "terms_of_service_url": None,
+            "status_page_url": None,
+        },
+        default=len(rows) or 1,
+        maximum=500,
+    )

@@ -148,8 +148,10 @@ class CatalogController(Controller):
         return {"data": find_model(rt.catalog.view(), model_id.lstrip("/"))}
 
     @get("/providers", summary="The providers of the catalog (OpenRouter's)")
-    async def list_providers(self, rt: RuntimeDep) -> dict[str, Any]:
-        return openrouter_catalog.providers(rt.catalog.view())
+    async def list_providers(
+        self, rt: RuntimeDep, limit: ModelsLimit = None, cursor: Cursor = None
+    ) -> dict[str, Any]:
+        return openrouter_catalog.providers(rt.catalog.view(), limit, cursor)
 
     @get(
         "/ai-gateway/pricing",

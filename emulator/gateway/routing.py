@@ -140,6 +140,7 @@ def _candidates(
     prefs = _by_slug(view, prefs)
     routes: list[Route] = []
     last = 0  # the index in _FILTERS of the last filter that took a route out
+    tried: set[tuple[str, str]] = set()  # (catalog id, provider) routes already placed
     for model_id in dict.fromkeys(models):  # each model once, in the order given
         field = f"models[{fallbacks.index(model_id)}]" if model_id in fallbacks else "model"
         slug, variant_sort = model_variant(model_id)
@@ -150,20 +151,35 @@ def _candidates(
                 f"{model_id!r} is a {entry['modality']} model: the gateway's text routes do "
                 "not serve it. Start it with POST /api/v1/generate/video; the text models are "
                 'the ones with "modality": "text" in GET /api/v1/models.',
-                param="model",
+                param=field,
                 code="unsupported_model",
             )
         candidates = []
         for provider in entry["providers"]:
+            if (slug, provider["name"]) in tried:  # a model and its variant: one route
+                continue
             excluded = _excluded(entry, provider, prefs)
             if excluded is None:
                 candidates.append(_route(entry, provider))
             else:
                 last = max(last, excluded)
         routes += sorted(candidates, key=lambda r: _rank(r, ranked))
+        tried |= {(slug, provider["name"]) for provider in entry["providers"]}
     if prefs.sort_across_models:  # stable: a tie keeps the models' order
         routes.sort(key=lambda r: _rank(r, prefs))
     return tuple(routes), _FILTERS[last]
+
+
+def provider_slugs(view: CatalogView) -> dict[str, str]:
+    """Each provider's slug by every name it goes by, lowercased: its slug, its display
+    name as listed (`"azure (emulated)"`) and as OpenRouter names it (`"amazon
+    bedrock"`, `"amazon-bedrock"`)."""
+    slugs: dict[str, str] = {}
+    for name, row in view.providers.items():
+        full = row.body["display_name"].lower()
+        shown = full.removesuffix(" (emulated)")
+        slugs |= {full: name, shown: name, shown.replace(" ", "-"): name}
+    return slugs | {name.lower(): name for name in view.providers}  # a slug wins over a name
 
 
 def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
@@ -172,12 +188,7 @@ def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
     A name that is no provider's stays as sent, and matches none."""
     if not (prefs.order or prefs.only or prefs.ignore):
         return prefs
-    slugs: dict[str, str] = {}
-    for name, row in view.providers.items():
-        full = row.body["display_name"].lower()  # as listed: "azure (emulated)"
-        shown = full.removesuffix(" (emulated)")  # as OpenRouter names it: "azure"
-        slugs |= {full: name, shown: name, shown.replace(" ", "-"): name}
-    slugs |= {name.lower(): name for name in view.providers}  # a slug wins over a name
+    slugs = provider_slugs(view)
 
     def slug(names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(slugs.get(n.lower(), n) for n in names)

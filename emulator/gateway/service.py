@@ -471,7 +471,7 @@ def _event(caller: Caller, call: Call, event_id: str, status: str, now: str) -> 
         key_id=caller.key.id if caller.key else None,
         created_at=now,
         endpoint=call.endpoint,
-        model=call.model,
+        model=model_variant(call.model)[0],  # the catalog id, as a served request's
         provider=None,
         status=status,
         prompt_tokens=0,

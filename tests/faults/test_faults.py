@@ -192,12 +192,31 @@ def test_the_header_speaks_the_same_vocabulary(tenant: Tenant) -> None:
         for value, (status, code) in cases.items():
             response = c.post("/chat/completions", json=CHAT, headers={"X-Emulator-Fault": value})
             assert_error(response, status, code)
-        answer = c.post(
-            "/chat/completions", json=CHAT, headers={"X-Emulator-Fault": "fail-provider=openai"}
-        )
-        assert answer.status_code == 200 and answer.json()["provider"] != "openai"
-        bad = c.post("/chat/completions", json=CHAT, headers={"X-Emulator-Fault": "explode"})
-        assert assert_error(bad, 400, "invalid_fault_header")["param"] == "X-Emulator-Fault"
+        for name in ("openai", "OpenAI"):  # a slug or a display name, as routing takes
+            fault = {"X-Emulator-Fault": f"fail-provider={name}"}
+            answer = c.post("/chat/completions", json=CHAT, headers=fault)
+            assert answer.status_code == 200 and answer.json()["provider"] != "openai"
+        for value in ("explode", "fail-provider=OpenAl"):
+            bad = c.post("/chat/completions", json=CHAT, headers={"X-Emulator-Fault": value})
+            assert assert_error(bad, 400, "invalid_fault_header")["param"] == "X-Emulator-Fault"
+        assert "azure" in bad.json()["error"]["message"]  # the providers there are
+
+
+def test_a_rule_names_a_provider_by_slug_or_display_name(
+    http: httpx.Client, tenant: Tenant
+) -> None:
+    rule = {"match": {"provider": "Azure"}, "action": {"fail_route": True}}
+    made = http.post("/_emulator/faults", json=rule)
+    assert made.status_code in (200, 201) and made.json()["match"]["provider"] == "azure"
+    try:
+        with tenant.client() as c:
+            answer = c.post("/chat/completions", json=CHAT | {"provider": {"order": ["azure"]}})
+        assert answer.json()["provider"] == "openai"  # azure failed over
+    finally:
+        http.delete(f"/_emulator/faults/{made.json()['id']}")
+    unknown = {"match": {"provider": "Azuer"}, "action": {"fail_route": True}}
+    error = assert_error(http.post("/_emulator/faults", json=unknown), 422, "invalid_request")
+    assert error["param"] == "match.provider" and "azure" in error["message"]
 
 
 def test_bad_rules_get_422s_naming_the_field(http: httpx.Client) -> None:

@@ -243,8 +243,21 @@ def test_openrouters_catalog_views(api: httpx.Client, demo: EmulatorHandle) -> N
     assert video["endpoints"] == [] and video["architecture"]["tokenizer"] == "Other"
     missing = api.get("/models/nope/x/endpoints")
     assert assert_error(missing, 404, "model_not_found")["param"] == "model"
-    slugs = [p["slug"] for p in api.get("/providers").json()["data"]]
+    listed_providers = api.get("/providers").json()
+    slugs = [p["slug"] for p in listed_providers["data"]]
     assert slugs[:3] == ["openai", "azure", "anthropic"] and "emulator-slow" in slugs
+    assert (listed_providers["object"], listed_providers["has_more"]) == ("list", False)
+    paged, cursor = [], None
+    while True:  # SPEC section 8's paging, as on every list
+        page = api.get(
+            "/providers", params={"limit": 4, "cursor": cursor} if cursor else {"limit": 4}
+        ).json()
+        assert len(page["data"]) <= 4
+        paged += [p["slug"] for p in page["data"]]
+        if not page["has_more"]:
+            break
+        cursor = page["next_cursor"]
+    assert paged == slugs
 
 
 def test_an_endpoint_lists_logprobs_only_where_routing_gives_them(

@@ -10,7 +10,7 @@ from typing import Any
 import openai
 import pytest
 
-from emulator.testing import Tenant
+from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error
 
 HELLO = [{"role": "user", "content": "hello"}]
@@ -243,3 +243,22 @@ def test_a_slug_wins_over_another_providers_display_name() -> None:
     )
     assert _by_slug(view, ProviderPrefs(only=("together",))).only == ("together",)  # type: ignore[arg-type]
     assert _by_slug(view, ProviderPrefs(only=("TOGETHER",))).only == ("together",)  # type: ignore[arg-type]
+
+
+def test_a_model_and_its_variant_try_each_route_once(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {"model": "openai/gpt-4o", "models": ["openai/gpt-4o:nitro"], "messages": HELLO}
+    down = emulator.providers
+    with down.down("openai"), down.down("azure"), tenant.client() as http:
+        answer = http.post("/chat/completions", json=body)
+    assert answer.status_code == 503
+    tried = [(a["model"], a["provider"]) for a in _attempts(tenant, answer)]
+    assert sorted(tried) == [("openai/gpt-4o", "azure"), ("openai/gpt-4o", "openai")]
+
+
+def test_a_video_model_among_the_fallbacks_is_named_by_its_place(tenant: Tenant) -> None:
+    body = {"model": "emulator/echo", "models": ["openai/gpt-4o", "vidprov/v1.6"]}
+    with tenant.client() as http:
+        answer = http.post("/chat/completions", json=body | {"messages": HELLO})
+    assert assert_error(answer, 400, "unsupported_model")["param"] == "models[1]"

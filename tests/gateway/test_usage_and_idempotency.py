@@ -70,10 +70,11 @@ def test_a_request_records_a_usage_event_with_attempts_and_attribution(tenant: T
     assert event["margin_micros"] == event["charge_micros"] - event["provider_cost_micros"]
 
 
-def test_a_failed_request_records_a_failed_event(tenant: Tenant) -> None:
+@pytest.mark.parametrize("model", ["emulator/fail-503", "emulator/fail-503:floor"])
+def test_a_failed_request_records_a_failed_event(tenant: Tenant, model: str) -> None:
     with tenant.client() as http:
-        http.post("/chat/completions", json={"model": "emulator/fail-503", "messages": HELLO})
-        failed = events(http, status="failed")
+        http.post("/chat/completions", json={"model": model, "messages": HELLO})
+        failed = events(http, status="failed", model="emulator/fail-503")
     assert failed[0]["model"] == "emulator/fail-503" and failed[0]["charge_micros"] == 0
     assert failed[0]["route_attempts"][0]["error_code"] == "upstream_error"
 
