@@ -53,6 +53,9 @@ class JobState:
         return self.status in ("completed", "failed")
 
 
+_HALF_MS = 0.0005
+
+
 def state_at(job: JobRow, now: float) -> JobState:
     start = job.created_ts + job.queued_s
     end = start + job.processing_s
@@ -63,9 +66,12 @@ def state_at(job: JobRow, now: float) -> JobState:
         # Without processing time (`instant`) a failure is still half-way, as planned.
         reached = _progress(job, job.fail_ts) if job.processing_s > 0 else 50
         return JobState("failed", reached, None, began, iso(job.fail_ts))
-    if now < start:
+    # Times are shown to the millisecond: a job within half of one of its start or end
+    # has reached it, so that advancing the clock by the `eta_seconds` shown ends it.
+    near = now + _HALF_MS
+    if near < start:
         return JobState("queued", 0, round(end - now, 3), None, None)
-    if now < end:
+    if near < end:
         return JobState("processing", _progress(job, now), round(end - now, 3), iso(start), None)
     return JobState("completed", 100, None, iso(start), iso(end))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from emulator.jobs.engine import Schedule, planned_failure, schedule_for, state_at
@@ -57,3 +57,22 @@ def test_forced_outcomes_and_instant_speed() -> None:
     # Failing at once, an instant job still fails half-way, as a timed one does.
     failed = state_at(replace(instant, fail_ts=planned_failure(1000.0, Schedule(0, 0))), 1000.0)
     assert (failed.status, failed.progress) == ("failed", 50)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    queued=st.floats(0, 100, allow_nan=False),
+    processing=st.floats(0.001, 1000, allow_nan=False),
+    speed=st.sampled_from([1, 2, 3, 7, 0.3]),
+    created=st.floats(0, 10**7, allow_nan=False),
+    waited=st.floats(0, 1, allow_nan=False),
+)
+def test_advancing_by_the_eta_shown_ends_the_job(
+    queued: float, processing: float, speed: float, created: float, waited: float
+) -> None:
+    job = replace(JOB, created_ts=created, queued_s=queued / speed, processing_s=processing / speed)
+    now = created + waited * (job.queued_s + job.processing_s)
+    state = state_at(job, now)
+    if state.status != "completed":
+        assert state.eta_seconds is not None and state.eta_seconds > 0
+        assert state_at(job, now + state.eta_seconds).status == "completed"
