@@ -17,6 +17,8 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeInt,
+    PositiveInt,
     ValidationError,
     field_validator,
     model_validator,
@@ -230,8 +232,8 @@ class VideoModelFixture(_Strict):
         min_length=1
     )
     aspect_ratios: list[str] = Field(min_length=1)
-    durations: list[int] = Field(min_length=1)
-    modes: dict[str, int] = Field(min_length=1)  # micros per second of video
+    durations: list[PositiveInt] = Field(min_length=1)
+    modes: dict[str, NonNegativeInt] = Field(min_length=1)  # micros per second of video
     sound: bool = False
     max_images: int = Field(default=1, ge=1, le=10)
 
@@ -243,9 +245,9 @@ class EffectFixture(_Strict):
 
 
 class FamilyFixture(_Strict):
-    queued_s: float = Field(ge=0)
-    processing_s: float = Field(ge=0)
-    per_output_second_s: float = Field(default=0, ge=0)
+    queued_s: float = Field(ge=0, allow_inf_nan=False)
+    processing_s: float = Field(ge=0, allow_inf_nan=False)
+    per_output_second_s: float = Field(default=0, ge=0, allow_inf_nan=False)
 
 
 class ClipFixture(_Strict):
@@ -257,7 +259,7 @@ class ClipFixture(_Strict):
 class VideoFixture(_Strict):
     models: list[VideoModelFixture] = []
     effects: list[EffectFixture] = []
-    tasks: dict[str, int] = {}
+    tasks: dict[str, NonNegativeInt] = {}
     families: dict[str, FamilyFixture] = {}
     clips: dict[str, ClipFixture] = {}
 
@@ -333,8 +335,7 @@ def _parse(folder: Path) -> Fixtures:
             raise FixtureError(f"{path}: not valid YAML: {exc}") from exc
         except (OSError, UnicodeDecodeError) as exc:
             raise FixtureError(f"{path}: cannot be read: {exc}") from exc
-        data = data or {}
-        raw[field] = data.get(list_key, []) if list_key else data
+        raw[field] = _section(path, data, list_key)
     try:
         fixtures = Fixtures.model_validate(raw)
     except ValidationError as exc:
@@ -345,6 +346,24 @@ def _parse(folder: Path) -> Fixtures:
         raise FixtureError(f"{folder / filename}: {where}: {first['msg']}") from exc
     _check_references(fixtures)
     return fixtures
+
+
+def _section(path: Path, data: Any, list_key: str | None) -> Any:
+    """A file's content: a mapping, whose one key is `list_key` for a file of a list (a
+    misspelt key would load as an empty list, and seeding would drop the whole list).
+    An empty file is an empty section."""
+    if data is None:
+        return [] if list_key else {}
+    if not isinstance(data, dict):
+        raise FixtureError(f"{path}: (top level): must be a mapping, not {type(data).__name__}")
+    if list_key is None:
+        return data
+    others = sorted(str(k) for k in data if k != list_key)
+    if others:
+        raise FixtureError(
+            f"{path}: (top level): unknown key {others[0]!r}: the file holds `{list_key}:`"
+        )
+    return data.get(list_key) or []
 
 
 def _check_references(fx: Fixtures) -> None:

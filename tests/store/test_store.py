@@ -226,6 +226,14 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
             "cache_read_micros_per_mtok: 150001",
             "must not exceed prompt_micros_per_mtok",
         ),
+        # A misspelt list key loaded as no models, and seeding then dropped them all.
+        ("models.yaml", "\nmodels:", "\nmodel:", "unknown key 'model'.*`models:`"),
+        ("accounts.yaml", "\naccounts:", "\nacounts:", "unknown key 'acounts'"),
+        # A price or a time that pays the account, or never ends, is a typo.
+        ("video.yaml", "standard: 60000", "standard: -1000", "greater than or equal to 0"),
+        ("video.yaml", "multi_elements_micros: 180000", "multi_elements_micros: -1", "tasks"),
+        ("video.yaml", "durations: [5, 10]", "durations: [0, 10]", "durations"),
+        ("video.yaml", "processing_s: 2,", "processing_s: .inf,", "finite"),
     ],
 )
 def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:
