@@ -32,7 +32,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.error_handlers import translate, validation_error
 from emulator.errors import MAX_BODY_BYTES, ClientClosedRequest, body_too_large
 from emulator.journal.capture import record_direct, teed
-from emulator.web import Reply, admit, error_reply, runtime_of
+from emulator.web import Reply, admit, current_caller, error_reply, runtime_of
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -50,8 +50,7 @@ class DirectRequest:
 
     @property
     def caller(self) -> Caller:
-        caller: Caller = self.scope["state"]["caller"]
-        return caller
+        return current_caller(self.rt, self.scope["state"])
 
     def query(self, name: str, annotation: Any) -> Any:
         """Query parameter `name` as `annotation`, converted and checked as litestar does

@@ -105,6 +105,7 @@ async def admit(
         raise
     state["caller"] = caller
     state["caller_ids"] = (caller.account_id, caller.key.id if caller.key else None)
+    state["authenticated"] = (rt.world, auth, credential)
     if "ai.gateway" in auth.scopes:
         standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
         state["rate_limit_headers"] = standing.headers()
@@ -197,8 +198,20 @@ def provide_runtime(request: Request[Any, Any, Any]) -> Runtime:
 
 
 def caller_of(request: Request[Any, Any, Any]) -> Caller:
-    """Who `authenticate_request` authenticated for this request."""
-    caller: Caller = request.scope["state"]["caller"]
+    """Who `admit` authenticated for this request, in the state there is now."""
+    return current_caller(runtime_of(request), request.scope["state"])
+
+
+def current_caller(rt: Runtime, state: dict[str, Any]) -> Caller:
+    """The request's caller. A reset or a restore may have replaced the state since the
+    request was admitted (while its body came, or a fault delayed it): its credential is
+    then checked again in the new one, where its key or account may be gone (401),
+    rather than used there as it was (a 500 on a missing account, or a charge to it)."""
+    caller: Caller = state["caller"]
+    world, auth, credential = state["authenticated"]
+    if world != rt.world:
+        caller = authenticate(rt.store, rt.keys, rt.clock, auth, credential)
+        state["caller"], state["authenticated"] = caller, (rt.world, auth, credential)
     return caller
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -344,3 +345,30 @@ def test_a_snapshots_size_is_that_of_its_state_not_of_the_files_past(tmp_path: P
         conn.execute("DROP TABLE one")
     rt.reset()
     assert rt.snapshots.save(rt, "reset").wire()["size_bytes"] == fresh
+
+
+@pytest.mark.parametrize("credential", ["user_token", "api_key"])
+def test_a_request_admitted_before_a_restore_runs_in_the_restored_state(
+    emulator: EmulatorHandle, credential: str
+) -> None:
+    """Its account, made after the snapshot, is gone there: 401, not a 500 or a charge
+    written to an account the restored state does not have."""
+    emulator.snapshots.save("t-race")
+    late = emulator.create_tenant()
+    token = late.user_token if credential == "user_token" else late.api_key
+    path, body = (
+        ("/keys", {"name": "k"}) if credential == "user_token" else ("/chat/completions", CHAT)
+    )
+    delayed = emulator.faults.add(account_id=late.account_id, delay_ms=600)
+    with delayed, ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(
+            httpx.post,
+            f"{emulator.base_url}{path}",
+            json=body,
+            headers={"Authorization": f"Bearer {token}"},
+            timeout=10,
+        )
+        time.sleep(0.25)
+        emulator.snapshots.restore("t-race")
+        answer = pending.result()
+    assert_error(answer, 401, "invalid_api_key")
