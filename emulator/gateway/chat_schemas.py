@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import WireModel
-from emulator.errors import ValidationFailed
+from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import web_search
 
 
@@ -364,3 +364,15 @@ class ChatCompletionRequest(_Open):
     @classmethod
     def _openrouter_forms(cls, body: Any) -> Any:
         return messages_from_prompt(model_from_models(body))
+
+    @model_validator(mode="after")
+    def _no_legacy_functions(self) -> ChatCompletionRequest:
+        # Taken silently, they would answer in text where the client waits for a call.
+        for name in ("functions", "function_call"):
+            if (self.model_extra or {}).get(name) is not None:
+                raise InvalidRequest(
+                    f"`{name}` (OpenAI's deprecated function calling) is not supported: "
+                    "send `tools` with `type: function` and `tool_choice` instead.",
+                    param=name,
+                )
+        return self

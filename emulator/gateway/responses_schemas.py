@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from emulator.bodies import WireModel
-from emulator.errors import ValidationFailed
+from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway.chat_schemas import (
     DebugOptions,
     Effort,
@@ -166,6 +166,17 @@ class _Prompt(_Open):
     truncation: Literal["auto", "disabled"] | None = None
 
     _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _no_conversation(self) -> _Prompt:
+        # Taken silently, the answer would be made without the conversation's items.
+        if (self.model_extra or {}).get("conversation") is not None:
+            raise InvalidRequest(
+                "`conversation` (OpenAI's Conversations API) is not supported: continue a "
+                "response with `previous_response_id`, or send the earlier turns in `input`.",
+                param="conversation",
+            )
+        return self
 
 
 class ResponsesRequest(_Prompt):

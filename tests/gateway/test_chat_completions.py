@@ -722,3 +722,32 @@ def test_tools_that_are_not_functions_are_refused_with_the_reason(client: openai
         files: Any = [{"type": "file_search", "vector_store_ids": ["vs_1"]}]
         client.responses.create(model="openai/gpt-4o", input="hi", tools=files)
     assert raised.value.param == "tools[0]" and "'file_search'" in raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("functions", [{"name": "f", "parameters": {"type": "object", "properties": {}}}]),
+        ("function_call", {"name": "f"}),
+    ],
+)
+def test_deprecated_function_calling_is_refused_not_ignored(
+    client: openai.OpenAI, field: str, value: object
+) -> None:
+    """Taken silently, a client waiting for `message.function_call` would get prose."""
+    with pytest.raises(openai.BadRequestError) as info:
+        client.chat.completions.create(
+            model="openai/gpt-4o",
+            messages=[{"role": "user", "content": "weather?"}],
+            **{field: value},  # type: ignore[arg-type]
+        )
+    assert info.value.code == "invalid_request" and info.value.param == field
+    assert "`tools`" in info.value.message
+
+
+def test_a_conversation_is_refused_not_ignored(client: openai.OpenAI) -> None:
+    for create in (client.responses.create, client.responses.input_tokens.count):
+        with pytest.raises(openai.BadRequestError) as info:
+            create(model="openai/gpt-4o", input="what did I say?", conversation="conv_1")
+        assert info.value.param == "conversation"
+        assert "previous_response_id" in info.value.message
