@@ -123,6 +123,15 @@ def encode(body: Any) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+def anthropic_fields(created: datetime, name: str) -> dict[str, Any]:
+    """What Anthropic's Models API items carry beside OpenRouter's (its SDKs read them)."""
+    return {
+        "type": "model",
+        "display_name": name,
+        "created_at": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+
+
 def model_wire(
     model: ModelRow, serving: list[ServingRow], providers: dict[str, ProviderRow]
 ) -> dict[str, Any]:
@@ -143,6 +152,7 @@ def model_wire(
         "canonical_slug": model.id,
         "object": "model",
         "created": int(created.timestamp()),
+        **anthropic_fields(created, body["name"]),
         "owned_by": model.vendor,
         "vendor": model.vendor,
         "name": body["name"],
@@ -197,6 +207,7 @@ def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
         "canonical_slug": model["id"],
         "object": "model",
         "created": int(created.timestamp()),
+        **anthropic_fields(created, model["name"]),
         "owned_by": vendor,
         "vendor": vendor,
         "name": model["name"],

@@ -94,6 +94,9 @@ class ModelOut(WireModel):
     canonical_slug: str
     object: Literal["model"]
     created: int
+    type: Literal["model"]  # Anthropic's: type, display_name, created_at (RFC 3339)
+    display_name: str
+    created_at: str
     owned_by: str
     vendor: str
     name: str

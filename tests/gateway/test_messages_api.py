@@ -651,3 +651,11 @@ def test_anthropics_sdk_pages_through_the_models(
         everything = [m["id"] for m in http.get("/models").json()["data"]]
     paged = [model.id for model in claude.models.list(limit=7)]
     assert paged == everything and len(everything) > 7
+
+
+def test_anthropics_sdk_reads_its_model_fields(claude: anthropic.Anthropic) -> None:
+    """`type`, `display_name` and `created_at`, as Anthropic's Models API gives them."""
+    sonnet = claude.models.retrieve("anthropic/claude-sonnet-4")
+    assert (sonnet.type, sonnet.display_name) == ("model", "Claude Sonnet 4")
+    assert sonnet.created_at.tzinfo is not None and sonnet.created_at.year >= 2024
+    assert all(m.type == "model" and m.display_name for m in claude.models.list(limit=50))
