@@ -245,6 +245,22 @@ def _check_snapshot_target(settings: Settings) -> None:
         raise click.BadParameter(f"no directory {parent}", param_hint="--snapshot-on-exit")
     if not os.access(parent, os.W_OK):
         raise click.BadParameter(f"{parent} is not writable", param_hint="--snapshot-on-exit")
+    if resolved.is_dir():
+        raise click.BadParameter(f"{resolved} is a directory", param_hint="--snapshot-on-exit")
+    if resolved.is_file() and resolved.stat().st_size and not _is_sqlite(resolved):
+        # It is replaced at the stop: a file that is no snapshot is someone's, kept.
+        raise click.BadParameter(
+            f"{resolved} exists and is not a snapshot (an SQLite file): name a new file",
+            param_hint="--snapshot-on-exit",
+        )
+
+
+def _is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            return file.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def banner(rt: Runtime) -> str:
@@ -350,10 +366,16 @@ def keys_list(account: str, db: str) -> None:
     from emulator.keys.service import list_keys
 
     rt = _open_account(db, account)
-    page = list_keys(rt, account, limit=100, cursor=None)
-    if not page["data"]:
+    keys, cursor = [], None
+    while True:  # every page: an account may have more keys than one holds
+        page = list_keys(rt, account, limit=100, cursor=cursor)
+        keys += page["data"]
+        cursor = page["next_cursor"]
+        if not page["has_more"] or cursor is None:
+            break
+    if not keys:
         click.echo(f"{account} has no API keys.")
-    for key in page["data"]:
+    for key in keys:
         limit = key["spend_limit_micros"]
         spend = f"limit {limit} micros {key['spend_reset_interval'] or 'total'}" if limit else ""
         click.echo(

@@ -282,7 +282,11 @@ def test_the_readme_usage_of_keys_create_works(db: str) -> None:
 def test_bad_paths_and_ports_are_one_error_line(tmp_path: Path, db: str) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes")
     cases = [
+        (["serve", "--snapshot-on-exit", str(notes)], "is not a snapshot"),
+        (["serve", "--snapshot-on-exit", str(tmp_path)], "is a directory"),
         (["serve", "--port", "70000"], "70000 is not in the range 0<=x<=65535"),
         (["serve", "--snapshot-on-exit", str(blocker / "x.snap")], f"no directory {blocker}"),
         (["serve", "--db", db, "--snapshot-on-exit", db], "is the state file itself"),
@@ -294,3 +298,20 @@ def test_bad_paths_and_ports_are_one_error_line(tmp_path: Path, db: str) -> None
         assert result.exit_code in (1, 2) and isinstance(result.exception, SystemExit), args
         assert result.output.startswith(("Error: ", "Usage: ")) and message in result.output
         assert "Traceback" not in result.output
+    assert notes.read_text() == "my notes"
+
+
+def test_keys_list_shows_every_key_past_a_page(db: str) -> None:
+    from emulator.keys.schemas import KeyCreate
+    from emulator.keys.service import create_key
+    from emulator.runtime import open_runtime
+    from emulator.settings import Settings
+
+    run("reset", "--db", db)
+    rt = open_runtime(Settings(db=db))
+    try:
+        made = [create_key(rt, "acct_demo", KeyCreate(name=f"k{i}")).id for i in range(101)]
+    finally:
+        rt.close()
+    listed = run("keys", "list", "acct_demo", "--db", db)
+    assert all(key_id in listed for key_id in made) and len(listed.splitlines()) > 101

@@ -15,6 +15,7 @@ database file".
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 import threading
@@ -122,11 +123,18 @@ def restore_from(rt: Runtime, source: sqlite3.Connection) -> None:
 
 
 def save_file(rt: Runtime, path: Path) -> None:
+    """The state into the file at `path`, whole or not at all: written beside it, then
+    moved over it, so a stop cut short never leaves an earlier snapshot half-written."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with closing(sqlite3.connect(path)) as target:
-        with rt.store.read() as conn:
-            conn.backup(target)
-        target.execute("PRAGMA journal_mode = DELETE")  # one file, no -wal beside it
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        with closing(sqlite3.connect(partial)) as target:
+            with rt.store.read() as conn:
+                conn.backup(target)
+            target.execute("PRAGMA journal_mode = DELETE")  # one file, no -wal beside it
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 def restore_file(rt: Runtime, path: Path) -> None:
