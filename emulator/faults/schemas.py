@@ -16,7 +16,9 @@ Code = Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")]
 
 class MatchIn(RequestBody):
     path: Name | None = Field(default=None, description="A glob on the path, e.g. /api/v1/chat/*")
-    method: Annotated[str, Field(pattern="^[A-Za-z]{3,7}$")] | None = None
+    # The methods the API answers (a HEAD is matched as the GET it is answered as): a
+    # rule on another would be accepted and never fire.
+    method: Annotated[str, Field(pattern="(?i)^(GET|POST|PUT|PATCH|DELETE)$")] | None = None
     model: Name | None = None
     provider: Name | None = None
     key_id: Name | None = None

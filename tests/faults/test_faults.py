@@ -227,6 +227,8 @@ def test_bad_rules_get_422s_naming_the_field(http: httpx.Client) -> None:
         ({"action": {"status": 503}, "times": 0}, "times"),
         ({"action": {"status": 503}, "probability": 2}, "probability"),
         ({"match": {"colour": "red"}, "action": {"status": 503}}, "match.colour"),
+        ({"match": {"method": "HEAD"}, "action": {"status": 503}}, "match.method"),
+        ({"match": {"method": "OPTIONS"}, "action": {"status": 503}}, "match.method"),
         # What the envelope carries as a code or type, and the header takes.
         ({"action": {"status": 503, "code": "bad code!"}}, "action.code"),
         ({"action": {"status": 503, "type": "two words"}}, "action.type"),
