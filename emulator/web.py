@@ -106,9 +106,8 @@ async def admit(
     state["caller"] = caller
     state["caller_ids"] = (caller.account_id, caller.key.id if caller.key else None)
     state["authenticated"] = (rt.world, auth, credential)
-    if "ai.gateway" in auth.scopes:
-        standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
-        state["rate_limit_headers"] = standing.headers()
+    if auth.scopes == GATEWAY_SCOPES:  # one shared with video keys counts itself
+        count_request(rt, caller, state)
     await _apply_faults(rt, caller, headers, method, path, read_body)
 
 
@@ -182,6 +181,16 @@ def model_of(body: bytes) -> str | None:
         models = data.get("models")
         model = models[0] if isinstance(models, list) and models else None
     return model if isinstance(model, str) else None
+
+
+GATEWAY_SCOPES = ("ai.gateway",)
+
+
+def count_request(rt: Runtime, caller: Caller, state: dict[str, Any]) -> None:
+    """Count a gateway request against the key's and the account's rate limits (429 past
+    them); its answer carries the standing (`X-RateLimit-*`)."""
+    standing = rt.limiter.admit(rt.clock.now(), rate_limits(caller))
+    state["rate_limit_headers"] = standing.headers()
 
 
 def rate_limits(caller: Caller) -> list[tuple[str, int]]:

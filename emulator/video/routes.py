@@ -19,7 +19,15 @@ from emulator.jobs import service as jobs
 from emulator.video import service
 from emulator.video.records import Generation
 from emulator.video.schemas import GenerateVideoRequest
-from emulator.web import API_PREFIX, BEARER, Cursor, Reply, caller_of, runtime_of
+from emulator.web import (
+    API_PREFIX,
+    BEARER,
+    Cursor,
+    Reply,
+    caller_of,
+    count_request,
+    runtime_of,
+)
 
 if TYPE_CHECKING:
     from emulator.auth.credentials import Caller
@@ -140,6 +148,7 @@ class VideoController(Controller):
         caller = caller_of(request)
         if caller.key is not None:  # always, on an API-key route
             require_scope(caller.key, VIDEO if id is None else GATEWAY)
-        if id is not None:
+        if id is not None:  # a gateway call: counted as one (a video list is not)
+            count_request(runtime_of(request), caller, request.scope["state"])
             return generation_stats(runtime_of(request), caller.account_id, id)
         return job_list(request, "generation", limit, cursor, service.record)

@@ -87,3 +87,20 @@ def test_the_openai_sdk_raises_rate_limit_error(emulator: EmulatorHandle) -> Non
     with pytest.raises(openai.RateLimitError) as info:
         client.chat.completions.create(**HELLO)
     assert info.value.status_code == 429 and info.value.code == "rate_limit_exceeded"
+
+
+def test_listing_video_records_is_not_a_gateway_call(emulator: EmulatorHandle) -> None:
+    """`GET /generation` lists video records (not counted); with `id` it is OpenRouter's
+    generation stats, a gateway call (counted, with the headers)."""
+    tenant = emulator.create_tenant(rate_limit_rpm=2)
+    to_minute_end(emulator, 30)
+    with tenant.client() as http:
+        served = http.post("/chat/completions", json=HELLO)
+        for _ in range(4):
+            listed = http.get("/generation")
+            assert listed.status_code == 200 and "x-ratelimit-limit" not in listed.headers
+        stats = http.get("/generation", params={"id": served.headers["x-generation-id"]})
+        assert stats.status_code == 200 and stats.headers["x-ratelimit-remaining"] == "0"
+        again = http.get("/generation", params={"id": served.headers["x-generation-id"]})
+        assert_error(again, 429, "rate_limit_exceeded")
+        assert http.get("/generation").status_code == 200
