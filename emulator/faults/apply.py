@@ -28,6 +28,8 @@ class RequestFaults:
     # Per point: the rules whose request-wide part (path, method, key, account) accepts
     # this request, checked once, not again at every provider route.
     _rules: dict[str, list[FaultRule]] = field(default_factory=dict, init=False, repr=False)
+    # Rules acting at several points: whether each fired for this request (one hit).
+    _decided: dict[str, bool] = field(default_factory=dict, init=False, repr=False)
 
     def fire(self, point: str, subject: Subject) -> list[Action]:
         """The header's items first (they win), then the rules, for what is still open."""
@@ -42,7 +44,7 @@ class RequestFaults:
         if rules is None:
             accepted = [r for r in self.book.at(point) if r.match.accepts_request(subject)]
             rules = self._rules[point] = accepted
-        return fired + self.book.fire(point, subject, open_effects, rules)
+        return fired + self.book.fire(point, subject, open_effects, rules, self._decided)
 
 
 _current: ContextVar[RequestFaults | None] = ContextVar("emulator_faults", default=None)

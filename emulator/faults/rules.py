@@ -132,8 +132,14 @@ class Action:
     def acts_at(self, point: str) -> bool:
         return not self.effects.isdisjoint(EFFECTS[point])
 
+    @functools.cached_property
+    def points(self) -> int:
+        """At how many points it acts: more than one, it fires once a request for all."""
+        return sum(1 for point in EFFECTS if self.acts_at(point))
+
     def wire(self) -> dict[str, Any]:
-        fields = {k: v for k, v in self.__dict__.items() if v is not None and k != "effects"}
+        cached = ("effects", "points")  # cached properties, in __dict__ once read
+        fields = {k: v for k, v in self.__dict__.items() if v is not None and k not in cached}
         return {
             k: v for k, v in fields.items() if v is not False and not (k == "delay_ms" and not v)
         }
@@ -238,28 +244,43 @@ class FaultBook:
         return self._at.get(point, [])
 
     def fire(
-        self, point: str, subject: Subject, open_effects: set[str], rules: list[FaultRule]
+        self,
+        point: str,
+        subject: Subject,
+        open_effects: set[str],
+        rules: list[FaultRule],
+        decided: dict[str, bool],
     ) -> list[Action]:
         """The actions of `rules` (acting at this point, and accepting the request) that
         fire for `subject`, first added first; a rule fires only if it does something
         still open (then that is closed): two error rules never both count a hit for one
-        answer."""
+        answer. A rule acting at several points (a delay and a cut) is one hit, and one
+        draw, for the request: `decided` (per request) keeps whether it fired, and then
+        its other effects act too, even if that hit spent it."""
         if not rules:
             return []
         fired: list[Action] = []
         with self._lock:
             for rule in rules:
-                if rule.spent or not rule.match.accepts_route(subject):
+                known = decided.get(rule.id)
+                if (known is False or (known is None and rule.spent)) or not (
+                    rule.match.accepts_route(subject)
+                ):
                     continue
                 effects = open_effects.intersection(rule.action.effects)
                 if not effects:
                     continue
-                rule.matched += 1
-                if rule.probability is not None:
-                    draw = self.ids.rng("fault", rule.draw_key, rule.matched).random()
-                    if draw >= rule.probability:
-                        continue
-                rule.hits += 1
+                if known is None:
+                    rule.matched += 1
+                    if rule.probability is not None:
+                        draw = self.ids.rng("fault", rule.draw_key, rule.matched).random()
+                        if draw >= rule.probability:
+                            if rule.action.points > 1:
+                                decided[rule.id] = False
+                            continue
+                    rule.hits += 1
+                    if rule.action.points > 1:
+                        decided[rule.id] = True
                 open_effects -= effects
                 fired.append(rule.action)
         return fired

@@ -496,3 +496,25 @@ def test_a_model_rule_matches_a_request_that_names_its_model_in_models_alone(
         assert client.post("/chat/completions", json=body).status_code == 418
         other = {**body, "models": ["openai/gpt-4o"]}
         assert client.post("/chat/completions", json=other).status_code == 200
+
+
+def test_a_rule_of_several_effects_is_one_hit_and_does_them_all(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    body = {
+        **CHAT,
+        "messages": [{"role": "user", "content": "[emulator:tokens=40]"}],
+        "stream": True,
+    }
+    slow_cut = {"account_id": tenant.account_id, "delay_ms": 50, "cut_stream_after": 2}
+    with emulator.faults.add(times=1, **slow_cut) as rule, tenant.client() as c:
+        first = c.post("/chat/completions", json=body).text
+        assert '"stream_cut"' in first and rule.hits == 1  # delayed, then cut: one hit
+        assert '"stream_cut"' not in c.post("/chat/completions", json=body).text  # spent
+    video = {"model": "emulator/video", "task_type": "text2video", "prompt": "a lake"}
+    slow_fail = {"account_id": tenant.account_id, "delay_ms": 50, "fail_job": True}
+    with emulator.faults.add(times=1, **slow_fail) as rule, tenant.client() as c:
+        job = c.post("/generate/video", json=video).json()
+        emulator.advance(600)
+        assert c.get(f"/generation/{job['id']}").json()["status"] == "failed"
+        assert rule.hits == 1
