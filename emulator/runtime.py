@@ -28,6 +28,7 @@ from emulator.store.meta import (
     get_meta,
     get_platform,
     get_world,
+    give_back,
     next_world,
     set_meta,
     set_platform,
@@ -118,6 +119,12 @@ class Runtime:
     # entries), reserved a block at a time: one write per block, not per id.
     _blocks: dict[str, SequenceBlock] = field(default_factory=dict)
 
+    def unused_ids(self) -> list[tuple[str, int, int]]:
+        """The numbers reserved in blocks and not used yet (under the store's lock): a
+        state saved or left gives them back (`give_back`), so its ids go on as if it had
+        never been saved or the server stopped."""
+        return [u for block in self._blocks.values() if (u := block.unused()) is not None]
+
     def drop_id_blocks(self) -> None:
         """Forget the numbers reserved and not used (under the store's lock): the next id
         of each kind starts a new block from the database's sequence."""
@@ -146,7 +153,9 @@ class Runtime:
         """At shut-down: the clock saved as it reads now (never behind what was dated
         by it), the file closed and left to the other servers."""
         if not self.settings.in_memory:
-            self.save_clock()
+            with self.store.write() as conn:
+                save_clock(conn, self.clock)
+                give_back(conn, self.unused_ids())
         self.store.close()
         if self.lease is not None:
             self.lease.release()

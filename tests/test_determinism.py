@@ -64,3 +64,28 @@ def test_another_seed_gives_other_ids_and_secrets() -> None:
     a, b = session(0), session(1)
     assert a[0] != b[0] and a[1] != b[1]
     assert a[6] == b[6]  # the catalog does not depend on the seed
+
+
+def chat_ids(tmp_db: str | None, *, snapshot: bool, restart: bool) -> list[str]:
+    """The generation ids of two requests, with a snapshot saved or a restart between."""
+    chat = {"model": "emulator/echo", "messages": [{"role": "user", "content": "x"}]}
+    key = {"Authorization": "Bearer sk-emu-demo-all"}
+    settings = Settings(db=tmp_db or ":memory:", clock="manual", seed=0)
+    ids = []
+    with TestClient(create_app(settings)) as client:
+        client.post("/_emulator/reset")
+        ids.append(client.post("/api/v1/chat/completions", json=chat, headers=key).headers)
+        if snapshot:
+            client.post("/_emulator/snapshots", json={"name": "between"})
+        if not restart:
+            ids.append(client.post("/api/v1/chat/completions", json=chat, headers=key).headers)
+    if restart:
+        with TestClient(create_app(settings)) as client:
+            ids.append(client.post("/api/v1/chat/completions", json=chat, headers=key).headers)
+    return [headers["x-generation-id"] for headers in ids]
+
+
+def test_saving_a_snapshot_or_restarting_does_not_change_the_ids(tmp_path) -> None:
+    straight = chat_ids(None, snapshot=False, restart=False)
+    assert chat_ids(None, snapshot=True, restart=False) == straight
+    assert chat_ids(str(tmp_path / "state.db"), snapshot=False, restart=True) == straight

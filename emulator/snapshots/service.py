@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import NotFound
-from emulator.store.meta import get_meta, get_platform
+from emulator.store.meta import get_meta, get_platform, give_back
 from emulator.store.migrations import migrate
 from emulator.store.orphans import end_orphaned_requests
 
@@ -73,9 +73,10 @@ class Snapshots:
         copy = sqlite3.connect(":memory:", check_same_thread=False)
         with rt.store.read() as conn:
             conn.backup(copy)
-            # The numbers left in the blocks were reserved before the copy: drop them, so
-            # the ids after saving are those after a restore of it (the next block's).
-            rt.drop_id_blocks()
+            # The copy's sequences as far as ids were used: after a restore of it, the
+            # ids are those this server goes on giving, which keeps its blocks.
+            give_back(copy, rt.unused_ids())
+            copy.commit()
         snapshot = Snapshot(name, rt.clock.now_iso(), copy)
         with self._lock:
             old = self._saved.pop(name, None)
@@ -131,6 +132,8 @@ def save_file(rt: Runtime, path: Path) -> None:
         with closing(sqlite3.connect(partial)) as target:
             with rt.store.read() as conn:
                 conn.backup(target)
+                give_back(target, rt.unused_ids())
+                target.commit()
             target.execute("PRAGMA journal_mode = DELETE")  # one file, no -wal beside it
         os.replace(partial, path)
     finally:

@@ -116,6 +116,17 @@ def new_id(conn: sqlite3.Connection, ids: Ids, prefix: str) -> str:
     return ids.make(prefix, next_sequence(conn, prefix))
 
 
+def give_back(conn: sqlite3.Connection, unused: list[tuple[str, int, int]]) -> None:
+    """Set each sequence back to the last number taken of its block, where it still
+    stands at the block's end (no other process took one since): the numbers go on from
+    there, as if no block had been reserved (a restart, a snapshot saved)."""
+    for name, first_free, reserved_to in unused:
+        conn.execute(
+            "UPDATE sequences SET value = ? WHERE name = ? AND value = ?",
+            [first_free - 1, name, reserved_to],
+        )
+
+
 class SequenceBlock:
     """Sequence numbers of one kind reserved `size` at a time, for the hot path: one
     write per `size` ids instead of one per id. Numbers stay consecutive and start
@@ -144,6 +155,13 @@ class SequenceBlock:
             value = self._next
             self._next += 1
             return value
+
+    def unused(self) -> tuple[str, int, int] | None:
+        """(name, first number not taken, the database's value) of a block in use: read
+        under the store's lock, which every allocation holds too."""
+        if self._next >= self._end:
+            return None
+        return self._name, self._next, self._end - 1
 
     def reset(self) -> None:
         """After a reset or a restore, which hold the store's lock. Not under ours: a
