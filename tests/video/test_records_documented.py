@@ -28,19 +28,32 @@ def conforms(components: dict[str, Any], name: str, body: Any) -> None:
     jsonschema.validate(body, schema, cls=jsonschema.Draft202012Validator)
 
 
+def statuses_seen(
+    emulator: EmulatorHandle, client: httpx.Client, created: dict[str, Any], path: str, check: Any
+) -> set[str]:
+    """Each status a job shows from its creation to its end, each answer `check`ed."""
+    check(created)
+    seen = {created["status"]}
+    for _ in range(8):
+        emulator.advance(15)
+        record = client.get(f"{path}/{created['id']}").json()
+        check(record)
+        seen.add(record["status"])
+    return seen
+
+
+def schema(components: dict[str, Any], name: str) -> Any:
+    return lambda body: conforms(components, name, body)
+
+
 @pytest.mark.parametrize("prompt", ["a quiet lake", "[emulator:fail] a storm"])
 def test_generation_records_match_the_document(
     emulator: EmulatorHandle, tenant: Tenant, components: dict[str, Any], prompt: str
 ) -> None:
     with tenant.client() as client:
         created = client.post("/generate/video", json=VIDEO | {"prompt": prompt}).json()
-        conforms(components, "Generation", created)
-        seen = {created["status"]}
-        for _ in range(8):
-            emulator.advance(15)
-            record = client.get(f"/generation/{created['id']}").json()
-            conforms(components, "Generation", record)
-            seen.add(record["status"])
+        check = schema(components, "Generation")
+        seen = statuses_seen(emulator, client, created, "/generation", check)
     ended = "failed" if "fail" in prompt else "completed"
     assert {"queued", "processing", ended} <= seen
 
@@ -52,12 +65,7 @@ def test_provider_tasks_match_the_document(
     with tenant.client() as client:
         headers = {"X-Emulator-Fault": "fail-job"} if fails else {}
         created = client.post("/vidprov/videos/effects", json=TASK, headers=headers).json()
-        conforms(components, "ProviderTask", created)
-        seen = {created["status"]}
-        for _ in range(8):
-            emulator.advance(15)
-            task = client.get(f"/vidprov/tasks/{created['id']}").json()
-            conforms(components, "ProviderTask", task)
-            seen.add(task["status"])
+        check = schema(components, "ProviderTask")
+        seen = statuses_seen(emulator, client, created, "/vidprov/tasks", check)
         conforms(components, "ProviderTaskList", client.get("/vidprov/tasks?limit=1").json())
     assert {"queued", "processing", "failed" if fails else "completed"} <= seen
