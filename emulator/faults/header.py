@@ -17,6 +17,7 @@ import re
 
 from emulator.errors import InvalidRequest
 from emulator.faults.rules import Action, Match
+from emulator.gateway.routing import listed
 
 HEADER = "x-emulator-fault"
 MAX_LATENCY_MS = 60_000
@@ -52,8 +53,7 @@ def _item(item: str, slugs: dict[str, str]) -> tuple[Match, Action]:
         if provider in ("", "*"):
             return Match(), Action(fail_route=True)
         if provider.lower() not in slugs:
-            known = ", ".join(sorted(set(slugs.values())))
-            raise _bad(f"no provider {_quote(provider)} (providers: {known})")
+            raise _bad(f"no provider {_quote(provider)} (providers: {listed(slugs)})")
         return Match(provider=slugs[provider.lower()]), Action(fail_route=True)
     status, _, code = item.partition(":")
     code = code.strip()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.errors import NotFound, ValidationFailed
 from emulator.faults.rules import Action, Match
 from emulator.faults.schemas import FaultCreate, MatchIn
-from emulator.gateway.routing import provider_slugs
+from emulator.gateway.routing import listed, provider_slugs
 from emulator.ids import hash_secret
 from emulator.paging import page_in_order
 
@@ -48,9 +48,8 @@ def provider_slug(rt: Runtime, name: str, param: str) -> str:
     slugs = provider_slugs(rt.catalog.view())
     slug = slugs.get(name.lower())
     if slug is None:
-        known = ", ".join(sorted(set(slugs.values())))
         raise ValidationFailed(
-            f"No provider {name!r}: name one by its slug or display name ({known}).",
+            f"No provider {name!r}: name one by its slug or display name ({listed(slugs)}).",
             param=param,
         )
     return slug

@@ -182,6 +182,11 @@ def provider_slugs(view: CatalogView) -> dict[str, str]:
     return slugs | {name.lower(): name for name in view.providers}  # a slug wins over a name
 
 
+def listed(slugs: dict[str, str]) -> str:
+    """The providers of `provider_slugs`, by slug, for a message naming the choices."""
+    return ", ".join(sorted(set(slugs.values())))
+
+
 def _by_slug(view: CatalogView, prefs: ProviderPrefs) -> ProviderPrefs:
     """`order`, `only` and `ignore` with each provider as its slug: OpenRouter takes a
     provider's slug or its display name (`"OpenAI"`, `"Amazon Bedrock"`), in any case.

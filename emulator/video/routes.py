@@ -145,10 +145,10 @@ class VideoController(Controller):
     ) -> dict[str, Any]:
         # One path, two APIs: the interface's video records, and OpenRouter's
         # `GET /generation?id=` that its SDKs call for a request's cost.
-        caller = caller_of(request)
+        rt, caller = runtime_of(request), caller_of(request)
         if caller.key is not None:  # always, on an API-key route
             require_scope(caller.key, VIDEO if id is None else GATEWAY)
         if id is not None:  # a gateway call: counted as one (a video list is not)
-            count_request(runtime_of(request), caller, request.scope["state"])
-            return generation_stats(runtime_of(request), caller.account_id, id)
+            count_request(rt, caller, request.scope["state"])
+            return generation_stats(rt, caller.account_id, id)
         return job_list(request, "generation", limit, cursor, service.record)
