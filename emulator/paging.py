@@ -106,3 +106,27 @@ def page_in_order(
         start = names.index(after[0]) + 1 if after[0] in names else len(names)
     shown = items[start : start + size + 1]
     return page(shown, size, cursor_of=lambda item: encode_cursor(name_of(item)), render=render)
+
+
+def page_in_sequence(
+    items: Sequence[T],
+    limit: int | None,
+    cursor: str | None,
+    seq_of: Callable[[T], int],
+    render: Callable[[T], Any],
+    *,
+    default: int,
+    maximum: int,
+) -> dict[str, Any]:
+    """A page of a list kept in memory in ascending `seq_of` order (the order items were
+    added): the cursor holds the last sequence shown, so the next page starts after it
+    even when that item was removed in between."""
+    size = check_limit(limit, default=default, maximum=maximum)
+    after = decode_seq_cursor(cursor)
+    start = (
+        0
+        if after is None
+        else next((i for i, item in enumerate(items) if seq_of(item) > after), len(items))
+    )
+    shown = items[start : start + size + 1]
+    return page(shown, size, cursor_of=lambda item: encode_cursor(str(seq_of(item))), render=render)

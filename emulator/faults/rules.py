@@ -155,6 +155,7 @@ class FaultRule:
     created_at: str = ""  # ...or, with neither, until removed
     hits: int = 0  # times it fired
     matched: int = 0  # times it matched (fired or not)
+    seq: int = 0  # its place among the rules added: what a list's cursor keeps
 
     @property
     def draw_key(self) -> str:
@@ -206,7 +207,7 @@ class FaultBook:
         with self._lock:
             self._count += 1
             rule = FaultRule(self.ids.make("fault", self._count), match, action, times,
-                             probability, now)  # fmt: skip
+                             probability, now, seq=self._count)  # fmt: skip
             self.rules.append(rule)
             self._index()
             return rule

@@ -9,7 +9,7 @@ from emulator.faults.rules import Action, Match
 from emulator.faults.schemas import FaultCreate, MatchIn
 from emulator.gateway.routing import listed, provider_slugs
 from emulator.ids import hash_secret
-from emulator.paging import page_in_order
+from emulator.paging import page_in_sequence
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -58,8 +58,8 @@ def provider_slug(rt: Runtime, name: str, param: str) -> str:
 def list_rules(rt: Runtime, limit: int | None, cursor: str | None) -> dict[str, Any]:
     """In the order they are tried."""
     rules = list(rt.faults.rules)
-    return page_in_order(
-        rules, limit, cursor, lambda r: r.id, lambda r: r.wire(), default=100, maximum=1000
+    return page_in_sequence(
+        rules, limit, cursor, lambda r: r.seq, lambda r: r.wire(), default=100, maximum=1000
     )
 
 

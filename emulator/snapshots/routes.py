@@ -10,7 +10,7 @@ from pydantic import Field
 
 from emulator.bodies import RequestBody
 from emulator.control.routes import ADMIN, ControlLimit
-from emulator.paging import page_in_order
+from emulator.paging import page_in_sequence
 from emulator.snapshots.service import NAME, restore_from
 from emulator.web import Cursor, RuntimeDep, auth_opt
 
@@ -34,8 +34,8 @@ class SnapshotsController(Controller):
         self, rt: RuntimeDep, limit: ControlLimit = None, cursor: Cursor = None
     ) -> dict[str, Any]:
         saved = rt.snapshots.list()  # in the order they were saved
-        return page_in_order(
-            saved, limit, cursor, lambda s: s.name, lambda s: s.wire(), default=100, maximum=1000
+        return page_in_sequence(
+            saved, limit, cursor, lambda s: s.seq, lambda s: s.wire(), default=100, maximum=1000
         )
 
     @post("/{name:str}/restore", status_code=200, summary="Put the state back as it was saved")

@@ -48,6 +48,7 @@ class Snapshot:
     name: str
     created_at: str
     conn: sqlite3.Connection
+    seq: int = 0  # its place among the saves: what a list's cursor keeps
 
     def wire(self) -> dict[str, Any]:
         # The pages in use: free ones left by data deleted earlier (a reset) would make
@@ -67,6 +68,7 @@ class Snapshots:
     def __init__(self) -> None:
         self._saved: dict[str, Snapshot] = {}
         self._lock = threading.Lock()
+        self._saves = 0
 
     def save(self, rt: Runtime, name: str) -> Snapshot:
         """Copy the state under `name` (checked by the route's body: NAME)."""
@@ -77,8 +79,9 @@ class Snapshots:
             # ids are those this server goes on giving, which keeps its blocks.
             give_back(copy, rt.unused_ids())
             copy.commit()
-        snapshot = Snapshot(name, rt.clock.now_iso(), copy)
         with self._lock:
+            self._saves += 1
+            snapshot = Snapshot(name, rt.clock.now_iso(), copy, self._saves)
             old = self._saved.pop(name, None)
             self._saved[name] = snapshot  # saving a name again replaces it
         if old is not None:

@@ -434,6 +434,30 @@ def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, tenant: 
             emulator.control("DELETE", f"/faults/{rule}")
 
 
+def test_the_next_page_follows_a_rule_removed_since(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """The cursor keeps the rule's place, not only its id: removing the last rule shown
+    does not end the list early."""
+    control = f"{emulator.url}/_emulator/faults"
+    made = [
+        emulator.control("POST", "/faults", {"match": {"account_id": tenant.account_id},
+                                             "action": {"status": 503}})["id"]
+        for _ in range(3)
+    ]  # fmt: skip
+    try:
+        listed = [r["id"] for r in httpx.get(control).json()["data"]]
+        at = listed.index(made[0])
+        first = httpx.get(control, params={"limit": at + 1}).json()
+        assert first["data"][-1]["id"] == made[0] and first["has_more"]
+        emulator.control("DELETE", f"/faults/{made[0]}")
+        rest = httpx.get(control, params={"cursor": first["next_cursor"]}).json()
+        assert [r["id"] for r in rest["data"]][:2] == made[1:]
+    finally:
+        for rule in made[1:]:
+            emulator.control("DELETE", f"/faults/{rule}")
+
+
 def test_an_injected_error_keeps_its_status_and_the_real_errors_headers(tenant: Tenant) -> None:
     """A 422 asked for is a 422 on the OpenAI-compatible routes too (their own invalid
     requests are 400), and an injected `no_route_available` tells SDKs not to retry, as

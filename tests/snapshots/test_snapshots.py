@@ -327,6 +327,27 @@ def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, http: ht
             emulator.snapshots.delete(name)
 
 
+def test_the_next_page_follows_a_snapshot_deleted_since(
+    emulator: EmulatorHandle, http: httpx.Client
+) -> None:
+    """The cursor keeps the snapshot's place, not only its name: deleting the last one
+    shown does not end the list early; saving a name again moves it to the end."""
+    mine = ["gone-a", "gone-b", "gone-c"]
+    for name in mine:
+        emulator.snapshots.save(name)
+    try:
+        names = [s["name"] for s in http.get("/_emulator/snapshots").json()["data"]]
+        first = http.get("/_emulator/snapshots", params={"limit": names.index("gone-a") + 1})
+        assert first.json()["data"][-1]["name"] == "gone-a"
+        emulator.snapshots.delete("gone-a")
+        emulator.snapshots.save("gone-b")  # replaced: now the newest
+        after = http.get("/_emulator/snapshots", params={"cursor": first.json()["next_cursor"]})
+        assert [s["name"] for s in after.json()["data"]][-2:] == ["gone-c", "gone-b"]
+    finally:
+        for name in mine[1:]:
+            emulator.snapshots.delete(name)
+
+
 def test_a_snapshots_size_is_that_of_its_state_not_of_the_files_past(tmp_path: Path) -> None:
     """The same state after a reset measures the same, however much was deleted before."""
     from emulator.runtime import open_runtime
