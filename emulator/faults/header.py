@@ -6,7 +6,7 @@ cannot reach the control plane. Items, comma-separated:
     fail-provider[=name]            fail that provider's routes (every route without a name;
                                     its slug or display name, as routing takes it)
     cut=3                           cut the stream after 3 chunks
-    fail-job                        the job this request creates fails
+    fail-job                        the job (or background response) it creates fails
 
 Accepted only while the emulator allows faults (`--allow-faults`, the default).
 """

@@ -10,7 +10,8 @@ until removed; and its action does any of, each at its point of the request:
     fail_route        on each provider route: the route fails (fallbacks happen and
                       are recorded); `times` counts route attempts
     cut_stream_after  in a stream: it stops after N chunks with an error event
-    fail_job          a job created by the request fails (and is refunded)
+    fail_job          a job created by the request fails (and is refunded), or a
+                      background response (its charge stands)
 
 The book lives in memory (rules are test set-up, not state: a reset clears
 them, snapshots do not carry them) and costs nothing when it is empty.

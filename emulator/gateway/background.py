@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 FAMILY = "background_response"
 # What a response shows while it is queued or running: nothing of its answer yet.
 _PENDING: dict[str, Any] = {"completed_at": None, "output": [], "output_text": "", "usage": None}
+_OPENING = {"response.created", "response.queued", "response.in_progress"}
 
 
 def run_for(rt: Runtime, body: dict[str, Any], stream: bool) -> Run | None:
@@ -84,20 +85,37 @@ def broken_off(
     """A background stream that broke off (a fault cut it) once begun (`shell`: the
     response as it began): the response `failed`, and the events sent, then
     `response.failed`."""
-    failed = {
-        **shell,
-        **_PENDING,
-        "status": "failed",
-        "error": {
-            "code": "server_error",
-            "message": "The upstream stream broke off before the response was complete.",
-        },
-    }
+    message = "The upstream stream broke off before the response was complete."
+    return failing(shell, sent, "server_error", message)
+
+
+def failing(
+    whole: dict[str, Any], sent: list[dict[str, Any]], code: str, message: str
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The response `failed` with this error (no output, no usage), and the events `sent`
+    before it failed, then `response.failed`."""
+    error = {"code": code, "message": message}
+    failed = {**whole, **_PENDING, "status": "failed", "incomplete_details": None, "error": error}
     number = sent[-1]["sequence_number"] + 1 if sent else 0
     return failed, [
         *sent,
         {"type": "response.failed", "sequence_number": number, "response": failed},
     ]
+
+
+def opening(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The events a background response sends before its answer begins."""
+    return [e for e in events if e["type"] in _OPENING]
+
+
+def failed_half_way(
+    whole: dict[str, Any], run: Run, events: list[dict[str, Any]]
+) -> tuple[dict[str, Any], Run, list[dict[str, Any]]]:
+    """A background response a fault fails (`fail_job`, as a job's): `failed` half-way
+    through its run, as a job known to fail does, after its opening events."""
+    message = "The response failed (a fault rule failed it)."
+    failed, sent = failing(whole, opening(events), "server_error", message)
+    return failed, Run(run.created_ts, run.queued_s, run.processing_s / 2), sent
 
 
 def status_at(run: Run, now: float) -> str:

@@ -12,6 +12,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
+from emulator.faults import apply as fault_apply
 from emulator.gateway import background, service, stored_responses, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
@@ -139,9 +140,12 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             stored_responses.keep(rt, kept, whole)
         return Answer(answer_headers, body=whole, provider=provider)
     whole = background.finished(whole, run)
+    deltas = background.deltas_of(completion, served.route.wire_format)
+    events = background.ending_with(typed(deltas), whole)
+    if fault_apply.job_fails(body.get("model")):  # the charge stands, as a cancel's
+        whole, run, events = background.failed_half_way(whole, run, events)
     if kept is not None:  # always: a background response is kept, to be polled
-        deltas = background.deltas_of(completion, served.route.wire_format)
-        stored_responses.keep(rt, kept, whole, background.ending_with(typed(deltas), whole))
+        stored_responses.keep(rt, kept, whole, events, run)
     seen = background.seen(whole, run, rt.clock.now())
     return Answer(answer_headers, body=seen, provider=provider)
 

@@ -22,6 +22,7 @@ from emulator.billing.money import insufficient_credits
 from emulator.billing.spend import check_spend
 from emulator.clock import iso
 from emulator.errors import Conflict, NotFound, quoted
+from emulator.gateway import background_control
 from emulator.jobs.engine import Schedule, planned_failure, state_at
 from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
 from emulator.store import jobs as job_rows
@@ -201,27 +202,20 @@ def find_video(rt: Runtime, account_id: str, video_id: str) -> JobRow | None:
     return job
 
 
-def _not_a_job(job_id: str) -> str:
-    if not job_id.startswith("resp_"):
-        return ""
-    return (
-        " A background response is not a job: move the clock (POST /_emulator/clock) "
-        "to finish it, or cut its stream (`cut_stream_after`) to see it fail."
-    )
-
-
 def force(
     rt: Runtime, job_id: str, outcome: str, code: str | None, message: str | None
 ) -> dict[str, Any]:
     """The control plane's `complete` or `fail`: the outcome happens now; the job as it is
     then. A job that has already ended keeps its outcome: asked for that outcome again
     (a job that `--job-speed instant` finished, say), nothing changes; asked for the
-    other, 409."""
+    other, 409. A background response (`resp_...`) is forced the same way."""
+    if job_id.startswith("resp_"):
+        return background_control.force(rt, job_id, outcome, code, message)
     now = rt.clock.now()
     with rt.store.write() as conn:
         job = job_rows.job_by_id(conn, job_id)
         if job is None:
-            raise NotFound(f"No job {job_id!r}.{_not_a_job(job_id)}", param="id")
+            raise NotFound(f"No job {job_id!r}.", param="id")
         if not _ended_as(job, now, outcome):
             if outcome == "complete":
                 changes: dict[str, Any] = {"done_ts": now, "fail_ts": None}

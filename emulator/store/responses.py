@@ -109,16 +109,30 @@ def cancel_run(conn: sqlite3.Connection, account_id: str, response_id: str, at: 
     )
 
 
+def find_response(conn: sqlite3.Connection, response_id: str) -> tuple[str, StoredResponse] | None:
+    """A kept response by its id alone (the control plane's view): its account and it."""
+    row = conn.execute(
+        "SELECT response, input, created_ts, queued_s, processing_s, cancelled_ts, events, "
+        "account_id FROM stored_responses WHERE id = ?",
+        [response_id],
+    ).fetchone()
+    return None if row is None else (row[7], _stored(row))
+
+
 def delete_response(conn: sqlite3.Connection, account_id: str, response_id: str) -> bool:
     """Forget a response and its output items; whether there was one."""
     gone = conn.execute(
         "DELETE FROM stored_responses WHERE id = ? AND account_id = ?", [response_id, account_id]
     ).rowcount
+    delete_output_items(conn, account_id, response_id)
+    return gone > 0
+
+
+def delete_output_items(conn: sqlite3.Connection, account_id: str, response_id: str) -> None:
     conn.execute(
         "DELETE FROM response_items WHERE response_id = ? AND account_id = ?",
         [response_id, account_id],
     )
-    return gone > 0
 
 
 def chain(conn: sqlite3.Connection, account_id: str, response_id: str) -> list[StoredResponse]:

@@ -375,3 +375,26 @@ def test_the_async_client_polls_cancels_and_resumes(
     statuses, text, resumed_text, first, cancelled = asyncio.run(main())
     assert statuses == ["queued", "in_progress", "in_progress", "completed"]
     assert text == resumed_text != "" and first == 3 and cancelled == "cancelled"
+
+
+def test_a_fault_fails_it_half_way_through_its_run(
+    emulator: EmulatorHandle, tenant: Tenant, client: openai.OpenAI
+) -> None:
+    """`fail-job` (or a rule's `fail_job`) fails it as it fails a job: half-way through
+    its run, `failed` with `server_error`, no output; the charge stands, as a cancel's."""
+    before = balance(tenant)
+    made = client.responses.create(
+        model=MODEL, input=QUESTION, background=True,
+        extra_headers={"X-Emulator-Fault": "fail-job"},
+    )  # fmt: skip
+    assert made.status == "queued" and balance(tenant) < before
+    emulator.advance(QUEUED_S + RUNNING_S / 2 - 0.1)
+    assert client.responses.retrieve(made.id).status == "in_progress"
+    emulator.advance(0.2)
+    failed = client.responses.retrieve(made.id)
+    assert (failed.status, failed.output, failed.usage) == ("failed", [], None)
+    assert failed.error is not None and failed.error.code == "server_error"
+    events = list(client.responses.retrieve(made.id, stream=True))
+    assert [e.type for e in events][-2:] == ["response.in_progress", "response.failed"]
+    emulator.advance(RUNNING_S)
+    assert client.responses.retrieve(made.id).status == "failed"
