@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from types import UnionType
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Request, Response
 from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
 from litestar.response import Stream
+from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
 from emulator.bodies import WireModel
@@ -293,3 +296,13 @@ class ErrorEnvelope(WireModel):
     """Every error answer: SPEC section 6."""
 
     error: ErrorBody
+
+
+def answers(
+    model: type[BaseModel] | UnionType, description: str, status: int = 200
+) -> dict[int, ResponseSpec]:
+    """The success a route answers (a model, or a union of them: `oneOf`), for the
+    OpenAPI document (its body built as a dict)."""
+    container: Any = model  # litestar takes a union too, though its types say not
+    spec = ResponseSpec(data_container=container, description=description, generate_examples=False)
+    return {status: spec}

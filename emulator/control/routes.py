@@ -8,6 +8,7 @@ from litestar import Controller, get, post, put
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from emulator.control import replies, service
+from emulator.control.records import RepliesOut
 from emulator.control.schemas import (
     AccountOut,
     ClockOut,
@@ -24,7 +25,7 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
-from emulator.web import Cursor, RuntimeDep, auth_opt
+from emulator.web import Cursor, RuntimeDep, answers, auth_opt
 
 Filter = Annotated[str | None, QueryParameter(max_length=100)]
 # A control-plane list's page (the ledger, fault rules, snapshots).
@@ -108,7 +109,11 @@ class ControlController(Controller):
     async def set_clock(self, rt: RuntimeDep, data: JSONBody[ClockSet]) -> ClockOut:
         return service.set_clock(rt, data)
 
-    @get("/replies", summary="The scripted replies in force, as in fixtures/replies.yaml")
+    @get(
+        "/replies",
+        summary="The scripted replies in force, as in fixtures/replies.yaml",
+        responses=answers(RepliesOut, "The scripted replies"),
+    )
     async def get_replies(self, rt: RuntimeDep) -> dict[str, Any]:
         return replies.current(rt)
 
@@ -116,6 +121,7 @@ class ControlController(Controller):
         "/replies",
         status_code=200,
         summary="Replace the scripted replies (checked as the fixtures' are) until a reset",
+        responses=answers(RepliesOut, "The scripted replies now in force"),
     )
     async def set_replies(self, rt: RuntimeDep, data: JSONBody[RepliesSet]) -> dict[str, Any]:
         return replies.replace(rt, data)

@@ -11,9 +11,12 @@ from litestar.params import FromPath, JSONBody
 from pydantic import Field
 
 from emulator.bodies import RequestBody
+from emulator.control.records import ForcedJob
 from emulator.control.routes import ADMIN
 from emulator.jobs import service
-from emulator.web import RuntimeDep, auth_opt
+from emulator.web import RuntimeDep, answers, auth_opt
+
+FORCED = answers(ForcedJob, "The job (or background response) as it is now")
 
 
 class JobFailure(RequestBody):
@@ -27,11 +30,21 @@ class JobsControlController(Controller):
     opt = auth_opt("admin")
     security = ADMIN
 
-    @post("/{job_id:str}/complete", status_code=200, summary="Complete a running job now")
+    @post(
+        "/{job_id:str}/complete",
+        status_code=200,
+        summary="Complete a running job (or background response) now",
+        responses=FORCED,
+    )
     async def complete(self, rt: RuntimeDep, job_id: FromPath[str]) -> dict[str, Any]:
         return service.force(rt, job_id, "complete", None, None)
 
-    @post("/{job_id:str}/fail", status_code=200, summary="Fail a running job now (refunded)")
+    @post(
+        "/{job_id:str}/fail",
+        status_code=200,
+        summary="Fail a running job (refunded) or background response now",
+        responses=FORCED,
+    )
     async def fail(
         self, rt: RuntimeDep, job_id: FromPath[str], data: JSONBody[JobFailure | None] = None
     ) -> dict[str, Any]:

@@ -7,11 +7,12 @@ from typing import Annotated, Any
 from litestar import Controller, delete, get
 from litestar.params import FromPath, QueryParameter
 
+from emulator.control.records import Cleared, JournalEntryDetail, JournalList
 from emulator.control.routes import ADMIN
 from emulator.errors import NotFound
 from emulator.journal import service
 from emulator.journal.book import Filters
-from emulator.web import Cursor, RuntimeDep, auth_opt
+from emulator.web import Cursor, RuntimeDep, answers, auth_opt
 
 Text = Annotated[str | None, QueryParameter(max_length=500)]
 Instant = Annotated[
@@ -36,7 +37,11 @@ class JournalController(Controller):
     opt = auth_opt("admin")
     security = ADMIN
 
-    @get("/", summary="Recent requests to /api/*, newest first, filterable")
+    @get(
+        "/",
+        summary="Recent requests to /api/*, newest first, filterable",
+        responses=answers(JournalList, "A page of requests, newest first"),
+    )
     async def list_requests(
         self,
         rt: RuntimeDep,
@@ -63,7 +68,11 @@ class JournalController(Controller):
         )
         return service.list_entries(rt.journal, filters, limit, cursor)
 
-    @get("/{request_id:str}", summary="One request with its bodies (secrets redacted)")
+    @get(
+        "/{request_id:str}",
+        summary="One request with its bodies (secrets redacted)",
+        responses=answers(JournalEntryDetail, "The request, its headers and bodies"),
+    )
     async def get_request(self, rt: RuntimeDep, request_id: FromPath[str]) -> dict[str, Any]:
         entry = rt.journal.get(request_id)
         if entry is None:
@@ -73,6 +82,11 @@ class JournalController(Controller):
             )
         return entry.detail()
 
-    @delete("/", status_code=200, summary="Empty the journal")
+    @delete(
+        "/",
+        status_code=200,
+        summary="Empty the journal",
+        responses=answers(Cleared, "How many requests it held"),
+    )
     async def clear(self, rt: RuntimeDep) -> dict[str, Any]:
         return {"object": "list", "deleted": rt.journal.clear()}

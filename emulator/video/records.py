@@ -92,3 +92,16 @@ class ProviderTaskList(WireModel):
     data: list[ProviderTask]
     has_more: bool
     next_cursor: str | None
+
+
+class GenerationList(WireModel):
+    object: Literal["list"]
+    data: list[Generation]
+    has_more: bool
+    next_cursor: str | None
+
+
+class GenerationStats(WireModel):
+    """OpenRouter's stats of one gateway request (`?id=gen_...`): costs in USD."""
+
+    data: dict[str, Any]

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath, JSONBody, QueryParameter
 from pydantic import BaseModel
 
@@ -17,13 +16,14 @@ from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
 from emulator.video import service
-from emulator.video.records import Generation
+from emulator.video.records import Generation, GenerationList, GenerationStats
 from emulator.video.schemas import GenerateVideoRequest
 from emulator.web import (
     API_PREFIX,
     BEARER,
     Cursor,
     Reply,
+    answers,
     caller_of,
     count_request,
     runtime_of,
@@ -37,13 +37,6 @@ if TYPE_CHECKING:
 JobsLimit = Annotated[
     int | None, QueryParameter(ge=1, le=100, description="Page size, 1 to 100 (default 20).")
 ]
-
-
-def answers(model: type[BaseModel], description: str) -> dict[int, ResponseSpec]:
-    """The 200 a route answers, for the OpenAPI document (the body is built as a dict)."""
-    return {
-        200: ResponseSpec(data_container=model, description=description, generate_examples=False)
-    }
 
 
 def base_url(request: Request[Any, Any, Any]) -> str:
@@ -135,6 +128,7 @@ class VideoController(Controller):
         summary="The account's generation records, newest first; with `id`, OpenRouter's "
         "stats of one gateway request",
         opt={"auth": VIDEO_OR_GATEWAY},
+        responses=answers(GenerationList | GenerationStats, "Records, or one request's stats"),
     )
     async def list_generations(
         self,

@@ -9,10 +9,10 @@ from litestar.params import FromPath, JSONBody
 
 from emulator.jobs import service as jobs
 from emulator.video.records import ProviderTask, ProviderTaskList
-from emulator.video.routes import JobsLimit, answers, base_url, created_once, job_list
+from emulator.video.routes import JobsLimit, base_url, created_once, job_list
 from emulator.vidprov import service
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
-from emulator.web import API_PREFIX, BEARER, Cursor, auth_opt, caller_of, runtime_of
+from emulator.web import API_PREFIX, BEARER, Cursor, answers, auth_opt, caller_of, runtime_of
 
 QUEUED = answers(ProviderTask, "The task, queued")
 

@@ -54,6 +54,11 @@ def test_generation_records_match_the_document(
         created = client.post("/generate/video", json=VIDEO | {"prompt": prompt}).json()
         check = schema(components, "Generation")
         seen = statuses_seen(emulator, client, created, "/generation", check)
+        conforms(components, "GenerationList", client.get("/generation?limit=1").json())
+        chat = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+        made = client.post("/chat/completions", json=chat).json()
+        stats = client.get("/generation", params={"id": made["id"]}).json()
+        conforms(components, "GenerationStats", stats)
     ended = "failed" if "fail" in prompt else "completed"
     assert {"queued", "processing", ended} <= seen
 
