@@ -9,6 +9,7 @@ a 401 whose message says which one the route wants.
 from __future__ import annotations
 
 import hmac
+import sqlite3
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -24,7 +25,7 @@ from emulator.errors import (
 from emulator.ids import hash_secret
 from emulator.store import Store
 from emulator.store.accounts import account_for_user_token
-from emulator.store.keys import ApiKey, KeyCache, KeyOwner, touch_key
+from emulator.store.keys import ApiKey, KeyCache, KeyOwner, get_key, touch_key
 
 RouteKind = Literal["api_key", "user_token", "optional", "admin"]
 LAST_USED_RESOLUTION_S = 60  # `last_used_at` is written at most once a minute per key
@@ -118,6 +119,22 @@ def _missing_message(auth: RouteAuth) -> str:
 
 
 def _check_key(key: ApiKey, auth: RouteAuth) -> None:
+    check_usable(key)
+    require_scope(key, auth)
+
+
+def current_key(conn: sqlite3.Connection, key: ApiKey) -> ApiKey:
+    """The key as it is now (in the caller's transaction), if it may still be used."""
+    fresh = get_key(conn, key.account_id, key.id)
+    if fresh is None:  # deleted since
+        raise AuthenticationFailed(f"This API key ({key.id}) was revoked.")
+    check_usable(fresh)
+    return fresh
+
+
+def check_usable(key: ApiKey) -> None:
+    """401 for a key revoked (deleted) or disabled: at authentication, and again when a
+    request begins to spend (the key may have changed while its body arrived)."""
     if key.revoked_at is not None:
         raise AuthenticationFailed(f"This API key was revoked at {key.revoked_at}.")
     if key.status == "disabled":
@@ -125,7 +142,6 @@ def _check_key(key: ApiKey, auth: RouteAuth) -> None:
             f"This API key ({key.id}) is disabled. Enable it with PATCH /api/v1/keys/{key.id} "
             '{"status": "active"}, or use another key.'
         )
-    require_scope(key, auth)
 
 
 def require_scope(key: ApiKey, auth: RouteAuth) -> None:

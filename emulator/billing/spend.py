@@ -11,6 +11,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from emulator.auth.credentials import current_key
 from emulator.billing.money import micros_to_usd
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
@@ -76,7 +77,11 @@ def check_spend(
     conn: sqlite3.Connection, key: ApiKey | None, amount: int, now: float, what: str
 ) -> SpendStanding:
     """Raise 402 `budget_exceeded` unless `amount` more fits the key's limit (`what`
-    says what the amount is, for the message)."""
+    says what the amount is, for the message). The key is read again, in the caller's
+    write transaction: one disabled, deleted or given a lower limit since the request
+    was authenticated (its body still arriving, a latency fault) is refused (401, 402)."""
+    if key is not None:
+        key = current_key(conn, key)
     spend = spend_standing(conn, key, now)
     if not spend.allows(amount):
         key_id = key.id if key else None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
+import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
 from tests.billing.test_charges import EXACT, charge_of_exact
@@ -152,3 +154,39 @@ def test_a_key_s_limit_holds_for_concurrent_video_jobs(emulator: EmulatorHandle)
     assert window_charge(tenant, key["id"]) == 3 * JOB_PRICE
     entries = emulator.ledger(tenant.account_id, kind="job_charge")
     assert sum(e["amount"] for e in entries) == -3 * JOB_PRICE
+
+
+@pytest.mark.parametrize(
+    ("change", "status", "code"),
+    [
+        ({"spend_limit_micros": 0}, 402, "budget_exceeded"),
+        ({"status": "disabled"}, 401, "key_disabled"),
+        (None, 401, "invalid_api_key"),  # deleted
+    ],
+)
+def test_a_key_changed_while_its_request_waits_is_read_again(
+    tenant: Tenant, change: dict | None, status: int, code: str
+) -> None:
+    """Authenticated when its headers came, the request spends under the key as it is
+    when it begins to (here after an injected 400 ms wait): not over a limit lowered
+    meanwhile, nor on a key disabled or deleted meanwhile. Nothing is charged."""
+    key = limited_key(tenant, 1_000_000, None)
+    owner = bearer(tenant.user_token)
+    with ThreadPoolExecutor(1) as pool:
+        waiting = pool.submit(
+            httpx.post,
+            f"{tenant.base_url}/chat/completions",
+            json=EXACT,
+            headers={**bearer(key["key"]), "X-Emulator-Fault": "latency=400"},
+        )
+        time.sleep(0.15)
+        url = f"{tenant.base_url}/keys/{key['id']}"
+        changed = (
+            httpx.patch(url, json=change, headers=owner)
+            if change
+            else httpx.delete(url, headers=owner)
+        )
+        assert changed.status_code == 200
+        assert_error(waiting.result(), status, code)
+    if change is not None:
+        assert window_charge(tenant, key["id"]) == 0
