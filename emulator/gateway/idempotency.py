@@ -44,6 +44,7 @@ class Claim:
     account_id: str
     key: str
     world: int  # the state it was claimed in (`Runtime.world`)
+    started: float  # its record's `created_at`: which record is this request's
 
 
 def claim(
@@ -78,7 +79,7 @@ def claim(
                 record.status or 200, record.content_type or "", record.headers, record.body or b""
             )
         records.start_record(conn, account_id, key, endpoint, digest, now)
-    return Claim(account_id, key, rt.world)
+    return Claim(account_id, key, rt.world, now)
 
 
 def done(
@@ -88,7 +89,7 @@ def done(
         if claim_.world != rt.world:
             return  # a reset or restore replaced the state it was claimed in
         records.finish_record(
-            conn, claim_.account_id, claim_.key, status, content_type, headers, body
+            conn, claim_.account_id, claim_.key, claim_.started, status, content_type, headers, body
         )
 
 
@@ -96,7 +97,7 @@ def release(rt: Runtime, claim_: Claim) -> None:
     with rt.store.write() as conn:
         if claim_.world != rt.world:
             return
-        records.drop_record(conn, claim_.account_id, claim_.key)
+        records.drop_record(conn, claim_.account_id, claim_.key, claim_.started)
 
 
 async def recorded(

@@ -42,10 +42,17 @@ def start_record(
     )
 
 
+# The record a request started, and no later one: a key whose record expired while
+# its first request still ran may be claimed again, and that request's end must not
+# finish or drop the new one.
+_STARTED = "account_id = ? AND key = ? AND created_at = ? AND state = 'in_flight'"
+
+
 def finish_record(
     conn: sqlite3.Connection,
     account_id: str,
     key: str,
+    started: float,
     status: int,
     content_type: str,
     headers: dict[str, str],
@@ -53,10 +60,10 @@ def finish_record(
 ) -> None:
     conn.execute(
         "UPDATE idempotency_keys SET state = 'done', status = ?, content_type = ?, headers = ?, "
-        "body = ? WHERE account_id = ? AND key = ?",
-        [status, content_type, json.dumps(headers), body, account_id, key],
+        f"body = ? WHERE {_STARTED}",
+        [status, content_type, json.dumps(headers), body, account_id, key, started],
     )
 
 
-def drop_record(conn: sqlite3.Connection, account_id: str, key: str) -> None:
-    conn.execute("DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?", [account_id, key])
+def drop_record(conn: sqlite3.Connection, account_id: str, key: str, started: float) -> None:
+    conn.execute(f"DELETE FROM idempotency_keys WHERE {_STARTED}", [account_id, key, started])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import httpx
 import pytest
@@ -172,6 +173,37 @@ def test_the_key_is_in_use_while_the_first_stream_runs(
             rest = [line for line in lines if line]
         assert rest[-1] == "data: [DONE]"
         assert http.post("/chat/completions", json=body).headers["idempotent-replayed"] == "true"
+
+
+@pytest.mark.parametrize("leaves", [False, True])
+def test_a_first_request_ending_after_its_key_expired_leaves_the_new_record_alone(
+    emulator: EmulatorHandle, tenant: Tenant, leaves: bool
+) -> None:
+    """A key claimed again once its record expired (the clock moved a day while the first
+    stream ran) belongs to the second request: the first one ending, or its client
+    leaving, neither finishes nor drops the second's record, which replays its own answer."""
+    slow = {
+        "model": "emulator/slow",
+        "messages": [{"role": "user", "content": "[emulator:tokens=6]"}],
+        "stream": True,
+    }
+    headers = {"Authorization": f"Bearer {tenant.api_key}", "Idempotency-Key": f"long-{leaves}"}
+    with httpx.Client(base_url=tenant.base_url, headers=headers, timeout=30) as http:
+        with http.stream("POST", "/chat/completions", json=slow) as running:
+            lines = running.iter_lines()
+            next(lines)
+            emulator.advance(24 * 3600 + 1)
+            second = http.post(
+                "/chat/completions", json={"model": "openai/gpt-4o", "messages": HELLO}
+            )
+            assert second.status_code == 200 and "idempotent-replayed" not in second.headers
+            if not leaves:
+                assert [line for line in lines if line][-1] == "data: [DONE]"
+        time.sleep(0.3)  # a client that left: its request ends on the server meanwhile
+        again = http.post("/chat/completions", json={"model": "openai/gpt-4o", "messages": HELLO})
+        assert again.headers.get("idempotent-replayed") == "true"
+        assert again.headers["content-type"].startswith("application/json")
+        assert again.json() == second.json()
 
 
 def test_errors_are_not_kept_and_keys_expire_after_a_day(
