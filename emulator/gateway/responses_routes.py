@@ -199,7 +199,8 @@ def _priced(
                 stored_responses.keep(rt, kept, shell, run=running)
             elif event["type"] in _ENDS:
                 ended = True
-                event["response"]["completed_at"] = math.ceil(rt.clock.now())
+                if event["type"] == "response.completed":  # an incomplete one has none
+                    event["response"]["completed_at"] = math.ceil(rt.clock.now())
                 stored_responses.keep_streamed(rt, kept, event["response"], made)
             yield event
     except GeneratorExit:  # cut: the event made last was not sent

@@ -178,6 +178,14 @@ class _Prompt(_Open):
             )
         return self
 
+    @field_validator("input", mode="before")
+    @classmethod
+    def _not_empty(cls, value: Any) -> Any:
+        """One message for both empties: the union's own errors name only the list."""
+        if value == "" or value == []:
+            raise ValueError("must be a non-empty string or a non-empty list of input items")
+        return value
+
 
 class ResponsesRequest(_Prompt):
     max_output_tokens: Annotated[int, Field(ge=1)] | None = None

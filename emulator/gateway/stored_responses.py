@@ -242,10 +242,11 @@ def _missing(response_id: str) -> NotFound:
 
 
 def input_page(
-    items: list[dict[str, Any]], limit: int, order: str, after: str | None
+    items: list[dict[str, Any]], limit: int, order: str, after: str | None, param: str = "after"
 ) -> dict[str, Any]:
     """A page of a response's input items as OpenAI lists them (`first_id`, `last_id`,
-    `has_more`; `after` an item id), with SPEC's `next_cursor` (the same id)."""
+    `has_more`; `after` an item id), with SPEC's `next_cursor` (the same id); `param`
+    names the query parameter `after` came in."""
     ordered = items if order == "asc" else items[::-1]
     start = 0
     if after is not None:
@@ -254,7 +255,7 @@ def input_page(
             raise ValidationFailed(
                 f"No input item {after!r} in this response: `after` (or `cursor`) takes the "
                 "id of an item of the page before.",
-                param="after",
+                param=param,
             )
         start = ids.index(after) + 1
     data = ordered[start : start + limit]

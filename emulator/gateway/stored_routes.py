@@ -66,7 +66,8 @@ class StoredResponsesController(Controller):
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         stored = stored_responses.fetch(rt, caller.account_id, response_id)
-        return stored_responses.input_page(stored.input, limit, order, after or cursor)
+        param = "after" if after else "cursor"  # the one the client sent, for the error
+        return stored_responses.input_page(stored.input, limit, order, after or cursor, param)
 
     @post("/cancel", status_code=200, summary="Cancel a background response not done yet")
     async def cancel(

@@ -398,3 +398,17 @@ def test_a_fault_fails_it_half_way_through_its_run(
     assert [e.type for e in events][-2:] == ["response.in_progress", "response.failed"]
     emulator.advance(RUNNING_S)
     assert client.responses.retrieve(made.id).status == "failed"
+
+
+def test_a_streamed_one_cut_short_by_max_output_tokens_has_no_completed_at(
+    client: openai.OpenAI,
+) -> None:
+    """`completed_at` only when completed, as for one made whole or in the foreground."""
+    events = list(
+        client.responses.create(
+            model=MODEL, input=QUESTION, background=True, stream=True, max_output_tokens=20
+        )
+    )
+    last = events[-1]
+    assert last.type == "response.incomplete" and last.response.completed_at is None
+    assert client.responses.retrieve(last.response.id).completed_at is None

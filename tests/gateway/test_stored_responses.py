@@ -284,3 +284,19 @@ def test_a_very_long_id_is_not_echoed_whole(tenant: Tenant) -> None:
         refused = http.get(f"/responses/resp_{'x' * 5000}")
     error = assert_error(refused, 404, "not_found")
     assert "(5,005 characters)" in error["message"] and len(error["message"]) < 600
+
+
+@pytest.mark.parametrize("empty", ["", []])
+def test_an_empty_input_says_what_input_takes(tenant: Tenant, empty: object) -> None:
+    with tenant.client() as http:
+        answer = http.post("/responses", json={"model": "openai/gpt-4o", "input": empty})
+    error = assert_error(answer, 400, "invalid_request")
+    assert error["param"] == "input" and "non-empty string or a non-empty list" in error["message"]
+
+
+@pytest.mark.parametrize("param", ["after", "cursor"])
+def test_an_unknown_input_item_cursor_names_the_parameter_sent(tenant: Tenant, param: str) -> None:
+    with tenant.client() as http:
+        made = http.post("/responses", json={"model": "openai/gpt-4o", "input": "hi"}).json()
+        answer = http.get(f"/responses/{made['id']}/input_items", params={param: "zzz"})
+    assert assert_error(answer, 400, "invalid_request")["param"] == param
