@@ -271,6 +271,14 @@ class VideoFixture(_Strict):
         missing = sorted(r for r in needed if r not in self.clips or not self.clips[r].files)
         if missing:
             raise ValueError(f"no output clip for aspect ratio {', '.join(missing)} (clips:)")
+        for model in self.models:  # a video is billed and labelled as long as it was asked
+            for ratio in model.aspect_ratios:
+                lacking = sorted(set(model.durations) - set(self.clips[ratio].files))
+                if lacking:
+                    raise ValueError(
+                        f"no {ratio} clip of {', '.join(map(str, lacking))} s, which "
+                        f"{model.id} offers (clips: {ratio}: files:)"
+                    )
         return self
 
 
@@ -345,7 +353,21 @@ def _parse(folder: Path) -> Fixtures:
         filename = _FILES.get(section, (section, None))[0]
         raise FixtureError(f"{folder / filename}: {where}: {first['msg']}") from exc
     _check_references(fixtures)
+    _check_clip_files(folder, fixtures)
     return fixtures
+
+
+def _check_clip_files(folder: Path, fx: Fixtures) -> None:
+    """Each clip's file is there (in the folder, else the bundled one, as it is looked up
+    when a video is served): found missing then, a request would fail."""
+    for ratio, clip in fx.video.clips.items():
+        for seconds, relative in clip.files.items():
+            where = (folder / relative, default_fixtures_dir() / relative)
+            if not any(path.is_file() for path in where):
+                raise FixtureError(
+                    f"{folder / 'video.yaml'}: clips.{ratio}.files.{seconds}: no file "
+                    f"{relative!r} in {folder} (nor in the bundled fixtures)"
+                )
 
 
 def _section(path: Path, data: Any, list_key: str | None) -> Any:

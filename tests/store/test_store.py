@@ -234,6 +234,9 @@ def test_seed_merges_without_touching_balances(tmp_path: Path) -> None:
         ("video.yaml", "multi_elements_micros: 180000", "multi_elements_micros: -1", "tasks"),
         ("video.yaml", "durations: [5, 10]", "durations: [0, 10]", "durations"),
         ("video.yaml", "processing_s: 2,", "processing_s: .inf,", "finite"),
+        # A clip a video would be served from, missing: the request would fail.
+        ("video.yaml", "media/video-16x9-5s.mp4", "media/typo-16x9-5s.mp4", "typo-16x9-5s.mp4"),
+        ("video.yaml", "durations: [5, 10]", "durations: [5, 7, 10]", "no 16:9 clip of 7 s"),
     ],
 )
 def test_a_broken_fixture_names_file_and_field(tmp_path: Path, file, old, new, message) -> None:
