@@ -272,6 +272,9 @@ class FaultBook:
                 effects = open_effects.intersection(rule.action.effects)
                 if not effects:
                     continue
+                # A rule that fails a job counts its hit where the job is made: a request
+                # refused before (a 402) is delayed by it but does not use it up.
+                job_hit = rule.action.fail_job and rule.action.points > 1
                 if known is None:
                     rule.matched += 1
                     if rule.probability is not None:
@@ -280,9 +283,14 @@ class FaultBook:
                             if rule.action.points > 1:
                                 decided[rule.id] = False
                             continue
-                    rule.hits += 1
+                    if not job_hit or point == "job":
+                        rule.hits += 1
                     if rule.action.points > 1:
                         decided[rule.id] = True
+                elif job_hit and point == "job":
+                    if rule.spent:  # spent meanwhile by a request that made its job first
+                        continue
+                    rule.hits += 1
                 open_effects -= effects
                 fired.append(rule.action)
         return fired

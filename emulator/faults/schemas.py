@@ -88,10 +88,13 @@ class FaultCreate(RequestBody):
     def _provider_known_where_it_acts(self) -> FaultCreate:
         # A request's provider is known only once a route of it is tried: an error or a
         # delay, which act before the handler, would never fire (a rule accepted and dead).
-        if self.match and self.match.provider and (self.action.status or self.action.delay_ms):
+        # A job has no provider route at all: a `fail_job` rule on a provider never fires.
+        act = self.action
+        if self.match and self.match.provider and (act.status or act.delay_ms or act.fail_job):
             raise ValueError(
                 "match.provider is known only once a provider route is tried: with it, use "
-                "fail_route, cut_stream_after or fail_job (status and delay_ms act before "
-                "routing; fail_route makes the request fall back or fail with 503)"
+                "fail_route or cut_stream_after (status and delay_ms act before routing, "
+                "and video jobs have no provider route; fail_route makes the request fall "
+                "back or fail with 503)"
             )
         return self

@@ -486,9 +486,9 @@ def test_rules_and_the_header_act_on_the_catalog_too(emulator: EmulatorHandle) -
 
 
 def test_a_rule_on_a_provider_that_could_never_fire_is_refused(http: httpx.Client) -> None:
-    """An error or a delay acts before routing, when no provider is known yet: on a rule
-    matching a provider it would be accepted and never fire."""
-    for action in ({"status": 500}, {"delay_ms": 100}):
+    """An error or a delay acts before routing, when no provider is known yet, and a job
+    has no provider route: on a rule matching a provider they would never fire."""
+    for action in ({"status": 500}, {"delay_ms": 100}, {"fail_job": True}):
         refused = http.post(
             "/_emulator/faults", json={"match": {"provider": "openai"}, "action": action}
         )
@@ -541,4 +541,24 @@ def test_a_rule_of_several_effects_is_one_hit_and_does_them_all(
         job = c.post("/generate/video", json=video).json()
         emulator.advance(600)
         assert c.get(f"/generation/{job['id']}").json()["status"] == "failed"
+        assert rule.hits == 1
+
+
+def test_a_slow_failing_job_rule_is_not_used_up_by_a_request_refused_before_its_job(
+    emulator: EmulatorHandle,
+) -> None:
+    """Its hit counts where the job is made: a 402 is delayed by it, but the next job
+    (a funded one) still fails."""
+    broke = emulator.create_tenant(balance_micros=0)
+    video = {"model": "emulator/video", "task_type": "text2video", "prompt": "a lake"}
+    slow_fail = {"path": "/api/v1/generate/video", "delay_ms": 10, "fail_job": True}
+    with emulator.faults.add(times=1, **slow_fail) as rule:
+        with broke.client() as c:
+            assert_error(c.post("/generate/video", json=video), 402, "insufficient_credits")
+        assert rule.hits == 0
+        funded = emulator.create_tenant()
+        with funded.client() as c:
+            job = c.post("/generate/video", json=video).json()
+            emulator.advance(600)
+            assert c.get(f"/generation/{job['id']}").json()["status"] == "failed"
         assert rule.hits == 1
