@@ -20,8 +20,13 @@ FORCED = answers(ForcedJob, "The job (or background response) as it is now")
 
 
 class JobFailure(RequestBody):
-    code: Annotated[str, Field(min_length=1, max_length=100)] | None = None
-    message: Annotated[str, Field(min_length=1, max_length=2000)] | None = None
+    # As an error envelope's code (and a fault rule's): it is served as `error.code`.
+    code: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,64}$")] | None = None
+    message: Annotated[str, Field(min_length=1, max_length=2000, pattern=r"\S")] | None = None
+
+
+class JobCompletion(RequestBody):
+    """No fields: a body, if sent, is checked as `fail`'s is (an object, nothing in it)."""
 
 
 class JobsControlController(Controller):
@@ -36,7 +41,9 @@ class JobsControlController(Controller):
         summary="Complete a running job (or background response) now",
         responses=FORCED,
     )
-    async def complete(self, rt: RuntimeDep, job_id: FromPath[str]) -> dict[str, Any]:
+    async def complete(
+        self, rt: RuntimeDep, job_id: FromPath[str], data: JSONBody[JobCompletion | None] = None
+    ) -> dict[str, Any]:
         return service.force(rt, job_id, "complete", None, None)
 
     @post(

@@ -213,9 +213,13 @@ def force(
         return background_control.force(rt, job_id, outcome, code, message)
     now = rt.clock.now()
     with rt.store.write() as conn:
-        job = job_rows.job_by_id(conn, job_id)
+        job = job_rows.job_or_task(conn, job_id)
         if job is None:
-            raise NotFound(f"No job {job_id!r}.", param="id")
+            raise NotFound(
+                f"No job {job_id!r}: name a generation or task by its id, or a provider "
+                "task by its provider task id (an external task id is its account's own).",
+                param="id",
+            )
         if not _ended_as(job, now, outcome):
             if outcome == "complete":
                 changes: dict[str, Any] = {"done_ts": now, "fail_ts": None}
@@ -227,7 +231,7 @@ def force(
                     "error_code": code or "job_failed",
                     "error_message": message or "The job was failed by the control plane.",
                 }
-            job_rows.force_outcome(conn, job_id, **changes)
+            job_rows.force_outcome(conn, job.id, **changes)
             job = replace(job, **changes)
         settle_refunds(rt, conn, job.account_id)
     state = state_at(job, now)

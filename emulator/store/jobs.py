@@ -77,6 +77,17 @@ def job_by_id(conn: sqlite3.Connection, job_id: str) -> JobRow | None:
     return None if row is None else _row(row)
 
 
+def job_or_task(conn: sqlite3.Connection, any_id: str) -> JobRow | None:
+    """A job by its id, or a provider task by its provider task id (both given by the
+    service, unique across accounts; an external task id is only unique in its own)."""
+    row = conn.execute(
+        f"SELECT {_SELECT} FROM jobs WHERE id = ? OR provider_task_id = ? "
+        "ORDER BY id = ? DESC LIMIT 1",
+        [any_id, any_id, any_id],
+    ).fetchone()
+    return None if row is None else _row(row)
+
+
 def find_task(conn: sqlite3.Connection, account_id: str, any_id: str) -> JobRow | None:
     """A provider task by its local, provider or external task id, in that order: an id
     the service gave wins over one a client chose."""

@@ -4,6 +4,8 @@ the control plane says so (409)."""
 
 from __future__ import annotations
 
+import base64
+
 import httpx
 import pytest
 
@@ -145,3 +147,38 @@ def test_forcing_a_response_that_cannot_be_forced(emulator: EmulatorHandle, tena
     assert_error(force(emulator, foreground.id, "fail"), 409, "job_already_ended")
     error = assert_error(force(emulator, "resp_nope", "fail"), 404, "not_found")
     assert "background response" in error["message"]
+
+
+def test_a_provider_task_is_forced_by_its_provider_task_id_too(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
+    with tenant.client() as client:
+        task = client.post("/vidprov/videos/effects", json={"effect_scene": "squish", "image": png})
+        provider_id = task.json()["provider_task_id"]
+        forced = force(emulator, provider_id, "fail")
+        assert forced.status_code == 200 and forced.json()["id"] == task.json()["id"]
+        assert client.get(f"/vidprov/tasks/{provider_id}").json()["status"] == "failed"
+    error = assert_error(force(emulator, "vp_nope", "complete"), 404, "not_found")
+    assert "provider task id" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("action", "body", "param"),
+    [
+        ("fail", {"code": "bad code\n"}, "code"),
+        ("fail", {"code": ""}, "code"),
+        ("fail", {"message": "   "}, "message"),
+        ("complete", {"code": "x"}, "code"),
+    ],
+)
+def test_a_forcing_body_is_checked(
+    emulator: EmulatorHandle, tenant: Tenant, action: str, body: dict, param: str
+) -> None:
+    with tenant.client() as client:
+        job = client.post("/generate/video", json=VIDEO).json()
+        answer = httpx.post(f"{emulator.url}/_emulator/jobs/{job['id']}/{action}", json=body)
+        assert assert_error(answer, 422, "invalid_request")["param"] == param
+        assert client.get(f"/generation/{job['id']}").json()["status"] == "queued"
+    answer = httpx.post(f"{emulator.url}/_emulator/jobs/{job['id']}/complete", content=b"x")
+    assert answer.status_code == 400
