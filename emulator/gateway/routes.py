@@ -13,13 +13,14 @@ from emulator.auth.credentials import RouteAuth
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway import openrouter_catalog
 from emulator.gateway.catalog import find_model, models_page
-from emulator.gateway.schemas import ModelList, ModelOut, Pricing
+from emulator.gateway.schemas import ModelEndpoints, ModelList, ModelOut, Pricing
 from emulator.paging import encode_cursor
 from emulator.web import (
     API_PREFIX,
     Cursor,
     Reply,
     RuntimeDep,
+    answers,
     auth_opt,
     json_bytes,
 )
@@ -136,8 +137,9 @@ class CatalogController(Controller):
         "/models/{model_id:path}",
         summary="One catalog entry by its <vendor>/<model_name> id; with `/endpoints` "
         "after it, its endpoints (OpenRouter's)",
+        responses=answers(ModelOut | ModelEndpoints, "The model, or its endpoints"),
     )
-    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> ModelOut | dict[str, Any]:
+    async def get_model(self, rt: RuntimeDep, model_id: FromPath[str]) -> Any:
         model_id = model_id.lstrip("/")
         if model_id.count("/") == 2 and model_id.endswith("/endpoints"):  # ids have one
             return openrouter_catalog.endpoints(rt.catalog.view(), model_id.rsplit("/", 1)[0])

@@ -89,6 +89,12 @@ class ModelLinks(WireModel):
     details: str
 
 
+class ModelEndpoints(WireModel):
+    """OpenRouter's `GET /models/{id}/endpoints`: the model and its endpoints, as `data`."""
+
+    data: dict[str, Any]
+
+
 class ModelOut(WireModel):
     id: str
     canonical_slug: str
