@@ -258,7 +258,8 @@ class FaultBook:
         still open (then that is closed): two error rules never both count a hit for one
         answer. A rule acting at several points (a delay and a cut) is one hit, and one
         draw, for the request: `decided` (per request) keeps whether it fired, and then
-        its other effects act too, even if that hit spent it."""
+        its other effects act too, even if that hit spent it; one that fails a job
+        counts its hit at the job."""
         if not rules:
             return []
         fired: list[Action] = []

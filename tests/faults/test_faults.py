@@ -416,13 +416,15 @@ def test_a_chat_stream_cut_at_the_next_answers_first_delta_bills_none_of_it(
     assert billed[0]["completion_tokens"] == billed[1]["completion_tokens"] == 7
 
 
+def three_rules(emulator: EmulatorHandle, tenant: Tenant) -> list[str]:
+    """The ids of three rules on the tenant's account (the caller removes them)."""
+    rule = {"match": {"account_id": tenant.account_id}, "action": {"status": 503}}
+    return [emulator.control("POST", "/faults", rule)["id"] for _ in range(3)]
+
+
 def test_the_list_pages_with_limit_and_cursor(emulator: EmulatorHandle, tenant: Tenant) -> None:
     control = f"{emulator.url}/_emulator/faults"
-    made = [
-        emulator.control("POST", "/faults", {"match": {"account_id": tenant.account_id},
-                                             "action": {"status": 503}})["id"]
-        for _ in range(3)
-    ]  # fmt: skip
+    made = three_rules(emulator, tenant)
     try:
         seen = [rule["id"] for rule in every_page(control, limit=2)]
         assert [rule for rule in seen if rule in made] == made  # in the order tried, once
@@ -440,11 +442,7 @@ def test_the_next_page_follows_a_rule_removed_since(
     """The cursor keeps the rule's place, not only its id: removing the last rule shown
     does not end the list early."""
     control = f"{emulator.url}/_emulator/faults"
-    made = [
-        emulator.control("POST", "/faults", {"match": {"account_id": tenant.account_id},
-                                             "action": {"status": 503}})["id"]
-        for _ in range(3)
-    ]  # fmt: skip
+    made = three_rules(emulator, tenant)
     try:
         listed = [r["id"] for r in httpx.get(control).json()["data"]]
         at = listed.index(made[0])
