@@ -44,6 +44,7 @@ class JobsControlController(Controller):
     async def complete(
         self, rt: RuntimeDep, job_id: FromPath[str], data: JSONBody[JobCompletion | None] = None
     ) -> dict[str, Any]:
+        # `data` is only checked (a stray body is refused as `fail`'s would be), not read.
         return service.force(rt, job_id, "complete", None, None)
 
     @post(

@@ -412,3 +412,14 @@ def test_a_streamed_one_cut_short_by_max_output_tokens_has_no_completed_at(
     last = events[-1]
     assert last.type == "response.incomplete" and last.response.completed_at is None
     assert client.responses.retrieve(last.response.id).completed_at is None
+
+
+def test_one_still_streaming_cannot_be_forced(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    """Its stream decides how it ends: forcing it meanwhile is 409, saying to cut it."""
+    with tenant.client() as http, slow_stream(http) as (ident, lines):
+        for action in ("complete", "fail"):
+            forced = httpx.post(f"{emulator.url}/_emulator/jobs/{ident}/{action}")
+            assert "cut its stream" in assert_error(forced, 409, "job_already_ended")["message"]
+        assert '"response.completed"' in list(lines)[-1]  # the stream ran to its end
+    with tenant.client() as http:
+        assert http.get(f"/responses/{ident}").json()["status"] == "completed"
