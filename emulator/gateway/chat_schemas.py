@@ -12,7 +12,7 @@ from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_v
 
 from emulator.bodies import WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
-from emulator.gateway import web_search
+from emulator.gateway import images, web_search
 
 
 class _Open(WireModel):
@@ -32,7 +32,13 @@ class ToolCallIn(_Open):
 
 class ImageUrl(_Open):
     url: Annotated[str, Field(min_length=1)]
-    detail: str | None = None
+    detail: Literal["auto", "low", "high"] | None = None
+
+    @field_validator("url")
+    @classmethod
+    def _an_image(cls, url: str) -> str:
+        images.check_image_url(url)
+        return url
 
 
 class CacheControl(WireModel):

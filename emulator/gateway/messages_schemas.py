@@ -7,8 +7,6 @@ both), plus OpenRouter's routing fields.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from typing import Annotated, Any, Literal
 
@@ -23,6 +21,7 @@ from emulator.gateway.chat_schemas import (
     ProviderPreferences,
     model_from_models,
 )
+from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
 
 
 class _Open(WireModel):
@@ -75,7 +74,6 @@ _NEEDS = {
     "redacted_thinking": ("data",),
 }
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
-_IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 
 
 def _check_block(block: Block | ResultPart) -> None:
@@ -102,11 +100,10 @@ def _check_image_source(source: Any) -> None:
         data = source.get("data")
         if not isinstance(data, str) or not data:
             raise ValueError("image.source.base64.data: a base64 string is required")
-        try:
-            image = base64.b64decode(data, validate=True)
-        except binascii.Error:
-            raise ValueError("image.source.base64.data is not valid base64") from None
-        if not _is_image(image, str(media_type)):
+        image = decode_base64(data)
+        if image is None:
+            raise ValueError("image.source.base64.data is not valid base64")
+        if not is_image(image, str(media_type)):
             raise ValueError(f"image.source.base64.data is not an image of type {media_type}")
     elif kind == "url":
         url = source.get("url")
@@ -120,23 +117,9 @@ def _check_image_source(source: Any) -> None:
 
 
 def _check_image_type(media_type: Any) -> None:
-    if media_type not in _IMAGE_TYPES:
-        allowed = ", ".join(repr(t) for t in _IMAGE_TYPES)
+    if media_type not in IMAGE_TYPES:
+        allowed = ", ".join(repr(t) for t in IMAGE_TYPES)
         raise ValueError(f"image.source.base64.media_type: Input should be {allowed}")
-
-
-def _is_image(data: bytes, media_type: str) -> bool:
-    """Whether `data` starts as an image of `media_type` does (its magic bytes)."""
-    if media_type == "image/webp":
-        return data[:4] == b"RIFF" and data[8:12] == b"WEBP"
-    return data.startswith(_MAGIC[media_type])
-
-
-_MAGIC = {
-    "image/jpeg": b"\xff\xd8\xff",
-    "image/png": b"\x89PNG\r\n\x1a\n",
-    "image/gif": b"GIF8",
-}
 
 
 def _has_words(text: str) -> None:

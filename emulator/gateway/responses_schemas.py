@@ -8,6 +8,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from emulator.bodies import WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
+from emulator.gateway import images
 from emulator.gateway.chat_schemas import (
     DebugOptions,
     Effort,
@@ -30,11 +31,19 @@ class InputPart(_Open):
         "input_text", "output_text", "input_image", "input_file", "input_audio", "refusal"
     ]
     text: str | None = None
+    image_url: str | None = None
+    file_id: str | None = None
+    detail: Literal["auto", "low", "high"] | None = None
 
     @model_validator(mode="after")
-    def _has_text(self) -> InputPart:
+    def _has_its_payload(self) -> InputPart:
         if self.type in ("input_text", "output_text") and self.text is None:
             raise ValueError(f"an `{self.type}` part needs `text`")
+        if self.type == "input_image":
+            if self.image_url is None and self.file_id is None:
+                raise ValueError("an `input_image` part needs `image_url` or `file_id`")
+            if self.image_url is not None:
+                images.check_image_url(self.image_url)
         return self
 
 
