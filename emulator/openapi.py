@@ -2,12 +2,14 @@
 
 Litestar documents its own validation error shape; ours is different, so the
 finished document replaces every 4xx/5xx body with `ErrorEnvelope` and adds
-the 401/403/422 answers each route can give.
+the 401/403/413/415/422 answers each route can give (a route declares the rest:
+`emulator.openapi_answers`).
 """
 
 from __future__ import annotations
 
 import copy
+from http import HTTPStatus
 from typing import Any
 
 from litestar import Request, Router, get
@@ -21,6 +23,7 @@ from pydantic import BaseModel
 from emulator import __version__
 from emulator.bodies import RequestBody
 from emulator.gateway import chat_schemas, responses_schemas
+from emulator.openapi_answers import ERRORS
 from emulator.web import ErrorEnvelope
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
@@ -29,13 +32,6 @@ _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 _FIELDS_CHECKED_APART: dict[str, tuple[type[BaseModel], ...]] = {
     "ChatCompletionRequest": (chat_schemas.ReasoningFields, chat_schemas.SamplingFields),
     "ResponsesRequest": (responses_schemas.ReasoningFields,),
-}
-_DESCRIPTIONS = {
-    "400": "Bad request: malformed JSON or a body that is not an object",
-    "401": "No credential, an unknown one, or the wrong kind for this route",
-    "403": "The API key lacks the scope this route needs",
-    "404": "Not found",
-    "422": "A field is invalid; `error.param` names it",
 }
 
 
@@ -112,16 +108,24 @@ def _finish_operation(operation: dict[str, Any]) -> None:
     parameters = operation.get("parameters", [])
     if operation.get("requestBody") or parameters:
         wanted.append("422")
+    if operation.get("requestBody"):
+        wanted += ["413", "415"]
     if any(p.get("in") == "path" for p in parameters):
         wanted.append("404")
     for status in wanted:
-        responses.setdefault(status, {"description": _DESCRIPTIONS[status]})
+        responses.setdefault(status, {"description": ERRORS[status]})
     for status, response in responses.items():
         if status[0] in "45":
             response["content"] = {"application/json": {"schema": _ERROR_REF}}
             response.pop("headers", None)
-            if status in _DESCRIPTIONS:
-                response["description"] = _DESCRIPTIONS[status]
+            if response.get("description") == _litestars_words(status) and status in ERRORS:
+                response["description"] = ERRORS[status]
+    operation["responses"] = dict(sorted(responses.items()))
+
+
+def _litestars_words(status: str) -> str:
+    """The description litestar gives an answer it documents itself (its 400, for one)."""
+    return HTTPStatus(int(status)).description
 
 
 class _SchemaRouter(Router):

@@ -144,3 +144,53 @@ def test_the_document_is_the_same_in_every_process() -> None:
         for seed in ("1", "2", "3")
     }  # fmt: skip
     assert len(documents) == 1
+
+
+CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}]}
+VIDEO = {"model": "emulator/video", "task_type": "text2video", "prompt": "a cat"}
+
+
+def test_every_error_the_inference_and_video_routes_give_is_documented(
+    emulator, document: dict
+) -> None:
+    """Each refusal, given live, is an answer its operation documents."""
+    broke = emulator.create_tenant(balance_micros=0, rate_limit_rpm=1)
+    rich = emulator.create_tenant()
+    tools = {"tools": [{"type": "function", "function": {"name": "f", "parameters": {}}}]}
+    cases = [
+        (broke, "/chat/completions", CHAT, {}, 402),
+        (broke, "/chat/completions", CHAT, {}, 429),  # its second request in the minute
+        (rich, "/chat/completions", {**CHAT, "model": "openai/gpt-5o"}, {}, 404),
+        (rich, "/chat/completions", {**CHAT, "model": "deepseek/deepseek-r1", **tools}, {}, 503),
+        (rich, "/chat/completions", CHAT, {"Content-Encoding": "gzip"}, 415),
+        (rich, "/responses", {"model": "openai/gpt-5o", "input": "hi"}, {}, 404),
+        (rich, "/messages", {**CHAT, "model": "openai/gpt-5o", "max_tokens": 5}, {}, 404),
+        (rich, "/generate/video", {**VIDEO, "duration": "7s"}, {}, 422),
+        (broke, "/generate/video", VIDEO, {}, 402),  # not a gateway call: not counted
+    ]
+    for tenant, path, body, headers, status in cases:
+        with tenant.client() as http:
+            answer = http.post(path, json=body, headers=headers)
+        assert answer.status_code == status, (path, answer.text)
+        assert str(status) in document["paths"]["/api/v1" + path]["post"]["responses"], path
+    with broke.client() as http:
+        too_big = http.post("/generate/video", content=b"x" * 10_000_001)
+    assert too_big.status_code == 413
+    assert "413" in document["paths"]["/api/v1/generate/video"]["post"]["responses"]
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/v1/chat/completions", "/api/v1/responses", "/api/v1/messages"]
+)
+def test_streamed_answers_are_documented_as_event_streams(document: dict, path: str) -> None:
+    content = document["paths"][path]["post"]["responses"]["200"]["content"]
+    assert set(content) == {"application/json", "text/event-stream"}
+    for status in ("402", "409", "429", "503"):
+        assert status in document["paths"][path]["post"]["responses"], status
+
+
+def test_every_body_may_be_too_large_or_compressed(document: dict) -> None:
+    for item in document["paths"].values():
+        for operation in item.values():
+            if "requestBody" in operation:
+                assert {"413", "415"} <= set(operation["responses"]), operation["summary"]

@@ -19,6 +19,7 @@ from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
+from emulator.openapi_answers import INFERENCE, Streamed
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply
 
@@ -44,7 +45,13 @@ class ChatController(Controller):
     security = BEARER
     tags = ["Gateway"]
 
-    @post("/chat/completions", status_code=200, summary="A chat completion, whole or streamed")
+    @post(
+        "/chat/completions",
+        status_code=200,
+        summary="A chat completion, whole or streamed",
+        responses=INFERENCE,
+        operation_class=Streamed,
+    )
     async def create(
         self,
         request: Request[Any, Any, Any],

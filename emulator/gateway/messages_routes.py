@@ -27,6 +27,7 @@ from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import messages
 from emulator.gateway.wire.responses import item_key
+from emulator.openapi_answers import COUNTING, INFERENCE, Streamed
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 
@@ -55,6 +56,8 @@ class MessagesController(Controller):
         "/messages",
         status_code=200,
         summary="A message in Anthropic's format (OpenRouter's Anthropic-compatible API)",
+        responses=INFERENCE,
+        operation_class=Streamed,
     )
     async def create(
         self,
@@ -67,6 +70,7 @@ class MessagesController(Controller):
         "/messages/count_tokens",
         status_code=200,
         summary="Count a message request's input tokens, as the provider serving it would",
+        responses=COUNTING,
     )
     async def count_tokens(
         self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[CountRequest]

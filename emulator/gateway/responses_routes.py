@@ -21,6 +21,7 @@ from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, 
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
+from emulator.openapi_answers import COUNTING, INFERENCE, Streamed
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
 
@@ -50,7 +51,13 @@ class ResponsesController(Controller):
     security = BEARER
     tags = ["Gateway"]
 
-    @post("/responses", status_code=200, summary="A response, whole or as typed stream events")
+    @post(
+        "/responses",
+        status_code=200,
+        summary="A response, whole or as typed stream events",
+        responses=INFERENCE,
+        operation_class=Streamed,
+    )
     async def create(
         self,
         request: Request[Any, Any, Any],
@@ -62,6 +69,7 @@ class ResponsesController(Controller):
         "/responses/input_tokens",
         status_code=200,
         summary="Count input tokens: exact for responses-format providers, else an estimate",
+        responses=COUNTING,
     )
     async def input_tokens(
         self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[InputTokensRequest]

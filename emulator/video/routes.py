@@ -15,6 +15,7 @@ from emulator.billing.generation_stats import generation_stats
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.answers import Answer, respond
 from emulator.jobs import service as jobs
+from emulator.openapi_answers import refusals
 from emulator.video import service
 from emulator.video.records import Generation, GenerationList, GenerationStats
 from emulator.video.schemas import GenerateVideoRequest
@@ -106,7 +107,7 @@ class VideoController(Controller):
         "/generate/video",
         status_code=200,
         summary="Start a video generation (Idempotency-Key honoured); poll the record",
-        responses=answers(Generation, "The generation, queued"),
+        responses={**answers(Generation, "The generation, queued"), **refusals(402, 409)},
     )
     async def generate(
         self, request: Request[Any, Any, Any], data: JSONBody[GenerateVideoRequest]

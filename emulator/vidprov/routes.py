@@ -8,13 +8,14 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody
 
 from emulator.jobs import service as jobs
+from emulator.openapi_answers import refusals
 from emulator.video.records import ProviderTask, ProviderTaskList
 from emulator.video.routes import JobsLimit, base_url, created_once, job_list
 from emulator.vidprov import service
 from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElementsRequest
 from emulator.web import API_PREFIX, BEARER, Cursor, answers, auth_opt, caller_of, runtime_of
 
-QUEUED = answers(ProviderTask, "The task, queued")
+QUEUED = {**answers(ProviderTask, "The task, queued"), **refusals(402, 409)}
 
 
 class VidprovController(Controller):
