@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, TypeVar
 
 import msgspec
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from emulator.error_handlers import malformed_json, validation_error
 from emulator.errors import InvalidRequest
@@ -15,6 +16,33 @@ from emulator.errors import InvalidRequest
 HTTP_URL = r"^https?://[^\s/?#]+[^\s]*$"
 MAX_URL_CHARS = 2000
 HttpUrl = Annotated[str, Field(pattern=HTTP_URL, max_length=MAX_URL_CHARS)]
+
+
+def _visible(text: str) -> bool:
+    """Whether `text` holds a character one can see: not only spaces or format
+    characters (a zero-width space, a joiner)."""
+    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+
+
+def _display_name(value: str) -> str:
+    # Names are shown in lists, dashboards and `emulator keys list`: no NUL, newline
+    # or other control character (emoji joiners and other format characters stay).
+    if not _visible(value):
+        raise ValueError("the name must not be blank")
+    if any(unicodedata.category(c) == "Cc" for c in value):
+        raise ValueError("the name must not hold control characters (NUL, newline, tab)")
+    return value.strip()
+
+
+def _prompt(value: str) -> str:
+    if not _visible(value):
+        raise ValueError("the prompt must say something, not only spaces")
+    return value
+
+
+# A name shown back (a key's, a tenant's), and a prompt a model is given.
+DisplayName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_display_name)]
+Prompt = Annotated[str, Field(min_length=1, max_length=2500), AfterValidator(_prompt)]
 
 
 class WireModel(BaseModel):

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictInt, model_validator
 
-from emulator.bodies import RequestBody, WireModel
+from emulator.bodies import DisplayName, RequestBody, WireModel
 from emulator.store.fixtures import ReplyFixture
 
 USD_PATTERN = r"^[0-9]+(\.[0-9]{1,6})?$"  # up to six decimals: whole micros
@@ -14,7 +14,7 @@ Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
 
 
 class TenantCreate(RequestBody):
-    name: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    name: DisplayName | None = None
     balance_micros: Micros = 25_000_000
     studio_credits: Micros = 1000
     rate_limit_rpm: Annotated[StrictInt, Field(ge=1, le=10_000_000)] | None = None

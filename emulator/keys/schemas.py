@@ -2,35 +2,21 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import Field, StrictInt, field_validator
 
-from emulator.bodies import RequestBody, WireModel
+from emulator.bodies import DisplayName, RequestBody, WireModel
 
 Scope = Literal["ai.gateway", "video", "studio.media"]
 Product = Literal["ai_gateway", "video", "studio"]
 ResetInterval = Literal["daily", "weekly", "monthly"]
-Name = Annotated[str, Field(min_length=1, max_length=100)]
+Name = DisplayName
 Label = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
 
 
 class _Body(RequestBody):
-    @field_validator("name", check_fields=False)
-    @classmethod
-    def _name_not_blank(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        if not value.strip():
-            raise ValueError("the name must not be blank")
-        # Names are shown in lists, dashboards and `emulator keys list`: no NUL, newline
-        # or other control character (emoji joiners and other format characters stay).
-        if any(unicodedata.category(c) == "Cc" for c in value):
-            raise ValueError("the name must not hold control characters (NUL, newline, tab)")
-        return value.strip()
-
     @field_validator("scopes", check_fields=False)
     @classmethod
     def _scopes_unique(cls, value: list[str] | None) -> list[str] | None:

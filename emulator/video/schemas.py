@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import Field, StrictInt
 
-from emulator.bodies import HttpUrl, RequestBody
+from emulator.bodies import HttpUrl, Prompt, RequestBody
 
 Text = Annotated[str, Field(min_length=1, max_length=200)]
 
@@ -21,7 +21,7 @@ class ImageItem(RequestBody):
 class GenerateVideoRequest(RequestBody):
     model: Text
     task_type: Text = Field(description="text2video, image2video or multi-image2video")
-    prompt: Annotated[str, Field(min_length=1, max_length=2500)]
+    prompt: Prompt
     negative_prompt: Annotated[str, Field(max_length=2500)] | None = None
     aspect_ratio: Text = "16:9"
     duration: Annotated[str, Field(pattern=r"^[0-9]{1,3}s?$")] = Field(

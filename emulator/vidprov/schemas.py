@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from emulator.bodies import HttpUrl, RequestBody
+from emulator.bodies import HttpUrl, Prompt, RequestBody
 
 Image = Annotated[str, Field(min_length=1, max_length=15_000_000)]
 
@@ -60,7 +60,7 @@ class LipsyncRequest(RequestBody):
 class MultiElementsRequest(RequestBody):
     video_url: HttpUrl
     edit_mode: Literal["addition", "swap", "removal"]
-    prompt: Annotated[str, Field(min_length=1, max_length=2500)]
+    prompt: Prompt
     image_list: Annotated[list[Image], Field(max_length=4)] = []
     external_task_id: ExternalId | None = None
     callback_url: HttpUrl | None = None

@@ -78,6 +78,8 @@ def test_tenant_defaults_and_validation(control: httpx.Client) -> None:
         ({"rate_limit_rpm": 0}, "rate_limit_rpm"),
         ({"premium_approved": "yes"}, "premium_approved"),
         ({"bogus": 1}, "bogus"),
+        ({"name": "acme\u0000"}, "name"),
+        ({"name": "\u200b "}, "name"),  # a zero-width space: nothing to see in a list
     ]:
         assert (
             assert_error(control.post("/accounts", json=body), 422, "invalid_request")["param"]

@@ -81,6 +81,7 @@ def test_bad_paging_parameters_are_422(keys: httpx.Client) -> None:
         ({"name": 5}, "name"),
         ({"name": "bad\u0000name"}, "name"),
         ({"name": "two\nlines"}, "name"),
+        ({"name": "\u200b\u200d"}, "name"),  # only invisible characters
         ({"name": "k", "scopes": ["admin"]}, "scopes[0]"),
         ({"name": "k", "scopes": []}, "scopes"),
         ({"name": "k", "scopes": ["video", "video"], "product": "video"}, "scopes"),

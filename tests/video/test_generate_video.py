@@ -133,6 +133,7 @@ def test_another_accounts_key_cannot_read_the_record(
         ({"task_type": "image2video", "image_list": [{"image": GIF}]}, FIRST, "invalid_image"),
         ({"task_type": "multi-image2video", "image_list": [{"image": PNG}]}, "image_list", COUNT),
         ({"prompt": ""}, "prompt", None),
+        ({"prompt": " \n\u200b"}, "prompt", None),
         ({"colour": "red"}, "colour", None),
         ({"task_type": "image2video", "image_url": "https://x.org/a cat.png"}, "image_url", None),
         ({"task_type": "image2video", "image_url": "https:///cat.png"}, "image_url", None),

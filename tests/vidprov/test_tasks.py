@@ -374,3 +374,12 @@ def test_fixtures_without_clips_make_a_task_a_clear_501_and_charge_nothing(
             assert client.get("/ai-gateway/balance").json()["balance_micros"] == start
     finally:
         server.stop()
+
+
+def test_a_multi_elements_prompt_must_say_something(tenant: Tenant) -> None:
+    body = {"video_url": VIDEO, "edit_mode": "removal", "prompt": "   ", "image_list": []}
+    with tenant.client() as client:
+        error = assert_error(
+            client.post("/vidprov/multi-elements", json=body), 422, "invalid_request"
+        )
+    assert error["param"] == "prompt" and "only spaces" in error["message"]
