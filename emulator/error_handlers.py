@@ -268,7 +268,19 @@ _SHOULD_BE = "Input should be "
 
 
 def _readable(message: str) -> str:
-    return _MODEL_TYPE.sub("an object", message.removeprefix("Value error, "))
+    message = _MODEL_TYPE.sub("an object", message.removeprefix("Value error, "))
+    return _EXPECTED.sub(_plain_type, message)
+
+
+# msgspec's words for a query parameter's type ("Expected `int | null`, got `str`"),
+# said plainly: a parameter left out is always fine, so `null` is not what was meant,
+# and every query value is sent as text.
+_EXPECTED = re.compile(r"Expected `([a-z]+)(?: \| null)?`(?:, got `str`)?")
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "bool": "true or false", "str": "text"}
+
+
+def _plain_type(found: re.Match[str]) -> str:
+    return "Expected " + _TYPE_WORDS.get(found.group(1), f"`{found.group(1)}`")
 
 
 def _either(messages: list[str]) -> str:

@@ -70,3 +70,18 @@ def test_a_cursor_in_range_is_a_page(tenant: Tenant, path: str, credential: str,
 def test_a_models_cursor_nested_too_deep_is_422(tenant: Tenant) -> None:
     response = get(tenant, "/models", "api_key", cursor_of(b"[" * 5000 + b"]" * 5000))
     assert assert_error(response, 422, "invalid_request")["param"] == "cursor"
+
+
+@pytest.mark.parametrize(
+    ("limit", "says"),
+    [("x", "Expected an integer."), ("1.5", "Expected an integer."), ("0", "an integer >= 1")],
+)
+@pytest.mark.parametrize(("path", "credential"), [*SEQ_LISTS, ("/models", "api_key")])
+def test_a_limit_not_a_whole_number_in_range_is_422_in_plain_words(
+    tenant: Tenant, path: str, credential: str, limit: str, says: str
+) -> None:
+    headers = bearer(getattr(tenant, credential))
+    answer = httpx.get(tenant.base_url + path, params={"limit": limit}, headers=headers)
+    error = assert_error(answer, 422, "invalid_request")
+    assert error["param"] == "limit" and says in error["message"], error
+    assert "`int" not in error["message"] and "null" not in error["message"]
