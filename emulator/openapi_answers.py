@@ -24,12 +24,14 @@ ERRORS = {
     "409": "A request with this Idempotency-Key is still running (see `Retry-After`)",
     "413": "The body is larger than the emulator reads (10,000,000 bytes)",
     "415": "The body is compressed (`Content-Encoding`): send it as is",
+    "416": "The `Range` lies past the file's end (`Content-Range: bytes */<size>`)",
     "422": "A field is invalid; `error.param` names it",
     "429": "A rate limit of the key or the account is reached (see `Retry-After`)",
     "503": "No provider can serve the request: each is down, or none can do what it asks",
 }
 # The gateway's inference routes answer a field that is invalid with 400, as OpenAI
 # and Anthropic do (`emulator.error_handlers`).
+WHOLE_OR_STREAMED = "The answer (server-sent events when the body says `stream: true`)"
 INVALID_AS_400 = "Bad request: malformed JSON, or a field is invalid (`error.param` names it)"
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -30,6 +31,13 @@ def http(emulator: EmulatorHandle) -> Iterator[httpx.Client]:
     """A plain client on the server root, with no credentials."""
     with httpx.Client(base_url=emulator.url) as client:
         yield client
+
+
+@pytest.fixture(scope="session")
+def openapi_document(emulator: EmulatorHandle) -> dict[str, Any]:
+    """The OpenAPI document the server gives (the same in every process)."""
+    document: dict[str, Any] = httpx.get(f"{emulator.url}/schema/openapi.json").json()
+    return document
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import httpx
+import jsonschema
 
 from emulator.gateway.routing import Route
 from emulator.testing import Tenant
@@ -136,3 +137,14 @@ def every_page(url: str, limit: int, **params: Any) -> list[dict[str, Any]]:
         if not page["has_more"]:
             return items
         asked["cursor"] = page["next_cursor"]
+
+
+def documented(document: dict[str, Any], response: httpx.Response, path: str) -> None:
+    """`response` is the success its operation declares, and its body conforms."""
+    method = response.request.method.lower()
+    declared = document["paths"][path][method]["responses"]
+    assert str(response.status_code) in declared, (path, method, response.text)
+    schema = declared[str(response.status_code)]["content"]["application/json"]["schema"]
+    assert "$ref" in schema or "oneOf" in schema, (path, method)
+    whole = {**schema, "components": document["components"]}
+    jsonschema.validate(response.json(), whole, cls=jsonschema.Draft202012Validator)

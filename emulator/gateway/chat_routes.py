@@ -17,11 +17,12 @@ from emulator.gateway import service, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
+from emulator.gateway.records import ChatCompletion
 from emulator.gateway.streaming import paced_stream, sse_lines
 from emulator.gateway.wire import chat
-from emulator.openapi_answers import INFERENCE, Streamed
+from emulator.openapi_answers import INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, Reply
+from emulator.web import API_PREFIX, BEARER, Reply, answers
 
 
 def chat_completions(request: DirectRequest) -> Reply:
@@ -49,7 +50,7 @@ class ChatController(Controller):
         "/chat/completions",
         status_code=200,
         summary="A chat completion, whole or streamed",
-        responses=INFERENCE,
+        responses={**answers(ChatCompletion, WHOLE_OR_STREAMED), **INFERENCE},
         operation_class=Streamed,
     )
     async def create(

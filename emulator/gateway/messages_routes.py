@@ -23,13 +23,14 @@ from emulator.gateway import service
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
+from emulator.gateway.records import MessageObject
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import messages
 from emulator.gateway.wire.responses import item_key
-from emulator.openapi_answers import COUNTING, INFERENCE, Streamed
+from emulator.openapi_answers import COUNTING, INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
+from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep, answers
 
 ENDPOINT = "messages"
 
@@ -56,7 +57,7 @@ class MessagesController(Controller):
         "/messages",
         status_code=200,
         summary="A message in Anthropic's format (OpenRouter's Anthropic-compatible API)",
-        responses=INFERENCE,
+        responses={**answers(MessageObject, WHOLE_OR_STREAMED), **INFERENCE},
         operation_class=Streamed,
     )
     async def create(

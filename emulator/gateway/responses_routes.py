@@ -17,13 +17,14 @@ from emulator.gateway import background, service, stored_responses, web_citation
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
+from emulator.gateway.records import ResponseObject
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import responses, responses_events
-from emulator.openapi_answers import COUNTING, INFERENCE, Streamed
+from emulator.openapi_answers import COUNTING, INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
-from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep
+from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep, answers
 
 # The catalog tokenizer family whose count is exact; others are estimated with it.
 EXACT_FAMILY = "responses"
@@ -55,7 +56,7 @@ class ResponsesController(Controller):
         "/responses",
         status_code=200,
         summary="A response, whole or as typed stream events",
-        responses=INFERENCE,
+        responses={**answers(ResponseObject, WHOLE_OR_STREAMED), **INFERENCE},
         operation_class=Streamed,
     )
     async def create(

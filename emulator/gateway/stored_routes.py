@@ -10,8 +10,19 @@ from litestar.params import FromPath, QueryParameter
 
 from emulator.gateway import background, stored_responses
 from emulator.gateway.answers import EVENT_STREAM
+from emulator.gateway.records import InputItemList, ResponseDeleted, ResponseObject
 from emulator.gateway.streaming import typed_sse_lines
-from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, Reply, RuntimeDep, auth_opt
+from emulator.openapi_answers import Streamed
+from emulator.web import (
+    API_PREFIX,
+    BEARER,
+    CallerDep,
+    Cursor,
+    Reply,
+    RuntimeDep,
+    answers,
+    auth_opt,
+)
 
 ItemLimit = Annotated[
     int, QueryParameter(ge=1, le=100, description="Items a page, 1-100 (default 20).")
@@ -29,6 +40,8 @@ class StoredResponsesController(Controller):
         "/",
         summary="A stored response as it was given (a background one as it is by now), or "
         "a background one's events again (`stream=true`)",
+        responses=answers(ResponseObject, "The response (its events again, with `stream=true`)"),
+        operation_class=Streamed,
     )
     async def retrieve(
         self,
@@ -48,13 +61,22 @@ class StoredResponsesController(Controller):
         headers = {"cache-control": "no-cache"}
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=lines).response()
 
-    @delete("/", status_code=200, summary="Forget a stored response and its output items")
+    @delete(
+        "/",
+        status_code=200,
+        summary="Forget a stored response and its output items",
+        responses=answers(ResponseDeleted, "The response forgotten"),
+    )
     async def forget(
         self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
     ) -> dict[str, Any]:
         return stored_responses.forget(rt, caller.account_id, response_id)
 
-    @get("/input_items", summary="The input items of a stored response's own request")
+    @get(
+        "/input_items",
+        summary="The input items of a stored response's own request",
+        responses=answers(InputItemList, "A page of the items, in the order sent"),
+    )
     async def input_items(
         self,
         rt: RuntimeDep,
@@ -69,7 +91,12 @@ class StoredResponsesController(Controller):
         param = "after" if after else "cursor"  # the one the client sent, for the error
         return stored_responses.input_page(stored.input, limit, order, after or cursor, param)
 
-    @post("/cancel", status_code=200, summary="Cancel a background response not done yet")
+    @post(
+        "/cancel",
+        status_code=200,
+        summary="Cancel a background response not done yet",
+        responses=answers(ResponseObject, "The response, cancelled"),
+    )
     async def cancel(
         self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
     ) -> dict[str, Any]:

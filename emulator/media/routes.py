@@ -11,10 +11,12 @@ import re
 from typing import Any, Final, Literal
 
 from litestar import Controller, MediaType, Request, Response, get, head
+from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from emulator.errors import error_envelope
 from emulator.media.clips import job_media
+from emulator.openapi_answers import refusals
 from emulator.web import auth_opt, runtime_of
 
 # One range-spec: `a-b`, `a-` or `-n`, ASCII digits (a regex \d is any Unicode digit).
@@ -22,6 +24,21 @@ _SPEC = re.compile(r"([0-9]*)-([0-9]*)")
 _HUGE = 10**18  # stands for any offset of more digits than int() should parse
 MP4: Final = "video/mp4"  # what the document says a media file is (every clip is one)
 WHOLE: Final = "whole"  # `_span`'s answer when the Range header is to be ignored
+
+
+def _file(description: str) -> ResponseSpec:
+    return ResponseSpec(
+        data_container=bytes, media_type=MP4, description=description, generate_examples=False
+    )
+
+
+# A file whole, a range of it, or nothing new (`If-None-Match`); a range past its end.
+FILE_ANSWERS = {
+    200: _file("The file"),
+    206: _file("The `Range` asked for (`Content-Range` says which bytes)"),
+    304: ResponseSpec(data_container=None, description="Unchanged since the `ETag` sent"),
+    **refusals(416),
+}
 
 
 class MediaController(Controller):
@@ -33,6 +50,7 @@ class MediaController(Controller):
         "/{file_name:str}",
         summary="A job's output file (supports Range requests)",
         media_type=MP4,
+        responses=FILE_ANSWERS,
     )
     async def fetch(
         self, request: Request[Any, Any, Any], file_name: FromPath[str]
@@ -43,6 +61,7 @@ class MediaController(Controller):
         "/{file_name:str}",
         summary="A job's output file's headers: GET's answer, without the body",
         media_type=MP4,
+        responses=FILE_ANSWERS,
     )
     async def probe(
         self, request: Request[Any, Any, Any], file_name: FromPath[str]

@@ -6,32 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
-import jsonschema
-import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import documented
 
 VIDEO = {"model": "emulator/video", "task_type": "text2video", "prompt": "a quiet lake"}
 
 
-@pytest.fixture(scope="module")
-def document(emulator: EmulatorHandle) -> dict[str, Any]:
-    answer: dict[str, Any] = httpx.get(f"{emulator.url}/schema/openapi.json").json()
-    return answer
-
-
-def documented(document: dict[str, Any], response: httpx.Response, path: str) -> None:
-    """`response` is the success its operation declares, and its body conforms."""
-    method = response.request.method.lower()
-    declared = document["paths"][path][method]["responses"]
-    assert str(response.status_code) in declared, (path, method, response.text)
-    schema = declared[str(response.status_code)]["content"]["application/json"]["schema"]
-    assert "$ref" in schema or "oneOf" in schema, (path, method)
-    whole = {**schema, "components": document["components"]}
-    jsonschema.validate(response.json(), whole, cls=jsonschema.Draft202012Validator)
-
-
-def test_fault_rule_answers(document: dict[str, Any], emulator: EmulatorHandle) -> None:
+def test_fault_rule_answers(openapi_document: dict[str, Any], emulator: EmulatorHandle) -> None:
     rule = {
         "match": {"path": "/api/v1/nowhere/*", "api_key": "sk-or-v1-x", "method": "POST"},
         "action": {"status": 429, "retry_after": 3, "fail_route": True, "delay_ms": 5},
@@ -39,47 +21,53 @@ def test_fault_rule_answers(document: dict[str, Any], emulator: EmulatorHandle) 
     }
     with httpx.Client(base_url=emulator.url) as http:
         made = http.post("/_emulator/faults", json=rule)
-        documented(document, made, "/_emulator/faults")
+        documented(openapi_document, made, "/_emulator/faults")
         assert made.json()["match"]["api_key"] == "(redacted)"
         rule_id = made.json()["id"]
         documented(
-            document, http.get(f"/_emulator/faults/{rule_id}"), "/_emulator/faults/{rule_id}"
+            openapi_document,
+            http.get(f"/_emulator/faults/{rule_id}"),
+            "/_emulator/faults/{rule_id}",
         )
         documented(
-            document, http.get("/_emulator/faults", params={"limit": 1}), "/_emulator/faults"
+            openapi_document,
+            http.get("/_emulator/faults", params={"limit": 1}),
+            "/_emulator/faults",
         )
         gone = http.delete(f"/_emulator/faults/{rule_id}")
-        documented(document, gone, "/_emulator/faults/{rule_id}")
+        documented(openapi_document, gone, "/_emulator/faults/{rule_id}")
 
 
 def test_forced_job_answers(
-    document: dict[str, Any], emulator: EmulatorHandle, tenant: Tenant
+    openapi_document: dict[str, Any], emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
     path = "/_emulator/jobs/{job_id}/"
     with tenant.client() as client:
         for action in ("complete", "fail"):
             job = client.post("/generate/video", json=VIDEO).json()
             forced = httpx.post(f"{emulator.url}/_emulator/jobs/{job['id']}/{action}")
-            documented(document, forced, path + action)
+            documented(openapi_document, forced, path + action)
             body = {"model": "openai/gpt-4o-mini", "input": "hi", "background": True}
             made = client.post("/responses", json=body).json()
             forced = httpx.post(f"{emulator.url}/_emulator/jobs/{made['id']}/{action}")
-            documented(document, forced, path + action)
+            documented(openapi_document, forced, path + action)
 
 
-def test_snapshot_answers(document: dict[str, Any], emulator: EmulatorHandle) -> None:
+def test_snapshot_answers(openapi_document: dict[str, Any], emulator: EmulatorHandle) -> None:
     with httpx.Client(base_url=f"{emulator.url}/_emulator") as http:
         documented(
-            document, http.post("/snapshots", json={"name": "doc-a"}), "/_emulator/snapshots"
+            openapi_document,
+            http.post("/snapshots", json={"name": "doc-a"}),
+            "/_emulator/snapshots",
         )
-        documented(document, http.get("/snapshots"), "/_emulator/snapshots")
+        documented(openapi_document, http.get("/snapshots"), "/_emulator/snapshots")
         restored = http.post("/snapshots/doc-a/restore")
-        documented(document, restored, "/_emulator/snapshots/{name}/restore")
-        documented(document, http.delete("/snapshots/doc-a"), "/_emulator/snapshots/{name}")
+        documented(openapi_document, restored, "/_emulator/snapshots/{name}/restore")
+        documented(openapi_document, http.delete("/snapshots/doc-a"), "/_emulator/snapshots/{name}")
 
 
 def test_journal_and_replies_answers(
-    document: dict[str, Any], emulator: EmulatorHandle, tenant: Tenant
+    openapi_document: dict[str, Any], emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
     with tenant.client() as client:
         client.post("/chat/completions", json={"model": "openai/gpt-4o", "messages": "x"})
@@ -91,18 +79,18 @@ def test_journal_and_replies_answers(
         )  # fmt: skip
     with httpx.Client(base_url=f"{emulator.url}/_emulator") as http:
         listed = http.get("/requests", params={"account_id": tenant.account_id})
-        documented(document, listed, "/_emulator/requests")
+        documented(openapi_document, listed, "/_emulator/requests")
         assert len(listed.json()["data"]) >= 2
         for entry in listed.json()["data"]:
             detail = http.get(f"/requests/{entry['id']}")
-            documented(document, detail, "/_emulator/requests/{request_id}")
-        documented(document, http.get("/replies"), "/_emulator/replies")
+            documented(openapi_document, detail, "/_emulator/requests/{request_id}")
+        documented(openapi_document, http.get("/replies"), "/_emulator/replies")
 
 
 def test_a_model_and_its_endpoints_match_one_declared_answer(
-    document: dict[str, Any], tenant: Tenant
+    openapi_document: dict[str, Any], tenant: Tenant
 ) -> None:
     """The two answers of `/models/{id}` are each valid under exactly one of the `oneOf`."""
     with tenant.client() as client:
         for path in ("/models/openai/gpt-4o", "/models/openai/gpt-4o/endpoints"):
-            documented(document, client.get(path), "/api/v1/models/{model_id}")
+            documented(openapi_document, client.get(path), "/api/v1/models/{model_id}")
