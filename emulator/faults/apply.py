@@ -76,7 +76,7 @@ def _error(action: Action) -> InjectedFault:
     if status == 429 or action.retry_after is not None:
         retry = action.retry_after if action.retry_after is not None else 1
         headers |= {"Retry-After": str(retry), "retry-after-ms": str(retry * 1000)}
-    if status == 402 or action.code in _FINAL_CODES:
+    if status in (402, 501) or action.code in _FINAL_CODES:
         headers["x-should-retry"] = "false"
     return InjectedFault(
         status,

@@ -560,3 +560,23 @@ def test_a_slow_failing_job_rule_is_not_used_up_by_a_request_refused_before_its_
             emulator.advance(600)
             assert c.get(f"/generation/{job['id']}").json()["status"] == "failed"
         assert rule.hits == 1
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "code"),
+    [
+        (405, "invalid_request_error", "method_not_allowed"),
+        (413, "invalid_request_error", "payload_too_large"),
+        (415, "invalid_request_error", "unsupported_media_type"),
+        (501, "not_implemented_error", "not_implemented"),
+    ],
+)
+def test_a_status_alone_gets_the_type_and_code_the_emulator_gives_it(
+    tenant: Tenant, status: int, kind: str, code: str
+) -> None:
+    """As the emulator's own 405/413/415/501 are typed; a 501 tells SDKs not to retry, as
+    every route not built yet does."""
+    with tenant.client(headers={"X-Emulator-Fault": str(status)}) as client:
+        response = client.post("/chat/completions", json=CHAT)
+    assert assert_error(response, status, code)["type"] == kind
+    assert (response.headers.get("x-should-retry") == "false") == (status == 501)
