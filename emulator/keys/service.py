@@ -90,6 +90,9 @@ def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> Ap
     for required in ("name", "status", "scopes", "environment"):
         if required in changes and changes[required] is None:
             raise ValidationFailed(f"`{required}` cannot be null.", param=required)
+    if "spend_limit_micros" in changes and changes["spend_limit_micros"] is None:
+        # Clearing the limit clears its interval, which means nothing without one.
+        changes.setdefault("spend_reset_interval", None)
     now = rt.clock.now_iso()
     with rt.store.write() as conn:
         key = _live_key(conn, account_id, key_id)

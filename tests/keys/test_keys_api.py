@@ -144,6 +144,20 @@ def test_patch_updates_fields_without_rotating_the_secret(
     assert cleared.json()["spend_limit_micros"] is None
 
 
+def test_clearing_a_limit_clears_its_interval(keys: httpx.Client) -> None:
+    """An interval means nothing without a limit: a PATCH clearing the limit alone
+    clears both; one that keeps the interval explicitly is refused, as a create is."""
+    body = {"name": "k", "spend_limit_micros": 5000, "spend_reset_interval": "weekly"}
+    key = keys.post("", json=body).json()
+    refused = keys.patch(
+        f"/{key['id']}", json={"spend_limit_micros": None, "spend_reset_interval": "daily"}
+    )
+    assert_error(refused, 422, "reset_interval_without_limit")
+    cleared = keys.patch(f"/{key['id']}", json={"spend_limit_micros": None}).json()
+    assert cleared["spend_limit_micros"] is None and cleared["spend_reset_interval"] is None
+    assert keys.get(f"/{key['id']}").json()["spend_reset_interval"] is None
+
+
 def test_patch_can_disable_and_enable(keys: httpx.Client, tenant: Tenant) -> None:
     created = keys.post("", json={"name": "k"}).json()
     url = f"{tenant.base_url}/ai-gateway/balance"
