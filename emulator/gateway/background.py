@@ -113,7 +113,7 @@ def failed_half_way(
 ) -> tuple[dict[str, Any], Run, list[dict[str, Any]]]:
     """A background response a fault fails (`fail_job`, as a job's): `failed` half-way
     through its run, as a job known to fail does, after its opening events."""
-    message = "The response failed (a fault rule failed it)."
+    message = "The response failed (a `fail_job` fault failed it)."
     failed, sent = failing(whole, opening(events), "server_error", message)
     return failed, Run(run.created_ts, run.queued_s, run.processing_s / 2), sent
 

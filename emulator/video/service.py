@@ -147,7 +147,7 @@ def _failure(prompt: str, model: str) -> tuple[str, str] | None:
     if FAIL_MARKER in prompt:
         return "generation_failed", "The video could not be generated (the prompt asked for it)."
     if fault_apply.job_fails(model):
-        return "generation_failed", "The video could not be generated (a fault rule failed it)."
+        return "generation_failed", "The video could not be generated (a fault failed it)."
     return None
 
 
