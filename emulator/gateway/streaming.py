@@ -52,11 +52,16 @@ class ErrorEvent(bytes):
 
 
 def cut_event(
-    endpoint: str, sent: int, served: service.Served, why: str = "Injected fault"
+    endpoint: str,
+    sent: int,
+    served: service.Served,
+    why: str = "Injected fault",
+    choice: int = 0,
 ) -> ErrorEvent:
     """The error event a real gateway sends when its upstream breaks mid-stream: for
     chat, a chunk like the others with a top-level `error` and `finish_reason: "error"`
-    (SPEC section 9); for responses, an `error` event."""
+    (SPEC section 9) for `choice`, the answer it broke (of `n`); for responses, an
+    `error` event."""
     error = {
         "message": f"{why}: the stream was cut after {sent} chunks.",
         "type": "upstream_error",
@@ -85,7 +90,7 @@ def cut_event(
         "error": error,
         "choices": [
             {
-                "index": 0,
+                "index": choice,
                 "delta": {"content": ""},
                 "finish_reason": "error",
                 "native_finish_reason": "error",
@@ -153,11 +158,12 @@ async def paced_stream(
             yield going(KEEP_ALIVE)
         for count, line in enumerate(lines):
             if count == cut or rt.stopping:  # lines before this one went out: billed
+                broken = sent[-1][0][0] if sent else 0  # the answer being written
                 del sent[carried:]
                 finish.clear()
                 was_cut = True
                 why = "The emulator is stopping" if count != cut else "Injected fault"
-                yield going(cut_event(call.endpoint, count, served, why))
+                yield going(cut_event(call.endpoint, count, served, why, broken))
                 return
             yield going(line)
             if pause:

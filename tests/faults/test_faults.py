@@ -126,6 +126,19 @@ def test_a_stream_cut_sends_an_error_event_and_records_what_was_sent(
         assert last["metadata"]["stream_end"] == "complete"
 
 
+@pytest.mark.parametrize(("cut", "broken"), [(3, 0), (6, 1)])
+def test_a_cut_names_the_answer_it_broke_of_several(tenant: Tenant, cut: int, broken: int) -> None:
+    """With `n: 2`, the answers stream one after the other: the error chunk ends the
+    one being written, never one that already finished."""
+    body = {**CHAT, "n": 2, "max_tokens": 4, "stream": True}
+    with tenant.client(headers={"X-Emulator-Fault": f"cut={cut}"}) as c:
+        text = c.post("/chat/completions", json=body).text
+    chunks = [json.loads(line.removeprefix("data: ")) for line in text.split("\n\n") if line]
+    finished = [c["choices"][0]["index"] for c in chunks if c["choices"][0]["finish_reason"]]
+    assert finished[-1] == broken and chunks[-1]["choices"][0]["finish_reason"] == "error"
+    assert len(finished) == len(set(finished))  # each answer ends once
+
+
 def test_responses_streams_are_cut_with_a_typed_error_event(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
