@@ -24,7 +24,7 @@ from emulator.errors import (
 )
 from emulator.ids import hash_secret
 from emulator.store import Store
-from emulator.store.accounts import account_for_user_token
+from emulator.store.accounts import account_for_user_token, get_account
 from emulator.store.keys import ApiKey, KeyCache, KeyOwner, get_key, touch_key
 
 RouteKind = Literal["api_key", "user_token", "optional", "admin"]
@@ -130,6 +130,16 @@ def current_key(conn: sqlite3.Connection, key: ApiKey) -> ApiKey:
         raise AuthenticationFailed(f"This API key ({key.id}) was revoked.")
     check_usable(fresh)
     return fresh
+
+
+def check_account(conn: sqlite3.Connection, account_id: str) -> None:
+    """401 if the caller's account is gone from the state now (in the caller's
+    transaction): a reset or restore replaced it after the credential was checked."""
+    if get_account(conn, account_id) is None:
+        raise AuthenticationFailed(
+            f"The account {account_id} is not in the emulator's state any more (it was "
+            "reset or restored while this request waited): use a credential of the state now."
+        )
 
 
 def check_usable(key: ApiKey) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from emulator.auth.credentials import check_account
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import NotFound, ValidationFailed
@@ -31,6 +32,7 @@ SECRET_PREFIX = "sk-emu-"
 def create_key(rt: Runtime, account_id: str, body: KeyCreate) -> ApiKeyCreated:
     check_key_rules(body.product, body.scopes, body.spend_limit_micros, body.spend_reset_interval)
     with rt.store.write() as conn:
+        check_account(conn, account_id)
         key, secret = issue_key(
             conn,
             rt,
@@ -69,6 +71,7 @@ def list_keys(
     before = decode_seq_cursor(cursor)
     now = rt.clock.now()
     with rt.store.read() as conn:
+        check_account(conn, account_id)
         keys = key_rows.list_keys(conn, account_id, size + 1, before)
         usages = {key.id: usage_of(conn, key, now) for _, key in keys}
     return page(
@@ -81,6 +84,7 @@ def list_keys(
 
 def get_key(rt: Runtime, account_id: str, key_id: str) -> ApiKeyOut:
     with rt.store.read() as conn:
+        check_account(conn, account_id)
         key = _live_key(conn, account_id, key_id)
         return to_wire(key, usage_of(conn, key, rt.clock.now()))
 
@@ -95,6 +99,7 @@ def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> Ap
         changes.setdefault("spend_reset_interval", None)
     now = rt.clock.now_iso()
     with rt.store.write() as conn:
+        check_account(conn, account_id)
         key = _live_key(conn, account_id, key_id)
         fields: dict[str, Any] = {k: tuple(v) if k == "scopes" else v for k, v in changes.items()}
         merged = replace(key, **fields)
@@ -113,6 +118,7 @@ def update_key(rt: Runtime, account_id: str, key_id: str, body: KeyUpdate) -> Ap
 
 def revoke_key(rt: Runtime, account_id: str, key_id: str) -> str:
     with rt.store.write() as conn:
+        check_account(conn, account_id)
         _live_key(conn, account_id, key_id)
         key_rows.revoke_key(conn, key_id, rt.clock.now_iso())
     return key_id

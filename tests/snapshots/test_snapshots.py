@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import subprocess
 import sys
@@ -263,6 +264,30 @@ def test_a_stream_running_across_a_restore_charges_nothing_in_the_restored_state
                 "/chat/completions", json=body, headers={"Authorization": f"Bearer {key}"}
             )
             assert answer.status_code == 200, answer.text
+
+
+def test_a_key_made_by_an_account_a_restore_removes_is_401_never_500(
+    emulator: EmulatorHandle,
+) -> None:
+    """A user-token request racing a restore that removes its account (the credential
+    checked before, the write after) is refused 401 in the state now, not written there."""
+
+    async def race() -> list[int]:
+        seen = []
+        async with httpx.AsyncClient(base_url=emulator.url, timeout=30) as http:
+            for _ in range(25):
+                made = (await http.post("/_emulator/accounts", json={})).json()
+                token = {"Authorization": f"Bearer {made['user_token']}"}
+                key, _ = await asyncio.gather(
+                    http.post("/api/v1/keys", json={"name": "k"}, headers=token),
+                    http.post("/_emulator/snapshots/t-no-accounts/restore"),
+                )
+                seen.append(key.status_code)
+        return seen
+
+    with emulator.snapshots.saved("t-no-accounts"):
+        statuses = asyncio.run(race())
+    assert set(statuses) <= {201, 401}, statuses
 
 
 def test_a_restored_snapshot_taken_mid_stream_leaves_no_hold_or_key_in_flight(
