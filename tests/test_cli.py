@@ -247,8 +247,15 @@ def test_openapi_prints_the_document(tmp_path: Path) -> None:
     [
         ("accounts.yaml", "accounts: [{id: 5}]\n", "accounts.yaml: 0.id: Input should be"),
         ("models.yaml", "models: [1, 2\n", "models.yaml: not valid YAML"),
+        ("world.yaml", "clock_start: '2026-02-30T00:00:00Z'\n", "not an ISO-8601 instant"),
+        ("world.yaml", "clock_start: '1960-01-01T00:00:00Z'\n", "runs from 1970-01-01"),
+        (
+            "accounts.yaml",
+            "accounts: [{id: acct_x, name: x, balance_micros: 99999999999999999999}]\n",
+            "0.balance_micros: Value error, at most 1,000,000,000,000,000",
+        ),
     ],
-    ids=["invalid", "not-yaml"],
+    ids=["invalid", "not-yaml", "no-such-day", "before-the-clock", "too-large"],
 )
 @pytest.mark.parametrize("command", ["reset", "seed"])
 def test_broken_fixtures_are_a_clear_error_on_a_state_already_seeded(

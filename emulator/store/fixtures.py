@@ -24,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from emulator.clock import parse_iso
+from emulator.clock import EARLIEST, LATEST, parse_iso
 from emulator.gateway.scripted import compiled
 from emulator.settings import default_fixtures_dir
 
@@ -37,8 +37,20 @@ class FixtureError(Exception):
     """A fixtures folder that cannot be loaded; the message names file and field."""
 
 
+# The largest number a fixture may hold: the API's own bound on amounts, far inside
+# what SQLite stores (a larger one overflowed when written, a traceback).
+LARGEST = 10**15
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*")
+    @classmethod
+    def _storable(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST:
+            raise ValueError(f"at most {LARGEST:,} (10^15)")
+        return value
 
 
 class KeyFixture(_Strict):
@@ -156,6 +168,19 @@ class PricingFixture(_Strict):
 class WorldFixture(_Strict):
     clock_start: str = "2026-01-01T00:00:00Z"
     default_rate_limit_rpm: int = Field(default=600, ge=1)
+
+    @field_validator("clock_start")
+    @classmethod
+    def _an_instant_the_clock_takes(cls, value: str) -> str:
+        try:
+            start = parse_iso(value)
+        except ValueError:
+            raise ValueError(
+                f"{value!r} is not an ISO-8601 instant (e.g. 2026-01-01T00:00:00Z)"
+            ) from None
+        if not EARLIEST <= start < LATEST:
+            raise ValueError("the clock runs from 1970-01-01 to before 9000-01-01")
+        return value
 
     @property
     def clock_start_ts(self) -> float:
