@@ -71,6 +71,9 @@ class Runtime:
         of the old one, and count a new state, above the one the restored file was in."""
         self.world = next_world(conn, self.world)
         self._forget_kept(fresh_start=False)
+        started = get_platform(conn, "world")  # the restored state's start: a floor
+        if started is not None:
+            self.clock.reset(parse_iso(started["clock_start"]))
         restore_clock(self.clock, saved_clock)
         set_meta(conn, "seed", self.ids.seed)  # this server's, whatever the file's was
         self.catalog.invalidate()

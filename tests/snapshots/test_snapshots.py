@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -16,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from emulator.server import BackgroundServer
+from emulator.settings import Settings, default_fixtures_dir
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, every_page
 from tests.test_serve import free_port, serving
@@ -418,3 +421,26 @@ def test_a_request_admitted_before_a_restore_runs_in_the_restored_state(
         emulator.snapshots.restore("t-race")
         answer = pending.result()
     assert_error(answer, 401, "invalid_api_key")
+
+
+def test_a_restore_brings_back_a_clock_before_the_fixtures_start_now(tmp_path: Path) -> None:
+    """The restored state's own `clock_start` bounds its clock, not the one of fixtures
+    changed since: a snapshot saved before a reset to a later start comes back whole."""
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(default_fixtures_dir(), fixtures)
+    settings = Settings(db=":memory:", fixtures=fixtures, clock="manual", log_level="warning")
+    server = BackgroundServer(settings).start()
+    try:
+        with httpx.Client(base_url=server.url + "/_emulator") as control:
+            control.post("/clock", json={"advance_seconds": 3600}).raise_for_status()
+            saved = control.get("/clock").json()["now"]
+            control.post("/snapshots", json={"name": "early"}).raise_for_status()
+            (fixtures / "world.yaml").write_text("clock_start: '2026-06-01T00:00:00Z'\n")
+            control.post("/reset").raise_for_status()
+            assert control.get("/clock").json()["now"] == "2026-06-01T00:00:00.000Z"
+            restored = control.post("/snapshots/early/restore").json()
+            assert restored["clock"] == saved == control.get("/clock").json()["now"]
+            control.post("/reset").raise_for_status()  # and a reset then starts it anew
+            assert control.get("/clock").json()["now"] == "2026-06-01T00:00:00.000Z"
+    finally:
+        server.stop()
