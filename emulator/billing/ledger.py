@@ -40,6 +40,7 @@ def top_up(
             amount=amount_micros,
             reference=reference,
             now=rt.clock.now_iso(),
+            entry_id=rt.new_id("le"),  # numbered as the server's other entries are
         )
 
 

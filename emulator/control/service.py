@@ -133,7 +133,7 @@ def create_tenant(rt: Runtime, body: TenantCreate) -> TenantOut:
             created_at=now,
         )
         account_rows.insert_account(conn, account)
-        account_rows.open_balances(conn, rt.ids, account, now)
+        account_rows.open_balances(conn, rt.ids, account, now, lambda: rt.new_id("le"))
         user_token = rt.ids.secret("emu_user_", number)
         account_rows.insert_user_token(conn, hash_secret(user_token), account.id, "tenant", now)
         key, api_key = issue_key(

@@ -7,6 +7,7 @@ transaction, so `balance = sum of ledger amounts` holds for every asset.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -133,8 +134,15 @@ def add_ledger_entry(
     return entry
 
 
-def open_balances(conn: sqlite3.Connection, ids: Ids, account: Account, now: str) -> None:
-    """The opening ledger entries that give a new account its starting balances."""
+def open_balances(
+    conn: sqlite3.Connection,
+    ids: Ids,
+    account: Account,
+    now: str,
+    entry_id: Callable[[], str] | None = None,
+) -> None:
+    """The opening ledger entries that give a new account its starting balances.
+    `entry_id`: a server's own ids (`Runtime.new_id`), which it numbers in blocks."""
     for asset, amount in (
         ("usd_micros", account.balance_micros),
         ("studio_credits", account.studio_credits),
@@ -148,6 +156,7 @@ def open_balances(conn: sqlite3.Connection, ids: Ids, account: Account, now: str
             amount=amount,
             reference=None,
             now=now,
+            entry_id=entry_id() if entry_id else None,
         )
 
 

@@ -444,3 +444,24 @@ def test_a_restore_brings_back_a_clock_before_the_fixtures_start_now(tmp_path: P
             assert control.get("/clock").json()["now"] == "2026-06-01T00:00:00.000Z"
     finally:
         server.stop()
+
+
+def test_ledger_ids_after_a_restore_are_those_after_the_save_even_after_a_top_up(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A top-up numbers its entry as charges do (in the server's blocks), so the next
+    charge's entry id is the same right after the save and after the restore."""
+    ledger = f"/accounts/{tenant.account_id}/ledger?limit=1"
+
+    def charged_entry() -> str:
+        with tenant.client() as client:
+            assert client.post("/chat/completions", json=CHAT).status_code == 200
+        entry: str = emulator.control("GET", ledger)["data"][0]["id"]
+        return entry
+
+    charged_entry()
+    emulator.control("POST", f"/accounts/{tenant.account_id}/topup", {"amount_micros": 1000})
+    with emulator.snapshots.saved("t-ledger-ids"):
+        after_save = charged_entry()
+        emulator.snapshots.restore("t-ledger-ids")
+        assert charged_entry() == after_save
