@@ -48,6 +48,7 @@ class Ids:
     def __init__(self, seed: int) -> None:
         self.seed = seed
         self._requests = itertools.count(1)
+        self.requests_made = 0  # read when the server stops, to go on from there
 
     def make(self, prefix: str, n: int) -> str:
         """The n-th id of a kind, e.g. `key_3k9x…`."""
@@ -59,14 +60,21 @@ class Ids:
         return prefix + _base62(_digest(self.seed, "secret", prefix, n), 40)
 
     def request_id(self) -> str:
-        return self.make("req", next(self._requests))
+        self.requests_made = n = next(self._requests)
+        return self.make("req", n)
+
+    def go_on_from(self, made: int) -> None:
+        """Number requests after the `made` a previous server on the state gave ids to,
+        so that one state never holds two requests of one id."""
+        self._requests = itertools.count(made + 1)
+        self.requests_made = made
 
     def rng(self, *key: object) -> random.Random:
         """A generator seeded by the run's seed and the request's key."""
         return random.Random(int.from_bytes(_digest(self.seed, *key)[:8], "big"))
 
     def reset(self) -> None:
-        self._requests = itertools.count(1)
+        self.go_on_from(0)
 
 
 class LazyRng:

@@ -39,6 +39,9 @@ from emulator.store.orphans import end_orphaned_requests
 if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
     from emulator.store.fixtures import Fixtures
 
+# How many request ids the last server on a state file gave (a restart goes on).
+REQUESTS_MADE = "requests_made"
+
 
 @dataclass
 class Runtime:
@@ -159,6 +162,7 @@ class Runtime:
             with self.store.write() as conn:
                 save_clock(conn, self.clock)
                 give_back(conn, self.unused_ids())
+                set_meta(conn, REQUESTS_MADE, self.ids.requests_made)
         self.store.close()
         if self.lease is not None:
             self.lease.release()
@@ -215,6 +219,7 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
                         conn, "released at start: the server stopped mid-request", clock.now_iso()
                     )
                 save_clock(conn, clock)  # with its mode, for the commands run beside it
+                ids.go_on_from(get_meta(conn, REQUESTS_MADE) or 0)
             if get_platform(conn, "video") is None:  # a state file from before video jobs
                 from emulator.store.fixtures import load_fixtures
 
