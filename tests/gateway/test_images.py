@@ -50,30 +50,21 @@ def test_urls_and_image_data_are_read(client: openai.OpenAI, tenant: Tenant, url
     assert spent(tenant) > before  # so the refusals below, unbilled, are measured
 
 
+@pytest.mark.parametrize("api", ["chat", "responses"])
 @pytest.mark.parametrize(("url", "says"), BAD_URLS)
-def test_chat_refuses_what_is_not_an_image(
-    client: openai.OpenAI, tenant: Tenant, url: str, says: str
+def test_what_is_not_an_image_is_refused_unbilled(
+    client: openai.OpenAI, tenant: Tenant, api: str, url: str, says: str
 ) -> None:
     before = spent(tenant)
     with pytest.raises(openai.BadRequestError) as refused:
-        client.chat.completions.create(**chat_with({"url": url}))
+        if api == "chat":
+            client.chat.completions.create(**chat_with({"url": url}))
+        else:
+            client.responses.create(**responses_with({"image_url": url}))
     error = refused.value.body
-    assert isinstance(error, dict)
-    assert error["param"] == "messages[0].content[1].image_url.url"
-    assert says in error["message"], error
-    assert spent(tenant) == before
-
-
-@pytest.mark.parametrize(("url", "says"), BAD_URLS)
-def test_responses_refuse_what_is_not_an_image(
-    client: openai.OpenAI, tenant: Tenant, url: str, says: str
-) -> None:
-    before = spent(tenant)
-    with pytest.raises(openai.BadRequestError) as refused:
-        client.responses.create(**responses_with({"image_url": url}))
-    error = refused.value.body
-    assert isinstance(error, dict)
-    assert error["param"] == "input[0].content[1]" and says in error["message"], error
+    assert isinstance(error, dict) and says in error["message"], error
+    where = "messages[0].content[1].image_url.url" if api == "chat" else "input[0].content[1]"
+    assert error["param"] == where
     assert spent(tenant) == before
 
 
