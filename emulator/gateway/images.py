@@ -11,8 +11,9 @@ import base64
 import binascii
 import re
 
+from emulator.bodies import HTTP_URL
+
 IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
-DETAILS = ("auto", "low", "high")
 
 _MAGIC = {
     "image/jpeg": b"\xff\xd8\xff",
@@ -39,13 +40,13 @@ def decode_base64(data: str) -> bytes | None:
 
 def check_image_url(url: str) -> None:
     """An OpenAI image URL: http(s), or a base64 data URL of an image, in OpenAI's words."""
-    if url.startswith(("https://", "http://")):
+    if re.match(HTTP_URL, url):  # a host, no whitespace: as every media URL here
         return
     found = _DATA_URL.fullmatch(url)
     if found is None:
         raise ValueError(
             "Invalid image URL: expected an http(s) URL or a base64-encoded data URL "
-            "with an image MIME type (e.g. 'data:image/png;base64,aW1nIGJ5dGVzIGhlcmU=')"
+            "of an image (e.g. 'data:image/png;base64,iVBORw0KGgo...')"
         )
     media_type, is_base64, data = found.groups()
     if media_type not in IMAGE_TYPES:

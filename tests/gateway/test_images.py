@@ -16,6 +16,8 @@ GIF = "data:image/gif;base64," + base64.b64encode(b"GIF89a").decode()
 BAD_URLS = [
     ("file:///etc/passwd", "Invalid image URL"),
     ("cat.png", "Invalid image URL"),
+    ("https:///cat.png", "Invalid image URL"),  # no host
+    ("https://x.test/a cat.png", "Invalid image URL"),
     ("data:text/plain;base64,aGVsbG8=", "unsupported MIME type 'text/plain'"),
     ("data:image/png,rawbytes", "Invalid base64 image_url"),
     ("data:image/png;base64,!!!", "Invalid base64 image_url"),
