@@ -52,6 +52,13 @@ class WireModel(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
 
+class OpenWireModel(WireModel):
+    """A body as a real API takes (or gives) it: fields it does not name are kept, since
+    official SDKs send fields the emulator does not act on and answers carry more."""
+
+    model_config = ConfigDict(extra="allow", defer_build=True)
+
+
 class RequestBody(WireModel):
     """Unknown fields are refused (422 naming the field), so typos do not pass silently.
 

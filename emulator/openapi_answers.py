@@ -7,6 +7,7 @@ are added by `emulator.openapi.finish`; each error's body is the envelope.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,12 +36,12 @@ WHOLE_OR_STREAMED = "The answer (server-sent events when the body says `stream: 
 INVALID_AS_400 = "Bad request: malformed JSON, or a field is invalid (`error.param` names it)"
 
 
-def refusals(*statuses: int, **described: str) -> dict[int, ResponseSpec]:
+def refusals(*statuses: int, worded: Mapping[int, str] | None = None) -> dict[int, ResponseSpec]:
     """Errors a route gives beyond every route's, described as `ERRORS` says unless
-    `described` (keyed `s400`, ...) words one for this route."""
+    `worded` words one for this route."""
     specs = {}
     for status in statuses:
-        text = described.get(f"s{status}", ERRORS[str(status)])
+        text = (worded or {}).get(status, ERRORS[str(status)])
         specs[status] = ResponseSpec(
             data_container=ErrorEnvelope, description=text, generate_examples=False
         )
@@ -75,8 +76,10 @@ INFERENCE = refusals(
     422,
     429,
     503,
-    s400=INVALID_AS_400,
-    s422="The Idempotency-Key was used before with another body",
+    worded={
+        400: INVALID_AS_400,
+        422: "The Idempotency-Key was used before with another body",
+    },
 )
 # Counting tokens routes the request without serving it: no hold, no key.
-COUNTING = refusals(400, 404, 429, 503, s400=INVALID_AS_400)
+COUNTING = refusals(400, 404, 429, 503, worded={400: INVALID_AS_400})

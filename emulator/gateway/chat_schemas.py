@@ -8,29 +8,25 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from emulator.bodies import WireModel
+from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import images, web_search
 
 
-class _Open(WireModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class FunctionCall(_Open):
+class FunctionCall(OpenWireModel):
     name: str
     arguments: str = ""
 
 
-class ToolCallIn(_Open):
+class ToolCallIn(OpenWireModel):
     id: str
     type: Literal["function"] = "function"
     function: FunctionCall
 
 
-class ImageUrl(_Open):
+class ImageUrl(OpenWireModel):
     url: Annotated[str, Field(min_length=1)]
     detail: Literal["auto", "low", "high"] | None = None
 
@@ -48,7 +44,7 @@ class CacheControl(WireModel):
     ttl: Literal["5m", "1h"] | None = None
 
 
-class ContentPart(_Open):
+class ContentPart(OpenWireModel):
     type: Literal["text", "image_url", "input_audio", "file", "refusal"]
     text: str | None = None
     image_url: ImageUrl | None = None
@@ -63,7 +59,7 @@ class ContentPart(_Open):
         return self
 
 
-class ChatMessage(_Open):
+class ChatMessage(OpenWireModel):
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | Annotated[list[ContentPart], Field(min_length=1)] | None = None
     name: str | None = None
@@ -78,7 +74,7 @@ class ChatMessage(_Open):
         return self
 
 
-class FunctionDef(_Open):
+class FunctionDef(OpenWireModel):
     name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
     description: str | None = None
     parameters: dict[str, Any] | None = None
@@ -111,7 +107,7 @@ def a_function_needs(value: Any, info: ValidationInfo) -> Any:
     return value
 
 
-class ToolDef(_Open):
+class ToolDef(OpenWireModel):
     type: Literal["function"] | WebSearchType
     function: Annotated[FunctionDef | None, Field(validate_default=True)] = None
     parameters: dict[str, Any] | None = None  # web search's (`web_search.asked` reads it)
@@ -120,35 +116,35 @@ class ToolDef(_Open):
     _defined = field_validator("function")(a_function_needs)
 
 
-class NamedFunction(_Open):
+class NamedFunction(OpenWireModel):
     name: str
 
 
-class NamedToolChoice(_Open):
+class NamedToolChoice(OpenWireModel):
     type: Literal["function"]
     function: NamedFunction
 
 
-class AllowedTools(_Open):
+class AllowedTools(OpenWireModel):
     mode: Literal["auto", "required"]
     tools: Annotated[list[NamedToolChoice], Field(min_length=1)]
 
 
-class AllowedToolsChoice(_Open):
+class AllowedToolsChoice(OpenWireModel):
     """The model may call only these tools (OpenAI's `allowed_tools`)."""
 
     type: Literal["allowed_tools"]
     allowed_tools: AllowedTools
 
 
-class JsonSchemaSpec(_Open):
+class JsonSchemaSpec(OpenWireModel):
     name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
     schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
     strict: bool | None = None
     description: str | None = None
 
 
-class ResponseFormat(_Open):
+class ResponseFormat(OpenWireModel):
     type: Literal["text", "json_object", "json_schema"]
     json_schema: JsonSchemaSpec | None = None
 
@@ -157,7 +153,7 @@ class ResponseFormat(_Open):
 Usd = Annotated[float, Field(ge=0)] | Annotated[str, Field(pattern=r"^\d{1,9}(\.\d{1,12})?$")]
 
 
-class MaxPrice(_Open):
+class MaxPrice(OpenWireModel):
     """OpenRouter's price ceiling, in USD per million tokens."""
 
     prompt: Usd | None = None
@@ -169,7 +165,7 @@ class MaxPrice(_Open):
 SortBy = Literal["price", "latency", "throughput", "exacto"]
 
 
-class SortConfig(_Open):
+class SortConfig(OpenWireModel):
     """`sort` as an object: `partition: "none"` sorts the routes of every model
     together, so a fallback model's route may come first (default `"model"`)."""
 
@@ -177,7 +173,7 @@ class SortConfig(_Open):
     partition: Literal["model", "none"] | None = None
 
 
-class ProviderPreferences(_Open):
+class ProviderPreferences(OpenWireModel):
     order: list[str] | None = None
     only: list[str] | None = None
     ignore: list[str] | None = None
@@ -194,7 +190,7 @@ class ProviderPreferences(_Open):
 Effort = Literal["none", "minimal", "low", "medium", "high", "xhigh", "max"]
 
 
-class ReasoningConfig(_Open):
+class ReasoningConfig(OpenWireModel):
     """OpenRouter's: an `effort` or a `max_tokens` budget; `exclude`: billed, not shown."""
 
     effort: Effort | None = None
@@ -203,7 +199,7 @@ class ReasoningConfig(_Open):
     exclude: bool | None = None
 
 
-class ReasoningFields(_Open):
+class ReasoningFields(OpenWireModel):
     """A chat body's reasoning fields, validated only when it has them (`chat_routes`):
     as fields of the request model they would cost every request its share."""
 
@@ -231,21 +227,21 @@ Metadata = Annotated[
 ]
 
 
-class Prediction(_Open):
+class Prediction(OpenWireModel):
     """OpenAI's predicted output: taken, typed, not used (the answer is made at once)."""
 
     type: Literal["content"]
     content: str | list[dict[str, Any]]
 
 
-class AudioOutput(_Open):
+class AudioOutput(OpenWireModel):
     """OpenAI's audio output settings: typed; no audio is made here."""
 
     voice: str | dict[str, Any]
     format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
 
 
-class SamplingFields(_Open):
+class SamplingFields(OpenWireModel):
     """Settings of OpenAI's and OpenRouter's chat body that change no answer here: the
     sampling ones (nothing is sampled, the content is a seeded function of the request)
     and others taken as OpenAI types them. They are checked as the real API checks them,
@@ -299,7 +295,7 @@ def messages_from_prompt(body: Any) -> Any:
     return body
 
 
-class Plugin(_Open):
+class Plugin(OpenWireModel):
     """One of OpenRouter's plugins: `context-compression` (`middle_out`) and `web`
     (`web_search`: `max_results`, `search_prompt`) are acted on; others are taken and
     ignored."""
@@ -326,17 +322,17 @@ class Plugin(_Open):
         return value
 
 
-class DebugOptions(_Open):
+class DebugOptions(OpenWireModel):
     """OpenRouter's: `echo_upstream_body` streams the provider's request first."""
 
     echo_upstream_body: bool | None = None
 
 
-class StreamOptions(_Open):
+class StreamOptions(OpenWireModel):
     include_usage: bool | None = None
 
 
-class ChatCompletionRequest(_Open):
+class ChatCompletionRequest(OpenWireModel):
     model: Annotated[str, Field(min_length=1)]
     messages: Annotated[list[ChatMessage], Field(min_length=1)]
     max_tokens: Annotated[int, Field(ge=1)] | None = None

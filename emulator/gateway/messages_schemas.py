@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from emulator.bodies import WireModel
+from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import ThreadUnsupported, ValidationFailed
 from emulator.gateway.chat_schemas import (
     CacheControl,
@@ -24,11 +24,7 @@ from emulator.gateway.chat_schemas import (
 from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
 
 
-class _Open(WireModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class ResultPart(_Open):
+class ResultPart(OpenWireModel):
     """A block of a `tool_result`'s content."""
 
     type: Literal["text", "image", "document", "search_result"]
@@ -41,7 +37,7 @@ class ResultPart(_Open):
         return self
 
 
-class Block(_Open):
+class Block(OpenWireModel):
     """A content block: what each type needs is checked, the rest is the type's own."""
 
     type: Literal[
@@ -130,7 +126,7 @@ def _has_words(text: str) -> None:
         raise ValueError("text content blocks must contain non-whitespace text")
 
 
-class TextBlock(_Open):
+class TextBlock(OpenWireModel):
     type: Literal["text"]
     text: str
     cache_control: CacheControl | None = None
@@ -141,18 +137,18 @@ class TextBlock(_Open):
         return self
 
 
-class Message(_Open):
+class Message(OpenWireModel):
     role: Literal["user", "assistant"]
     content: str | Annotated[list[Block], Field(min_length=1)]
 
 
-class RequestMetadata(_Open):
+class RequestMetadata(OpenWireModel):
     """Anthropic's: an id for the end user, taken and not used."""
 
     user_id: Annotated[str, Field(max_length=256)] | None = None
 
 
-class Tool(_Open):
+class Tool(OpenWireModel):
     type: Literal["custom"] | None = None  # Anthropic's server tools are not run here
     name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
     description: str | None = None
@@ -172,7 +168,7 @@ class Tool(_Open):
         return data
 
 
-class ToolChoice(_Open):
+class ToolChoice(OpenWireModel):
     type: Literal["auto", "any", "tool", "none"]
     name: str | None = None
     disable_parallel_tool_use: bool | None = None
@@ -184,7 +180,7 @@ class ToolChoice(_Open):
         return self
 
 
-class Thinking(_Open):
+class Thinking(OpenWireModel):
     type: Literal["enabled", "disabled", "adaptive"]  # adaptive: the model's own budget
     budget_tokens: Annotated[int, Field(ge=1024)] | None = None
 
@@ -195,14 +191,14 @@ class Thinking(_Open):
         return self
 
 
-class OutputFormat(_Open):
+class OutputFormat(OpenWireModel):
     """Anthropic's structured outputs: answer JSON valid against `schema`."""
 
     type: Literal["json_schema"]
     schema_: Annotated[dict[str, Any], Field(alias="schema")]
 
 
-class OutputConfig(_Open):
+class OutputConfig(OpenWireModel):
     """Anthropic's output settings: `format` is structured output (`output_format`'s
     successor, which the SDKs now send), `effort` is taken and ignored."""
 
@@ -210,7 +206,7 @@ class OutputConfig(_Open):
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
 
 
-class Prompt(_Open):
+class Prompt(OpenWireModel):
     """What a message request and its token count share: the model and the prompt."""
 
     model: Annotated[str, Field(min_length=1)]

@@ -10,20 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict
-
-from emulator.bodies import WireModel
+from emulator.bodies import OpenWireModel
 
 
-class _Open(WireModel):
-    model_config = ConfigDict(extra="allow", defer_build=True)
-
-
-class CostDetails(_Open):
+class CostDetails(OpenWireModel):
     upstream_inference_cost: float | None = None
 
 
-class _Billed(_Open):
+class _Billed(OpenWireModel):
     """OpenRouter's additions to every usage: the cost in USD, and ours in micros."""
 
     cost: float
@@ -32,18 +26,18 @@ class _Billed(_Open):
     charge_micros: int
 
 
-class FunctionCalled(_Open):
+class FunctionCalled(OpenWireModel):
     name: str
     arguments: str
 
 
-class ToolCall(_Open):
+class ToolCall(OpenWireModel):
     id: str
     type: Literal["function"]
     function: FunctionCalled
 
 
-class AssistantMessage(_Open):
+class AssistantMessage(OpenWireModel):
     role: Literal["assistant"]
     content: str | None
     refusal: str | None
@@ -51,7 +45,7 @@ class AssistantMessage(_Open):
     reasoning: str | None = None
 
 
-class Choice(_Open):
+class Choice(OpenWireModel):
     index: int
     message: AssistantMessage
     finish_reason: str | None
@@ -65,7 +59,7 @@ class ChatUsage(_Billed):
     total_tokens: int
 
 
-class ChatCompletion(_Open):
+class ChatCompletion(OpenWireModel):
     """`POST /chat/completions` without `stream`: OpenAI's chat completion."""
 
     id: str
@@ -78,7 +72,7 @@ class ChatCompletion(_Open):
     usage: ChatUsage
 
 
-class OutputItem(_Open):
+class OutputItem(OpenWireModel):
     """An item of a response's output: a `message`, `function_call`, `reasoning`, ..."""
 
     type: str
@@ -91,7 +85,7 @@ class ResponseUsage(_Billed):
     total_tokens: int
 
 
-class ResponseObject(_Open):
+class ResponseObject(OpenWireModel):
     """`POST /responses` without `stream`, and `GET /responses/{id}`: OpenAI's response."""
 
     id: str
@@ -107,7 +101,7 @@ class ResponseObject(_Open):
     usage: ResponseUsage | None
 
 
-class ContentBlock(_Open):
+class ContentBlock(OpenWireModel):
     """A block of a message's content: `text`, `tool_use`, `thinking`, ..."""
 
     type: str
@@ -120,7 +114,7 @@ class MessageUsage(_Billed):
     cache_read_input_tokens: int
 
 
-class MessageObject(_Open):
+class MessageObject(OpenWireModel):
     """`POST /messages` without `stream`: Anthropic's message."""
 
     id: str
@@ -134,13 +128,13 @@ class MessageObject(_Open):
     provider: str
 
 
-class ResponseDeleted(_Open):
+class ResponseDeleted(OpenWireModel):
     id: str
     object: Literal["response"]
     deleted: Literal[True]
 
 
-class InputItemList(_Open):
+class InputItemList(OpenWireModel):
     """A page of a stored response's input items, OpenAI's list with our cursor."""
 
     object: Literal["list"]

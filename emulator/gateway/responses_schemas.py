@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from emulator.bodies import WireModel
+from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import images
 from emulator.gateway.chat_schemas import (
@@ -22,11 +22,7 @@ from emulator.gateway.chat_schemas import (
 )
 
 
-class _Open(WireModel):
-    model_config = ConfigDict(extra="allow")
-
-
-class InputPart(_Open):
+class InputPart(OpenWireModel):
     type: Literal[
         "input_text", "output_text", "input_image", "input_file", "input_audio", "refusal"
     ]
@@ -47,7 +43,7 @@ class InputPart(_Open):
         return self
 
 
-class InputItem(_Open):
+class InputItem(OpenWireModel):
     type: str | None = None
     role: Literal["system", "developer", "user", "assistant"] | None = None
     content: str | Annotated[list[InputPart], Field(min_length=1)] | None = None
@@ -82,7 +78,7 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-class FunctionTool(_Open):
+class FunctionTool(OpenWireModel):
     """A function tool, or web search (`web_search`: its `parameters` are the search's)."""
 
     type: Literal["function"] | WebSearchType
@@ -98,12 +94,12 @@ class FunctionTool(_Open):
     _defined = field_validator("name")(a_function_needs)
 
 
-class NamedTool(_Open):
+class NamedTool(OpenWireModel):
     type: Literal["function"]
     name: str
 
 
-class AllowedToolsChoice(_Open):
+class AllowedToolsChoice(OpenWireModel):
     """The model may call only these tools (OpenAI's `allowed_tools`)."""
 
     type: Literal["allowed_tools"]
@@ -111,7 +107,7 @@ class AllowedToolsChoice(_Open):
     tools: Annotated[list[NamedTool], Field(min_length=1)]
 
 
-class TextFormat(_Open):
+class TextFormat(OpenWireModel):
     type: Literal["text", "json_object", "json_schema"]
     name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None = None
     schema_: Annotated[dict[str, Any] | None, Field(alias="schema")] = None
@@ -134,11 +130,11 @@ class TextFormat(_Open):
         return self
 
 
-class TextConfig(_Open):
+class TextConfig(OpenWireModel):
     format: TextFormat | None = None
 
 
-class ReasoningConfig(_Open):
+class ReasoningConfig(OpenWireModel):
     """OpenAI's: an `effort`, and a `summary` to see the reasoning's text."""
 
     effort: Effort | None = None
@@ -146,13 +142,13 @@ class ReasoningConfig(_Open):
     max_tokens: Annotated[int, Field(ge=1)] | None = None  # OpenRouter's budget, as in chat
 
 
-class ReasoningFields(_Open):
+class ReasoningFields(OpenWireModel):
     """A responses body's `reasoning`, validated only when it has one (`responses_routes`)."""
 
     reasoning: ReasoningConfig | None = None
 
 
-class _Prompt(_Open):
+class _Prompt(OpenWireModel):
     """What `/responses` and `/responses/input_tokens` both read: the prompt and the
     routing, typed once."""
 
