@@ -63,7 +63,7 @@ def cut_event(
     (SPEC section 9) for `choice`, the answer it broke (of `n`); for responses, an
     `error` event."""
     error = {
-        "message": f"{why}: the stream was cut after {sent} chunks.",
+        "message": _cut_message(why, sent),
         "type": "upstream_error",
         "code": "stream_cut",
         "param": None,
@@ -73,13 +73,7 @@ def cut_event(
         data = json.dumps(failed, separators=(",", ":")).encode()
         return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
     if endpoint == "responses":
-        event = {
-            "type": "error",
-            "sequence_number": sent,
-            **{k: error[k] for k in ("code", "message", "param")},
-        }
-        data = json.dumps(event, separators=(",", ":")).encode()
-        return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
+        return responses_cut_event(sent, sent, why)
     chunk = {
         "id": served.id,
         "object": "chat.completion.chunk",
@@ -99,6 +93,19 @@ def cut_event(
         ],
     }
     return ErrorEvent(b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n")
+
+
+def responses_cut_event(sent: int, sequence_number: int, why: str = "Injected fault") -> ErrorEvent:
+    """A responses stream's `error` event, numbered `sequence_number`, for a stream cut
+    after `sent` events."""
+    event = {"type": "error", "sequence_number": sequence_number}
+    event |= {"code": "stream_cut", "message": _cut_message(why, sent), "param": None}
+    data = json.dumps(event, separators=(",", ":")).encode()
+    return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
+
+
+def _cut_message(why: str, sent: int) -> str:
+    return f"{why}: the stream was cut after {sent} chunks."
 
 
 async def paced_stream(

@@ -248,6 +248,26 @@ def test_a_stream_again_is_the_stream_it_sent(tenant: Tenant, asked: dict[str, A
         assert sent[-1]["response"] == http.get(f"/responses/{ident}").json()
 
 
+def test_a_stream_cut_fault_cuts_a_stream_again(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    body = {"model": MODEL, "input": QUESTION, "background": True, "stream": True}
+    with tenant.client() as http:
+        sent = sse_events(http.post("/responses", json=body).text)
+        ident = sent[0]["response"]["id"]
+        again = {"stream": "true", "starting_after": 2}
+        cut = http.get(f"/responses/{ident}", params=again, headers={"X-Emulator-Fault": "cut=3"})
+        events = sse_events(cut.text)
+        assert events[:3] == sent[3:6]
+        assert events[3]["type"] == "error" and events[3]["code"] == "stream_cut"
+        assert events[3]["sequence_number"] == 6 and "after 3 chunks" in events[3]["message"]
+        rule = {"account_id": tenant.account_id, "method": "GET", "cut_stream_after": 1}
+        with emulator.faults.add(**rule, times=1) as fault:
+            once = sse_events(http.get(f"/responses/{ident}", params={"stream": "true"}).text)
+            assert [e["type"] for e in once] == ["response.created", "error"]
+            assert fault.hits == 1
+        whole = sse_events(http.get(f"/responses/{ident}", params={"stream": "true"}).text)
+        assert whole == sent  # the stored response is as it was
+
+
 def test_one_made_whole_streams_again_what_it_shows(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
