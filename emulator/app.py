@@ -16,6 +16,7 @@ from emulator.billing.routes import (
     UsageController,
 )
 from emulator.control.routes import ControlController
+from emulator.dashboard.routes import DashboardController
 from emulator.direct import with_direct_routes
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
 from emulator.errors import EmulatorError
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         # registered Router with all its handlers, which slows start-up.
         route_handlers=[
             CatalogController,
+            DashboardController,
             ChatController,
             ResponsesController,
             MessagesController,

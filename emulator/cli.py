@@ -268,10 +268,11 @@ def banner(rt: Runtime) -> str:
     root = f"http://{s.host}:{s.port}"
     lines = [
         f"Gateway & Studio emulator {__version__}",
-        f"  API      {s.base_url}",
-        f"  Docs     {root}/schema   (OpenAPI: {root}/schema/openapi.json)",
-        f"  Control  {root}/_emulator" + ("   (admin token required)" if s.admin_token else ""),
-        f"  State    {s.db}   seed {s.seed}, clock {s.clock} ({rt.clock.now_iso()})",
+        f"  API       {s.base_url}",
+        f"  Docs      {root}/schema   (OpenAPI: {root}/schema/openapi.json)",
+        f"  Control   {root}/_emulator" + ("   (admin token required)" if s.admin_token else ""),
+        f"  Dashboard {root}/_emulator/dashboard",
+        f"  State     {s.db}   seed {s.seed}, clock {s.clock} ({rt.clock.now_iso()})",
     ]
     if s.fixtures is None:
         lines.append("Demo credentials (Authorization: Bearer <credential>):")

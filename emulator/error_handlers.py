@@ -127,7 +127,7 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
     if isinstance(exc, NotFoundException):
         return NotFound(
             f"No route matches {method} {path}. The routes are listed at "
-            "/schema (OpenAPI: /schema/openapi.json)."
+            "/schema (OpenAPI: /schema/openapi.json); the dashboard is at /_emulator/dashboard."
         )
     if isinstance(exc, MethodNotAllowedException):
         headers = {k.lower(): v for k, v in (exc.headers or {}).items()}

@@ -10,6 +10,7 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from emulator.control import replies, service
 from emulator.control.records import RepliesOut
 from emulator.control.schemas import (
+    AccountList,
     AccountOut,
     ClockOut,
     ClockSet,
@@ -56,6 +57,19 @@ class ControlController(Controller):
         self, rt: RuntimeDep, data: JSONBody[TenantCreate | None] = None
     ) -> TenantOut:
         return service.create_tenant(rt, data or TenantCreate())
+
+    @get("/accounts", summary="Every account, newest first, with its balance and limits")
+    async def list_accounts(
+        self,
+        rt: RuntimeDep,
+        origin: Annotated[
+            str | None,
+            QueryParameter(max_length=100, description="`fixture` or `tenant` accounts only."),
+        ] = None,
+        limit: ControlLimit = None,
+        cursor: Cursor = None,
+    ) -> AccountList:
+        return service.accounts_page(rt, origin, limit, cursor)
 
     @get("/accounts/{account_id:str}", summary="Balance, pending holds, credits and limits")
     async def get_account(self, rt: RuntimeDep, account_id: FromPath[str]) -> AccountOut:

@@ -50,6 +50,13 @@ class AccountOut(WireModel):
     created_at: str
 
 
+class AccountList(WireModel):
+    object: Literal["list"] = "list"
+    data: list[AccountOut]
+    has_more: bool
+    next_cursor: str | None
+
+
 class TopUp(RequestBody):
     amount_micros: Annotated[StrictInt, Field(gt=0)] | None = None
     amount_usd: Annotated[str, Field(examples=["10.00"], pattern=USD_PATTERN)] | None = None

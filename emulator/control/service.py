@@ -10,6 +10,7 @@ from emulator.billing.ledger import balance_view, top_up
 from emulator.billing.money import usd_to_micros
 from emulator.clock import parse_iso
 from emulator.control.schemas import (
+    AccountList,
     AccountOut,
     ClockOut,
     ClockSet,
@@ -167,6 +168,30 @@ def get_account(rt: Runtime, account_id: str) -> AccountOut:
     if account is None:
         raise NotFound(f"No account {account_id!r}.", param="account_id")
     return account_out(account, pending)
+
+
+ACCOUNT_ORIGINS = ("fixture", "tenant")
+
+
+def accounts_page(
+    rt: Runtime, origin: str | None, limit: int | None, cursor: str | None
+) -> AccountList:
+    """Every account, newest first (tenants before the fixtures' accounts), each as
+    `GET /_emulator/accounts/{id}` shows it."""
+    size = check_limit(limit, default=100, maximum=1000)
+    before = decode_seq_cursor(cursor)
+    if origin not in (None, "", *ACCOUNT_ORIGINS):
+        raise ValidationFailed(f"origin is one of {', '.join(ACCOUNT_ORIGINS)}.", param="origin")
+    with rt.store.read() as conn:
+        rows = account_rows.list_accounts(conn, origin, size + 1, before)
+    return AccountList.model_validate(
+        page(
+            rows,
+            size,
+            cursor_of=lambda item: encode_cursor(str(item[0])),
+            render=lambda item: get_account(rt, item[1].id),
+        )
+    )
 
 
 def account_out(account: account_rows.Account, pending: int = 0) -> AccountOut:

@@ -48,7 +48,7 @@ class LedgerEntry:
     created_at: str
 
 
-def _account(row: sqlite3.Row) -> Account:
+def _account(row: sqlite3.Row | dict[str, Any]) -> Account:
     return Account(
         id=row["id"],
         name=row["name"],
@@ -81,6 +81,17 @@ def insert_account(conn: sqlite3.Connection, account: Account) -> bool:
 def get_account(conn: sqlite3.Connection, account_id: str) -> Account | None:
     row = conn.execute("SELECT * FROM accounts WHERE id = ?", [account_id]).fetchone()
     return None if row is None else _account(row)
+
+
+def list_accounts(
+    conn: sqlite3.Connection, origin: str | None, limit: int, before_seq: int | None
+) -> list[tuple[int, Account]]:
+    """Accounts, newest first; `origin` (`fixture`, `tenant`) filters."""
+    sql, params = "SELECT rowid AS seq, * FROM accounts WHERE 1", []
+    if origin:
+        sql, params = sql + " AND origin = ?", [origin]
+    rows = newest_first(conn, sql, params, limit, before_seq)
+    return [(seq, _account(row)) for seq, row in rows]
 
 
 def apply_ledger_entry(conn: sqlite3.Connection, entry: LedgerEntry) -> int:
