@@ -19,11 +19,19 @@ from emulator import __version__
 EXPOSED = (
     b"X-Request-Id, X-Emulator-Version, X-Generation-Id, Retry-After, retry-after-ms, "
     b"X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Idempotent-Replayed, "
-    b"x-should-retry, request-id"
+    b"x-should-retry, request-id, Content-Range, Accept-Ranges, ETag"
 )
 # Anthropic's SDKs read a request's id from `request-id` (`_request_id`, `requestID`).
 ANTHROPIC_PATHS = "/api/v1/messages"
 ALLOWED_METHODS = b"GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
+
+
+def _single_slashes(scope: Scope) -> Scope:
+    """The path as litestar routes it (`//` is `/`), for every layer before it: the
+    journal, HEAD and OPTIONS, the direct routes and the rate limits see that path."""
+    path = re.sub("/{2,}", "/", scope["path"])
+    raw = re.sub(b"/{2,}", b"/", scope.get("raw_path") or path.encode())
+    return cast(Scope, {**scope, "path": path, "raw_path": raw})
 
 
 def with_wire_headers(
@@ -36,6 +44,8 @@ def with_wire_headers(
         if scope["type"] != "http":  # type: ignore[comparison-overlap]
             await inner(scope, receive, send)
             return
+        if "//" in scope["path"]:
+            scope = _single_slashes(scope)
         request_id = new_request_id()
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [(b"x-request-id", request_id.encode()), version]
@@ -143,7 +153,7 @@ async def _preflight(scope: Scope, send: Send, extra: list[tuple[bytes, bytes]])
 
 
 async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:
-    headers = [*headers, (b"content-length", b"0")]
+    # No Content-Length: a 204 must not send one (RFC 9110 8.6); uvicorn frames it bare.
     await send({"type": "http.response.start", "status": 204, "headers": headers})
     await send({"type": "http.response.body", "body": b"", "more_body": False})
 

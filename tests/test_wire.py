@@ -60,3 +60,30 @@ def test_a_preflight_allows_head(http: httpx.Client) -> None:
     asked = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "HEAD"}
     response = http.options("/api/v1/models", headers=asked)
     assert "HEAD" in response.headers["access-control-allow-methods"]
+
+
+def test_a_doubled_slash_is_the_path_litestar_routes_in_every_layer(tenant: Tenant) -> None:
+    root = tenant.base_url.removesuffix("/api/v1")
+    with httpx.Client(base_url=root, headers=bearer(tenant.api_key)) as client:
+        body = {"model": "emulator/echo", "messages": [{"role": "user", "content": "x"}]}
+        made = client.post(f"{root}//api/v1/chat/completions", json=body)
+        assert made.status_code == 200
+        entry = client.get(f"/_emulator/requests/{made.headers['x-request-id']}").json()
+        assert entry["path"] == "/api/v1/chat/completions"
+        probed = client.head("/api/v1//ai-gateway/balance")
+        assert probed.status_code == 200 and probed.content == b""
+        options = client.options("/_emulator//requests")
+        assert options.headers["allow"] == "DELETE, GET, HEAD, OPTIONS"
+        assert client.post(f"{root}//api/v1/messages", json={}).headers["request-id"]
+
+
+def test_a_no_content_answer_has_no_length(http: httpx.Client) -> None:
+    asked = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST"}
+    for response in (http.options("/api/v1/keys"), http.options("/api/v1/keys", headers=asked)):
+        assert response.status_code == 204 and "content-length" not in response.headers
+
+
+def test_a_browser_may_read_the_headers_of_a_range(http: httpx.Client) -> None:
+    exposed = http.get("/api/v1/models", headers={"Origin": "http://localhost:3000"}).headers
+    names = {n.strip().lower() for n in exposed["access-control-expose-headers"].split(",")}
+    assert {"content-range", "accept-ranges", "etag", "x-request-id"} <= names
