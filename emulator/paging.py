@@ -95,15 +95,23 @@ def page_in_order(
     *,
     default: int,
     maximum: int,
+    param: str = "cursor",
 ) -> dict[str, Any]:
     """A page of a list kept in memory, in its own order: the cursor names the last item
-    shown (one gone since ends the list)."""
+    shown. One the list does not hold (gone since, or never there) is a 422 naming it:
+    an empty last page would end a client's walk early without a word."""
     size = check_limit(limit, default=default, maximum=maximum)
     after = decode_cursor(cursor, 1)
     start = 0
     if after is not None:
         names = [name_of(item) for item in items]
-        start = names.index(after[0]) + 1 if after[0] in names else len(names)
+        if after[0] not in names:
+            raise ValidationFailed(
+                f"{param} names {after[0]!r}, which this list does not hold (removed "
+                "since, or never in it): list again from the start, without it.",
+                param=param,
+            )
+        start = names.index(after[0]) + 1
     shown = items[start : start + size + 1]
     return page(shown, size, cursor_of=lambda item: encode_cursor(name_of(item)), render=render)
 

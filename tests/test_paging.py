@@ -85,3 +85,35 @@ def test_a_limit_not_a_whole_number_in_range_is_422_in_plain_words(
     error = assert_error(answer, 422, "invalid_request")
     assert error["param"] == "limit" and says in error["message"], error
     assert "`int" not in error["message"] and "null" not in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "param"),
+    [
+        ("/models", {"after_id": "nope/nope"}, "after_id"),
+        ("/models", {"cursor": cursor("nope/nope"), "limit": 2}, "cursor"),
+        ("/models/user", {"cursor": cursor("1")}, "cursor"),
+        ("/providers", {"cursor": cursor("no-such-provider")}, "cursor"),
+    ],
+)
+def test_a_cursor_naming_an_item_not_listed_is_422_naming_it(
+    tenant: Tenant, path: str, query: dict[str, object], param: str
+) -> None:
+    answer = httpx.get(tenant.base_url + path, params=query, headers=bearer(tenant.api_key))
+    error = assert_error(answer, 422, "invalid_request")
+    assert error["param"] == param and "does not hold" in error["message"]
+
+
+def test_the_control_planes_providers_page(tenant: Tenant) -> None:
+    control = tenant.base_url.removesuffix("/api/v1") + "/_emulator/providers"
+    everyone = [p["name"] for p in httpx.get(control).json()["data"]]
+    walked, after = [], None
+    while True:
+        listed = httpx.get(control, params={"limit": 5, **({"cursor": after} if after else {})})
+        walked += [p["name"] for p in listed.json()["data"]]
+        after = listed.json()["next_cursor"]
+        if not listed.json()["has_more"]:
+            break
+    assert walked == everyone and len(everyone) > 5
+    for bad in ({"limit": "abc"}, {"limit": 0}, {"cursor": "zzz"}):
+        assert_error(httpx.get(control, params=bad), 422, "invalid_request")

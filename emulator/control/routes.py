@@ -102,8 +102,16 @@ class ControlController(Controller):
         return service.ledger_page(rt, account_id, filters, limit, cursor)
 
     @get("/providers", summary="The fake providers and their status")
-    async def list_providers(self, rt: RuntimeDep) -> ProviderList:
-        return service.list_providers(rt)
+    async def list_providers(
+        self,
+        rt: RuntimeDep,
+        limit: Annotated[
+            int | None,
+            QueryParameter(ge=1, le=1000, description="Items a page, 1-1000 (default: all)."),
+        ] = None,
+        cursor: Cursor = None,
+    ) -> ProviderList:
+        return service.list_providers(rt, limit, cursor)
 
     @post(
         "/providers/{name:str}",

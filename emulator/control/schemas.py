@@ -131,7 +131,7 @@ class ProviderOut(WireModel):
 
 
 class ProviderList(WireModel):
-    """Every provider, on one page (a catalog holds a handful)."""
+    """The providers, all on one page unless `limit` says fewer."""
 
     object: Literal["list"] = "list"
     data: list[ProviderOut]

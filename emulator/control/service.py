@@ -29,7 +29,7 @@ from emulator.errors import FixturesInvalid, NotFound, ValidationFailed
 from emulator.ids import hash_secret
 from emulator.jobs.service import settled_read
 from emulator.keys.service import issue_key
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page, page_in_order
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
 from emulator.store.fixtures import FixtureError
@@ -90,8 +90,19 @@ def set_clock(rt: Runtime, body: ClockSet) -> ClockOut:
     return clock_state(rt)
 
 
-def list_providers(rt: Runtime) -> ProviderList:
-    return ProviderList(data=[_provider_out(p) for p in rt.catalog.view().providers.values()])
+def list_providers(rt: Runtime, limit: int | None, cursor: str | None) -> ProviderList:
+    """The catalog's providers in its order: all of them unless `limit` says fewer."""
+    providers = list(rt.catalog.view().providers.items())
+    listed = page_in_order(
+        providers,
+        limit,
+        cursor,
+        lambda item: item[0],
+        lambda item: _provider_out(item[1]),
+        default=max(len(providers), 1),
+        maximum=1000,
+    )
+    return ProviderList.model_validate(listed)
 
 
 def set_provider(rt: Runtime, name: str, body: ProviderSet) -> ProviderOut:

@@ -370,12 +370,20 @@ def models_page(
     output_modalities: str | None = None,
     supported_parameters: str | None = None,
     path: str = "/api/v1/models",
+    cursor_param: str = "cursor",
 ) -> bytes:
     if limit is None and not cursor and output_modalities is None and not supported_parameters:
         return view.models_page_bytes
     models = filtered_models(view, output_modalities, supported_parameters)
     listed = page_in_order(
-        models, limit, cursor, lambda m: m["id"], dict, default=len(models) or 1, maximum=500
+        models,
+        limit,
+        cursor,
+        lambda m: m["id"],
+        dict,
+        default=len(models) or 1,
+        maximum=500,
+        param=cursor_param,
     )
     after = listed["next_cursor"]
     if after is not None:  # the next page of the same query: its filters and size kept

@@ -64,12 +64,13 @@ def list_models(request: DirectRequest) -> Reply:
     # The hottest read of all: cached bytes, served directly (`emulator.direct`).
     limit, cursor = request.query("limit", _LIMIT), request.query("cursor", str)
     after_id = request.query("after_id", _MODEL_ID)
+    param = "cursor"
     if after_id and not cursor:  # Anthropic's SDKs page by the last id shown
-        cursor = encode_cursor(after_id)
+        cursor, param = encode_cursor(after_id), "after_id"
     modalities = request.query("output_modalities", _MODALITIES)
     parameters = request.query("supported_parameters", _PARAMETERS)
     view = request.rt.catalog.view()
-    return Reply(models_page(view, limit, cursor, modalities, parameters))
+    return Reply(models_page(view, limit, cursor, modalities, parameters, cursor_param=param))
 
 
 MODEL_LIST = {
