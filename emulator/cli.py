@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from emulator import __version__
-from emulator.settings import DEFAULT_DB, Settings
+from emulator.settings import DEFAULT_DB, MEMORY_DB, Settings
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -178,6 +178,7 @@ def main() -> None:
 @click.option(
     "--admin-token",
     envvar="EMULATOR_ADMIN_TOKEN",
+    callback=lambda _ctx, _param, value: _admin_token(value),
     help="When set, /_emulator/* requires it as a bearer or X-Emulator-Admin-Token.",
 )
 @click.option(
@@ -229,6 +230,23 @@ def serve(**options: Any) -> None:
     # uvicorn raises the Ctrl-C again once it has stopped: a stop asked for, not a failure
     with contextlib.suppress(KeyboardInterrupt):
         run(settings, banner=lambda rt: click.echo(banner(rt)))
+
+
+def _admin_token(token: str | None) -> str | None:
+    """A token a client can send: one blank or edged with spaces (stripped from every
+    header) would lock the control plane for good, and look open in the banner."""
+    if token is None:
+        return None
+    if not token.strip():
+        raise click.BadParameter(
+            "is blank: give a token, or leave the option out for an open control plane "
+            '(an unset variable in `--admin-token "$TOKEN"` gives a blank one)'
+        )
+    if token != token.strip() or not all(" " <= c <= "~" for c in token):
+        raise click.BadParameter(
+            "must be printable ASCII with no spaces at its ends (it is sent in a header)"
+        )
+    return token
 
 
 def _check_snapshot_target(settings: Settings) -> None:
@@ -284,6 +302,14 @@ def banner(rt: Runtime) -> str:
 
 def _open(db: str, fixtures: Path | None, seed: int | None = None, reset: bool = False) -> Runtime:
     from emulator.runtime import open_runtime
+
+    if db == MEMORY_DB:  # a database of this process alone: no server would see the change
+        raise click.UsageError(
+            "--db :memory: is a database of one process: this command would change a "
+            "state no server sees. Name the server's file, or change a `:memory:` server "
+            "over HTTP (POST /_emulator/accounts/{id}/topup, POST /api/v1/keys, "
+            "POST /_emulator/reset)."
+        )
 
     # serving=False: a server may be using the same file (its holds stay, its clock dates)
     return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset), serving=False)

@@ -12,7 +12,7 @@ from emulator.billing import holds
 from emulator.cli import main
 from emulator.clock import parse_iso
 from emulator.runtime import open_runtime
-from emulator.settings import Settings
+from emulator.settings import Settings, default_fixtures_dir
 from emulator.store import reservations
 from emulator.store.accounts import list_ledger
 
@@ -73,6 +73,35 @@ def test_bad_serve_options_are_refused_before_starting() -> None:
         assert result.exit_code == 2 and "instant" in result.output
     result = CliRunner().invoke(main, ["serve", "--clock", "sundial"])
     assert result.exit_code == 2
+
+
+def test_an_admin_token_no_client_can_send_is_refused() -> None:
+    for token, says in (
+        ("", "blank"),
+        ("  ", "blank"),
+        ("s3cret ", "ends"),
+        ("caf\u00e9", "ASCII"),
+    ):
+        result = CliRunner().invoke(main, ["serve", "--admin-token", token])
+        assert result.exit_code == 2 and says in result.output, (token, result.output)
+    blank = CliRunner().invoke(main, ["serve"], env={"EMULATOR_ADMIN_TOKEN": " "})
+    assert blank.exit_code == 2 and "blank" in blank.output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["topup", "acct_demo", "1"],
+        ["keys", "create", "acct_demo", "--name", "x"],
+        ["keys", "list", "acct_demo"],
+        ["reset"],
+        ["seed", "--fixtures", str(default_fixtures_dir())],
+    ],
+)
+def test_state_commands_refuse_an_in_memory_database(command: list[str]) -> None:
+    result = CliRunner().invoke(main, [*command, "--db", ":memory:"])
+    assert result.exit_code == 2 and "no server sees" in result.output, result.output
+    assert "sk-emu-" not in result.output
 
 
 def test_keys_create_then_list(db: str) -> None:
