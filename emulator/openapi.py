@@ -12,7 +12,7 @@ import copy
 from http import HTTPStatus
 from typing import Any
 
-from litestar import Request, Router, get
+from litestar import MediaType, Request, Router, get
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
@@ -174,7 +174,7 @@ def openapi_config() -> OpenAPIConfig:
         ),
         path="/schema",
         openapi_router=_SchemaRouter("/schema", route_handlers=[], include_in_schema=False),
-        render_plugins=[FinishedSwagger(path="/"), FinishedJson()],
+        render_plugins=[FinishedSwagger(path="/"), FinishedJson(media_type=MediaType.JSON)],
         components=Components(
             security_schemes={
                 "bearer": SecurityScheme(

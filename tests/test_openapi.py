@@ -99,6 +99,9 @@ def test_the_docs_page_is_served(http: httpx.Client) -> None:
     response = http.get("/schema")
     assert response.status_code == 200 and "text/html" in response.headers["content-type"]
     assert "openapi" in response.text.lower()
+    document = http.get("/schema/openapi.json")  # SPEC 9: JSON is `application/json`
+    assert document.headers["content-type"] == "application/json"
+    assert document.json()["openapi"].startswith("3.")
 
 
 @pytest.mark.parametrize("path", ["/schema/redoc", "/schema/openapi.yml", "/schema/a/b"])
