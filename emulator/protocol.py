@@ -5,8 +5,9 @@ A request that is not valid HTTP/1.1 (an unknown method such as `FOO`, a control
 character in a header, raw non-ASCII bytes in the path) never reaches the app:
 httptools refuses it while parsing. uvicorn then answers with a plain-text
 400; here the answer is SPEC section 6's envelope (400
-`invalid_request_error` / `malformed_http_request`) with the headers every
-answer carries, so a client that parses errors as JSON reads this one too.
+`invalid_request_error` / `malformed_http_request`; a URL too long to parse is
+414 `uri_too_long`) with the headers every answer carries, so a client that
+parses errors as JSON reads this one too.
 
 A malformed request pipelined behind whole ones (on one keep-alive connection)
 waits for their answers: they are answered first, in order, then the 400, then
@@ -27,6 +28,13 @@ MALFORMED = (
     "The request is not valid HTTP/1.1: its request line or a header could not be "
     "parsed (an unknown method, a control character in a header, or raw non-ASCII "
     "bytes in the path). Percent-encode the path and send standard methods and headers."
+)
+
+# httptools parses a URL's parts with 16-bit offsets: a longer one cannot be served.
+MAX_URL = 65_535
+TOO_LONG = (
+    "The request's URL is {} bytes long; at most 65535 are served. Send long values in "
+    "a JSON body, not in the query string."
 )
 
 
@@ -54,7 +62,12 @@ class EmulatorHttpProtocol(UpgradeDecliningProtocol):
                 self._send_malformed()
 
     def _send_malformed(self) -> None:
-        error = InvalidRequest(MALFORMED, code="malformed_http_request")
+        if len(getattr(self, "url", b"")) > MAX_URL:
+            status = b"414 URI Too Long"
+            error = InvalidRequest(TOO_LONG.format(len(self.url)), code="uri_too_long")
+        else:
+            status = b"400 Bad Request"
+            error = InvalidRequest(MALFORMED, code="malformed_http_request")
         body = json.dumps(error.envelope()).encode()
         headers = [
             (b"content-type", b"application/json"),
@@ -65,7 +78,7 @@ class EmulatorHttpProtocol(UpgradeDecliningProtocol):
         request_id = _new_request_id(self.config.app)
         if request_id is not None:
             headers.append((b"x-request-id", request_id.encode()))
-        lines = [b"HTTP/1.1 400 Bad Request\r\n"]
+        lines = [b"HTTP/1.1 " + status + b"\r\n"]
         for name, value in [*self.server_state.default_headers, *headers]:
             lines.append(name + b": " + value + b"\r\n")
         self.transport.write(b"".join([*lines, b"\r\n", body]))

@@ -53,6 +53,15 @@ def test_malformed_requests_get_the_error_envelope(
     assert "not valid HTTP/1.1" in error["message"]
 
 
+def test_a_url_too_long_to_parse_is_414_in_the_envelope(emulator: EmulatorHandle) -> None:
+    path = b"/api/v1/generation/" + b"x" * 66_000
+    status, headers, body = _raw(emulator, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == "HTTP/1.1 414 URI Too Long" and headers["x-request-id"].startswith("req_")
+    error = json.loads(body)["error"]
+    assert (error["type"], error["code"]) == ("invalid_request_error", "uri_too_long")
+    assert "66019 bytes" in error["message"] and "JSON body" in error["message"]
+
+
 def test_the_server_still_answers_after_a_malformed_request(emulator: EmulatorHandle) -> None:
     _raw(emulator, b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n")
     status, _, body = _raw(
