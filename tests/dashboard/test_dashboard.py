@@ -10,6 +10,7 @@ import pytest
 from litestar.testing import TestClient
 
 from emulator.app import create_app
+from emulator.server import BackgroundServer
 from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 from tests.js.test_js_clients import run_script
@@ -92,3 +93,18 @@ def test_its_controls_change_the_emulator(
         providers = {p["name"]: p["status"] for p in control.get("/providers").json()["data"]}
     assert providers["azure"] == "up"
     assert "POST /api/v1/chat/completions" in " ".join(seen["requests"])
+
+
+def test_under_an_admin_token_it_asks_for_the_token() -> None:
+    settings = Settings(db=":memory:", clock="manual", admin_token="s3cret", log_level="warning")
+    server = BackgroundServer(settings).start()
+    try:
+        handle = EmulatorHandle(server.url, "s3cret")
+        tenant = handle.create_tenant()
+        seen = run_script("dashboard.mjs", tenant, tenant, tenant.account_id, "--admin", "s3cret")
+        handle.close()
+    finally:
+        server.stop()
+    asked = seen["asksForTheToken"]
+    assert "admin token" in asked["refused"] and asked["formShown"] == "none"
+    assert asked["balance"] == "$25.000000"

@@ -1,7 +1,7 @@
 // The demo dashboard (GET /_emulator/dashboard) in jsdom: its own script runs against
 // the live emulator, and the checks click through it as a person would.
 //
-// usage: node dashboard.mjs BASE_URL API_KEY ACCOUNT_ID
+// usage: node dashboard.mjs BASE_URL API_KEY ACCOUNT_ID [--admin ADMIN_TOKEN]
 import { JSDOM } from "jsdom";
 
 import { expect, runChecks, settings } from "./lib.mjs";
@@ -47,7 +47,20 @@ function choose(selectId, value) {
   select.value = value;
 }
 
-await runChecks({
+// Under --admin-token: the page asks for the token, then shows the control plane.
+const adminChecks = {
+  asksForTheToken: async () => {
+    const form = document.getElementById("admin");
+    await until("the token form", () => form.style.display === "flex");
+    const refused = document.getElementById("notice").textContent;
+    document.getElementById("admin-token").value = process.argv[6];
+    form.requestSubmit();
+    const row = await until("the account's row", accountRow);
+    return { refused, balance: cells(row)[1], formShown: form.style.display };
+  },
+};
+
+await runChecks(process.argv[5] === "--admin" ? adminChecks : {
   loads: async () => {
     const row = await until("the account's row", accountRow);
     await until("the models", () => document.querySelectorAll("#model option").length);
