@@ -51,14 +51,21 @@ def decode_cursor(cursor: str | None, size: int) -> tuple[str, ...] | None:
     return tuple(parts)
 
 
-def decode_seq_cursor(cursor: str | None) -> int | None:
-    """The row sequence of a cursor made by `encode_cursor(str(seq))`; any other is a 422."""
-    after = decode_cursor(cursor, 1)
+def seq_cursor(listing: str, seq: int) -> str:
+    """The cursor after row `seq` of the list `listing` (its name: a cursor of one list
+    given to another is refused, not read as a place in it)."""
+    return encode_cursor(listing, str(seq))
+
+
+def decode_seq_cursor(cursor: str | None, listing: str) -> int | None:
+    """The row sequence of a cursor made by `seq_cursor(listing, seq)`; any other is a 422."""
+    after = decode_cursor(cursor, 2)
     if after is None:
         return None
-    if not _SEQ.fullmatch(after[0]) or int(after[0]) > _MAX_SEQ:
+    tag, seq = after
+    if tag != listing or not _SEQ.fullmatch(seq) or int(seq) > _MAX_SEQ:
         raise _not_ours()
-    return int(after[0])
+    return int(seq)
 
 
 def _not_ours() -> ValidationFailed:
@@ -125,16 +132,19 @@ def page_in_sequence(
     *,
     default: int,
     maximum: int,
+    listing: str,
 ) -> dict[str, Any]:
     """A page of a list kept in memory in ascending `seq_of` order (the order items were
     added): the cursor holds the last sequence shown, so the next page starts after it
     even when that item was removed in between."""
     size = check_limit(limit, default=default, maximum=maximum)
-    after = decode_seq_cursor(cursor)
+    after = decode_seq_cursor(cursor, listing)
     start = (
         0
         if after is None
         else next((i for i, item in enumerate(items) if seq_of(item) > after), len(items))
     )
     shown = items[start : start + size + 1]
-    return page(shown, size, cursor_of=lambda item: encode_cursor(str(seq_of(item))), render=render)
+    return page(
+        shown, size, cursor_of=lambda item: seq_cursor(listing, seq_of(item)), render=render
+    )

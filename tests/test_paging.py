@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable
 
 import httpx
 import pytest
@@ -12,13 +13,14 @@ import pytest
 from emulator.testing import Tenant
 from tests.helpers import assert_error, bearer
 
-# Lists paged by row sequence: (path under /api/v1, which credential)
+# Lists paged by row sequence: (path under /api/v1, which credential, the list's name
+# in its cursors)
 SEQ_LISTS = [
-    ("/ai-gateway/usage", "api_key"),
-    ("/ai-gateway/reservations", "api_key"),
-    ("/keys", "user_token"),
-    ("/generation", "api_key"),
-    ("/vidprov/tasks", "api_key"),
+    ("/ai-gateway/usage", "api_key", "usage"),
+    ("/ai-gateway/reservations", "api_key", "reservations"),
+    ("/keys", "user_token", "keys"),
+    ("/generation", "api_key", "generation"),
+    ("/vidprov/tasks", "api_key", "provider_task"),
 ]
 
 
@@ -30,18 +32,21 @@ def cursor(*parts: object) -> str:
     return cursor_of(json.dumps(parts).encode())
 
 
+# Made for the list named by the argument: none of them is one it gave out.
 NOT_OURS = [
-    cursor("9223372036854775808"),  # one past SQLite's INTEGER: overflowed when bound
-    cursor("9" * 5000),  # more digits than int() takes
-    cursor("x"),
-    cursor("-1"),
-    cursor("1.5"),
-    cursor("007"),
-    cursor("²"),  # str.isdigit() says yes, int() says no
-    cursor(5),
-    cursor("1", "2"),
-    cursor_of(b"[" * 5000 + b"]" * 5000),
-    "garbage",
+    lambda tag: cursor(tag, "9223372036854775808"),  # one past SQLite's INTEGER
+    lambda tag: cursor(tag, "9" * 5000),  # more digits than int() takes
+    lambda tag: cursor(tag, "x"),
+    lambda tag: cursor(tag, "-1"),
+    lambda tag: cursor(tag, "1.5"),
+    lambda tag: cursor(tag, "007"),
+    lambda tag: cursor(tag, "²"),  # str.isdigit() says yes, int() says no
+    lambda tag: cursor(tag, 5),
+    lambda tag: cursor("1"),  # no list named
+    lambda tag: cursor("snapshots", "1"),  # another list's
+    lambda tag: cursor(tag, "1", "2"),
+    lambda tag: cursor_of(b"[" * 5000 + b"]" * 5000),
+    lambda tag: "garbage",
 ]
 
 
@@ -51,18 +56,20 @@ def get(tenant: Tenant, path: str, credential: str, cursor: str) -> httpx.Respon
 
 
 @pytest.mark.parametrize("bad", NOT_OURS)
-@pytest.mark.parametrize(("path", "credential"), SEQ_LISTS)
+@pytest.mark.parametrize(("path", "credential", "tag"), SEQ_LISTS)
 def test_a_cursor_not_given_out_is_422(
-    tenant: Tenant, path: str, credential: str, bad: str
+    tenant: Tenant, path: str, credential: str, tag: str, bad: Callable[[str], str]
 ) -> None:
-    error = assert_error(get(tenant, path, credential, bad), 422, "invalid_request")
+    error = assert_error(get(tenant, path, credential, bad(tag)), 422, "invalid_request")
     assert error["param"] == "cursor" and "next_cursor" in error["message"]
 
 
 @pytest.mark.parametrize("seq", ["0", "9223372036854775807"])
-@pytest.mark.parametrize(("path", "credential"), SEQ_LISTS)
-def test_a_cursor_in_range_is_a_page(tenant: Tenant, path: str, credential: str, seq: str) -> None:
-    response = get(tenant, path, credential, cursor(seq))
+@pytest.mark.parametrize(("path", "credential", "tag"), SEQ_LISTS)
+def test_a_cursor_in_range_is_a_page(
+    tenant: Tenant, path: str, credential: str, tag: str, seq: str
+) -> None:
+    response = get(tenant, path, credential, cursor(tag, seq))
     assert response.status_code == 200, response.text
     assert response.json()["object"] == "list"
 
@@ -76,7 +83,9 @@ def test_a_models_cursor_nested_too_deep_is_422(tenant: Tenant) -> None:
     ("limit", "says"),
     [("x", "Expected an integer."), ("1.5", "Expected an integer."), ("0", "an integer >= 1")],
 )
-@pytest.mark.parametrize(("path", "credential"), [*SEQ_LISTS, ("/models", "api_key")])
+@pytest.mark.parametrize(
+    ("path", "credential"), [(p, c) for p, c, _ in SEQ_LISTS] + [("/models", "api_key")]
+)
 def test_a_limit_not_a_whole_number_in_range_is_422_in_plain_words(
     tenant: Tenant, path: str, credential: str, limit: str, says: str
 ) -> None:
@@ -117,3 +126,16 @@ def test_the_control_planes_providers_page(tenant: Tenant) -> None:
     assert walked == everyone and len(everyone) > 5
     for bad in ({"limit": "abc"}, {"limit": 0}, {"cursor": "zzz"}):
         assert_error(httpx.get(control, params=bad), 422, "invalid_request")
+
+
+def test_a_cursor_of_one_list_is_refused_by_another(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        for _ in range(2):
+            http.post(
+                "/chat/completions",
+                json={"model": "emulator/echo", "messages": [{"role": "user", "content": "x"}]},
+            )
+        usage = http.get("/ai-gateway/usage", params={"limit": 1}).json()["next_cursor"]
+    assert usage is not None
+    keys = get(tenant, "/keys", "user_token", usage)
+    assert assert_error(keys, 422, "invalid_request")["param"] == "cursor"

@@ -17,7 +17,7 @@ from emulator.billing.money import insufficient_credits
 from emulator.billing.spend import check_spend
 from emulator.errors import NotFound, ValidationFailed
 from emulator.jobs.service import settle_refunds
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 from emulator.store import reservations
 from emulator.store.accounts import add_ledger_entry
 from emulator.store.keys import ApiKey
@@ -197,13 +197,13 @@ def list_holds(
     if status not in (None, "", "active", "failed", "settled"):
         raise ValidationFailed("status is one of active, failed, settled.", param="status")
     size = check_limit(limit, default=50, maximum=200)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, "reservations")
     with rt.store.read() as conn:
         rows = reservations.list_reservations(conn, account_id, status or None, size + 1, before)
     return page(
         rows,
         size,
-        cursor_of=lambda item: encode_cursor(str(item[0])),
+        cursor_of=lambda item: seq_cursor("reservations", item[0]),
         render=lambda item: {"object": "reservation", **_public(item[1])},
     )
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.clock import instant_param
 from emulator.errors import NotFound, ValidationFailed
 from emulator.gateway.wire.responses import generation_of
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def list_events(
     cursor: str | None,
 ) -> dict[str, Any]:
     size = check_limit(limit, default=50, maximum=200)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, "usage")
     clean = {k: v for k, v in filters.items() if v}
     if clean.get("status") not in (None, *STATUSES):  # as the reservations list checks
         raise ValidationFailed(f"status is one of {', '.join(STATUSES)}.", param="status")
@@ -38,7 +38,7 @@ def list_events(
     return page(
         events,
         size,
-        cursor_of=lambda item: encode_cursor(str(item[0])),
+        cursor_of=lambda item: seq_cursor("usage", item[0]),
         render=lambda item: wire(item[1]),
     )
 

@@ -29,7 +29,13 @@ from emulator.errors import FixturesInvalid, NotFound, ValidationFailed
 from emulator.ids import hash_secret
 from emulator.jobs.service import settled_read
 from emulator.keys.service import issue_key
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page, page_in_order
+from emulator.paging import (
+    check_limit,
+    decode_seq_cursor,
+    page,
+    page_in_order,
+    seq_cursor,
+)
 from emulator.store import accounts as account_rows
 from emulator.store.catalog import ProviderRow, set_provider_status
 from emulator.store.fixtures import FixtureError
@@ -190,7 +196,7 @@ def accounts_page(
     """Every account, newest first (tenants before the fixtures' accounts), each as
     `GET /_emulator/accounts/{id}` shows it."""
     size = check_limit(limit, default=100, maximum=1000)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, "accounts")
     if origin not in (None, "", *ACCOUNT_ORIGINS):
         raise ValidationFailed(f"origin is one of {', '.join(ACCOUNT_ORIGINS)}.", param="origin")
     with rt.store.read() as conn:
@@ -199,7 +205,7 @@ def accounts_page(
         page(
             rows,
             size,
-            cursor_of=lambda item: encode_cursor(str(item[0])),
+            cursor_of=lambda item: seq_cursor("accounts", item[0]),
             render=lambda item: get_account(rt, item[1].id),
         )
     )
@@ -230,7 +236,7 @@ def ledger_page(
 ) -> LedgerList:
     """The account's ledger, newest first: what test code checks a balance against."""
     size = check_limit(limit, default=100, maximum=1000)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, "ledger")
     clean = {name: value for name, value in filters.items() if value}
     for name, allowed in (("asset", LEDGER_ASSETS), ("kind", LEDGER_KINDS)):
         if clean.get(name) not in (None, *allowed):
@@ -249,7 +255,7 @@ def ledger_page(
         page(
             entries,
             size,
-            cursor_of=lambda item: encode_cursor(str(item[0])),
+            cursor_of=lambda item: seq_cursor("ledger", item[0]),
             render=lambda item: _ledger_entry(item[1]),
         )
     )

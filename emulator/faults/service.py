@@ -59,7 +59,14 @@ def list_rules(rt: Runtime, limit: int | None, cursor: str | None) -> dict[str, 
     """In the order they are tried."""
     rules = list(rt.faults.rules)
     return page_in_sequence(
-        rules, limit, cursor, lambda r: r.seq, lambda r: r.wire(), default=100, maximum=1000
+        rules,
+        limit,
+        cursor,
+        lambda r: r.seq,
+        lambda r: r.wire(),
+        default=100,
+        maximum=1000,
+        listing="faults",
     )
 
 

@@ -24,7 +24,7 @@ from emulator.clock import iso
 from emulator.errors import Conflict, NotFound, quoted
 from emulator.gateway import background_control
 from emulator.jobs.engine import Schedule, planned_failure, state_at
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 from emulator.store import jobs as job_rows
 from emulator.store.accounts import add_ledger_entry
 from emulator.store.jobs import JobRow
@@ -180,13 +180,13 @@ def list_jobs(
     render: Any,
 ) -> dict[str, Any]:
     size = check_limit(limit, default=20, maximum=100)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, kind)
     with rt.store.read() as conn:
         rows = job_rows.list_jobs(conn, account_id, kind, size + 1, before)
     return page(
         rows,
         size,
-        cursor_of=lambda item: encode_cursor(str(item[0])),
+        cursor_of=lambda item: seq_cursor(kind, item[0]),
         render=lambda item: render(item[1]),
     )
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from emulator.clock import instant_param
 from emulator.journal.book import Entry, Filters, Journal
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 1000
@@ -17,7 +17,7 @@ def list_entries(
     journal: Journal, filters: Filters, limit: int | None, cursor: str | None
 ) -> dict[str, Any]:
     size = check_limit(limit, default=DEFAULT_LIMIT, maximum=MAX_LIMIT)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, "requests")
     bounds = replace(
         filters,
         since=filters.since and instant_param(filters.since, "since"),
@@ -26,6 +26,6 @@ def list_entries(
     return page(
         journal.query(bounds, size + 1, before),
         size,
-        cursor_of=lambda entry: encode_cursor(str(entry.seq)),
+        cursor_of=lambda entry: seq_cursor("requests", entry.seq),
         render=Entry.summary,
     )

@@ -17,7 +17,7 @@ from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import NotFound, ValidationFailed
 from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
-from emulator.paging import check_limit, decode_seq_cursor, encode_cursor, page
+from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 from emulator.store import keys as key_rows
 from emulator.store.jobs import key_job_spend
 from emulator.store.meta import new_id, next_sequence
@@ -68,7 +68,7 @@ def list_keys(
     rt: Runtime, account_id: str, limit: int | None, cursor: str | None
 ) -> dict[str, Any]:
     size = check_limit(limit, default=50, maximum=100)
-    before = decode_seq_cursor(cursor)
+    before = decode_seq_cursor(cursor, "keys")
     now = rt.clock.now()
     with rt.store.read() as conn:
         check_account(conn, account_id)
@@ -77,7 +77,7 @@ def list_keys(
     return page(
         keys,
         size,
-        cursor_of=lambda item: encode_cursor(str(item[0])),
+        cursor_of=lambda item: seq_cursor("keys", item[0]),
         render=lambda item: to_wire(item[1], usages[item[1].id]).model_dump(),
     )
 

@@ -45,7 +45,14 @@ class SnapshotsController(Controller):
     ) -> dict[str, Any]:
         saved = rt.snapshots.list()  # in the order they were saved
         return page_in_sequence(
-            saved, limit, cursor, lambda s: s.seq, lambda s: s.wire(), default=100, maximum=1000
+            saved,
+            limit,
+            cursor,
+            lambda s: s.seq,
+            lambda s: s.wire(),
+            default=100,
+            maximum=1000,
+            listing="snapshots",
         )
 
     @post(
