@@ -15,6 +15,15 @@ from litestar.openapi.datastructures import ResponseSpec
 
 from emulator.web import auth_opt
 
+# Never inside another site's frame: its buttons change the emulator (and under an admin
+# token the page holds it), so a framing page could click them for a visitor.
+_PAGE_HEADERS = {
+    "cache-control": "no-cache",
+    "x-frame-options": "DENY",
+    "content-security-policy": "frame-ancestors 'none'; default-src 'self'; "
+    "script-src 'unsafe-inline'; style-src 'unsafe-inline'; media-src 'self'",
+}
+
 
 @cache
 def page() -> bytes:
@@ -40,4 +49,4 @@ class DashboardController(Controller):
         },
     )
     async def dashboard(self) -> Response[bytes]:
-        return Response(page(), media_type=MediaType.HTML, headers={"cache-control": "no-cache"})
+        return Response(page(), media_type=MediaType.HTML, headers=_PAGE_HEADERS)

@@ -23,6 +23,8 @@ def test_the_page_is_served_without_a_credential() -> None:
         assert page.headers["content-type"] == "text/html; charset=utf-8"
         assert "<title>Gateway &amp; Studio emulator</title>" in page.text
         assert "X-Emulator-Admin-Token" in page.text  # what its script sends, when given
+        assert page.headers["x-frame-options"] == "DENY"  # no site frames it to click it
+        assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
         assert client.get("/_emulator/accounts").status_code == 401  # its data is not open
 
 
@@ -66,6 +68,8 @@ def test_its_chat_streams_a_billed_answer(clicked: tuple[Tenant, dict[str, Any]]
         event = http.get("/ai-gateway/usage", params={"limit": 2}).json()["data"][1]
     assert seen["chat"]["text"] == expected["choices"][0]["message"]["content"] != ""
     assert seen["chat"]["usage"].startswith(f"{event['provider']} · {event['prompt_tokens']} + ")
+    charge = event["charge_micros"]
+    assert seen["chat"]["usage"].endswith(f"tokens · ${charge // 10**6}.{charge % 10**6:06d}")
     assert seen["chat"]["usageRow"][1:3] == [event["model"], event["provider"]]
     assert event["metadata"]["stream"] is True
 
