@@ -51,8 +51,9 @@ function choose(selectId, value) {
 const adminChecks = {
   asksForTheToken: async () => {
     const form = document.getElementById("admin");
-    await until("the token form", () => form.style.display === "flex");
-    const refused = document.getElementById("notice").textContent;
+    // The form shows as the refused read fails; the notice once every panel has.
+    const refused = await until("the token form and why", () =>
+      form.style.display === "flex" && document.getElementById("notice").textContent);
     document.getElementById("admin-token").value = process.argv[6];
     form.requestSubmit();
     const row = await until("the account's row", accountRow);
