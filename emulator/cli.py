@@ -178,7 +178,7 @@ def main() -> None:
 @click.option(
     "--admin-token",
     envvar="EMULATOR_ADMIN_TOKEN",
-    callback=lambda _ctx, _param, value: _admin_token(value),
+    callback=lambda _ctx, _param, token: _sendable_admin_token(token),
     help="When set, /_emulator/* requires it as a bearer or X-Emulator-Admin-Token.",
 )
 @click.option(
@@ -232,7 +232,7 @@ def serve(**options: Any) -> None:
         run(settings, banner=lambda rt: click.echo(banner(rt)))
 
 
-def _admin_token(token: str | None) -> str | None:
+def _sendable_admin_token(token: str | None) -> str | None:
     """A token a client can send: one blank or edged with spaces (stripped from every
     header) would lock the control plane for good, and look open in the banner."""
     if token is None:

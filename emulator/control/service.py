@@ -200,13 +200,14 @@ def accounts_page(
     if origin not in (None, "", *ACCOUNT_ORIGINS):
         raise ValidationFailed(f"origin is one of {', '.join(ACCOUNT_ORIGINS)}.", param="origin")
     with rt.store.read() as conn:
-        rows = account_rows.list_accounts(conn, origin, size + 1, before)
+        ids = account_rows.list_account_ids(conn, origin, size + 1, before)
+    # Each read as `get_account` does: a failed job's refund is settled before it shows.
     return AccountList.model_validate(
         page(
-            rows,
+            ids,
             size,
             cursor_of=lambda item: seq_cursor("accounts", item[0]),
-            render=lambda item: get_account(rt, item[1].id),
+            render=lambda item: get_account(rt, item[1]),
         )
     )
 

@@ -8,11 +8,10 @@ from typing import Annotated, Any, Literal
 from litestar import Controller, delete, get, post
 from litestar.params import FromPath, QueryParameter
 
-from emulator.faults import apply as fault_apply
 from emulator.gateway import background, stored_responses
 from emulator.gateway.answers import EVENT_STREAM
 from emulator.gateway.records import InputItemList, ResponseDeleted, ResponseObject
-from emulator.gateway.streaming import responses_cut_event, typed_sse_lines
+from emulator.gateway.streaming import replayed_lines
 from emulator.openapi_answers import Streamed
 from emulator.web import (
     API_PREFIX,
@@ -59,8 +58,7 @@ class StoredResponsesController(Controller):
             return background.view(stored, rt.clock.now())
         events = background.replay(stored, rt.clock.now(), starting_after)
         whole = stored.response
-        cut = fault_apply.stream_cut(whole["model"], whole.get("provider") or "")
-        lines = _sent(typed_sse_lines(iter(events)), _cut_after(events, cut))
+        lines = _sent(replayed_lines(events, whole["model"], whole.get("provider") or ""))
         headers = {"cache-control": "no-cache"}
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=lines).response()
 
@@ -106,20 +104,8 @@ class StoredResponsesController(Controller):
         return stored_responses.cancel(rt, caller.account_id, response_id)
 
 
-def _cut_after(events: list[dict[str, Any]], cut: int | None) -> tuple[int, bytes] | None:
-    """Where a stream-cut fault stops the events sent again, and the error it ends with."""
-    if cut is None or cut >= len(events):
-        return None
-    return cut, responses_cut_event(cut, events[cut]["sequence_number"])
-
-
-async def _sent(
-    lines: Iterator[bytes], cut: tuple[int, bytes] | None = None
-) -> AsyncIterator[bytes]:
+async def _sent(lines: Iterator[bytes]) -> AsyncIterator[bytes]:
     """Made at once: sent from the event loop (litestar would read a plain iterator
     in a worker thread)."""
-    for count, line in enumerate(lines):
-        if cut is not None and count == cut[0]:
-            yield cut[1]
-            return
+    for line in lines:
         yield line

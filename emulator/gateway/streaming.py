@@ -8,6 +8,7 @@ sent is recorded when the stream ends, also when the client leaves early.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -73,7 +74,7 @@ def cut_event(
         data = json.dumps(failed, separators=(",", ":")).encode()
         return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
     if endpoint == "responses":
-        return responses_cut_event(sent, sent, why)
+        return _responses_cut_event(sent, sent, why)
     chunk = {
         "id": served.id,
         "object": "chat.completion.chunk",
@@ -95,13 +96,26 @@ def cut_event(
     return ErrorEvent(b"data: " + json.dumps(chunk, separators=(",", ":")).encode() + b"\n\n")
 
 
-def responses_cut_event(sent: int, sequence_number: int, why: str = "Injected fault") -> ErrorEvent:
+def _responses_cut_event(
+    sent: int, sequence_number: int, why: str = "Injected fault"
+) -> ErrorEvent:
     """A responses stream's `error` event, numbered `sequence_number`, for a stream cut
     after `sent` events."""
     event = {"type": "error", "sequence_number": sequence_number}
     event |= {"code": "stream_cut", "message": _cut_message(why, sent), "param": None}
     data = json.dumps(event, separators=(",", ":")).encode()
     return ErrorEvent(b"event: error\ndata: " + data + b"\n\n")
+
+
+def replayed_lines(events: list[dict[str, Any]], model: str, provider: str) -> Iterator[bytes]:
+    """A kept responses stream's `events` sent again, cut short where a stream-cut fault
+    of the current request says (looked up now, in the request's context)."""
+    lines = typed_sse_lines(iter(events))
+    cut = fault_apply.stream_cut(model, provider)
+    if cut is None or cut >= len(events):
+        return lines
+    error = _responses_cut_event(cut, events[cut]["sequence_number"])
+    return itertools.chain(itertools.islice(lines, cut), [error])
 
 
 def _cut_message(why: str, sent: int) -> str:

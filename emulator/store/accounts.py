@@ -48,7 +48,7 @@ class LedgerEntry:
     created_at: str
 
 
-def _account(row: sqlite3.Row | dict[str, Any]) -> Account:
+def _account(row: sqlite3.Row) -> Account:
     return Account(
         id=row["id"],
         name=row["name"],
@@ -83,15 +83,14 @@ def get_account(conn: sqlite3.Connection, account_id: str) -> Account | None:
     return None if row is None else _account(row)
 
 
-def list_accounts(
+def list_account_ids(
     conn: sqlite3.Connection, origin: str | None, limit: int, before_seq: int | None
-) -> list[tuple[int, Account]]:
-    """Accounts, newest first; `origin` (`fixture`, `tenant`) filters."""
-    sql, params = "SELECT rowid AS seq, * FROM accounts WHERE 1", []
+) -> list[tuple[int, str]]:
+    """Account ids, newest first; `origin` (`fixture`, `tenant`) filters."""
+    sql, params = "SELECT rowid AS seq, id FROM accounts WHERE 1", []
     if origin:
         sql, params = sql + " AND origin = ?", [origin]
-    rows = newest_first(conn, sql, params, limit, before_seq)
-    return [(seq, _account(row)) for seq, row in rows]
+    return [(seq, row["id"]) for seq, row in newest_first(conn, sql, params, limit, before_seq)]
 
 
 def apply_ledger_entry(conn: sqlite3.Connection, entry: LedgerEntry) -> int:
