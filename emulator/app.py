@@ -101,6 +101,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         with_direct_routes(journaled, rt, DIRECT_ROUTES),
         rt.ids.request_id,
         route_methods(routes),
+        None if settings.admin_token else frozenset(settings.control_origins),
     )
     if not settings.in_memory:
         app.asgi_handler = with_outside_changes(app.asgi_handler, rt)

@@ -182,6 +182,15 @@ def main() -> None:
     help="When set, /_emulator/* requires it as a bearer or X-Emulator-Admin-Token.",
 )
 @click.option(
+    "--control-origin",
+    "control_origins",
+    multiple=True,
+    envvar="EMULATOR_CONTROL_ORIGINS",
+    callback=lambda _ctx, _param, origins: _control_origins(origins),
+    help="A web page's origin (http://devbox:3000; null; * for any) allowed to call "
+    "/_emulator/* without an admin token, besides localhost's; repeatable.",
+)
+@click.option(
     "--allow-faults/--no-allow-faults",
     default=True,
     show_default=True,
@@ -230,6 +239,15 @@ def serve(**options: Any) -> None:
     # uvicorn raises the Ctrl-C again once it has stopped: a stop asked for, not a failure
     with contextlib.suppress(KeyboardInterrupt):
         run(settings, banner=lambda rt: click.echo(banner(rt)))
+
+
+def _control_origins(origins: tuple[str, ...]) -> tuple[str, ...]:
+    from emulator.control_origins import normal_origin
+
+    try:
+        return tuple(normal_origin(o) for o in origins)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--control-origin") from exc
 
 
 def _sendable_admin_token(token: str | None) -> str | None:

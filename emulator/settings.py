@@ -22,6 +22,7 @@ class Settings:
     job_speed: float | None = 1.0  # None means "instant": jobs finish at creation
     stream_delay_ms: int = 20
     admin_token: str | None = None
+    control_origins: tuple[str, ...] = ()  # web pages allowed to call /_emulator/*
     allow_faults: bool = True  # the X-Emulator-Fault header is obeyed
     journal_size: int = 1000  # requests kept by /_emulator/requests
     restore: Path | None = None  # a snapshot file to start from

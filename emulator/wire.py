@@ -8,6 +8,7 @@ raw header tuples, no parsing unless a browser sent an `Origin`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from typing import cast
@@ -15,6 +16,8 @@ from typing import cast
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from emulator import __version__
+from emulator.control_origins import origin_allowed, refusal
+from emulator.errors import EmulatorError
 
 EXPOSED = (
     b"X-Request-Id, X-Emulator-Version, X-Generation-Id, Retry-After, retry-after-ms, "
@@ -23,6 +26,7 @@ EXPOSED = (
 )
 # Anthropic's SDKs read a request's id from `request-id` (`_request_id`, `requestID`).
 ANTHROPIC_PATHS = "/api/v1/messages"
+CONTROL_PATHS = "/_emulator"
 ALLOWED_METHODS = b"GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"
 
 
@@ -35,9 +39,14 @@ def _single_slashes(scope: Scope) -> Scope:
 
 
 def with_wire_headers(
-    inner: ASGIApp, new_request_id: Callable[[], str], allow: Callable[[str], str | None]
+    inner: ASGIApp,
+    new_request_id: Callable[[], str],
+    allow: Callable[[str], str | None],
+    control_origins: frozenset[str] | None = None,
 ) -> ASGIApp:
-    """`allow(path)` gives the `Allow` header of a path (None: no such route)."""
+    """`allow(path)` gives the `Allow` header of a path (None: no such route).
+    `control_origins`: the origins named to call the control plane besides the
+    loopback ones (`emulator.control_origins`); None when an admin token guards it."""
     version = (b"x-emulator-version", __version__.encode())
 
     async def handler(scope: Scope, receive: Receive, send: Send) -> None:
@@ -53,6 +62,13 @@ def with_wire_headers(
             extra.append((b"request-id", extra[0][1]))
         origin = _header(scope, b"origin")
         if origin is not None:
+            if control_origins is not None and scope["path"].startswith(CONTROL_PATHS):
+                text = origin.decode("latin-1")
+                host = _header(scope, b"host")
+                reached = None if host is None else host.decode("latin-1")
+                if not origin_allowed(text, reached, control_origins):
+                    await _refuse(send, extra, refusal(text))
+                    return
             if scope.get("method") == "OPTIONS" and _header(
                 scope, b"access-control-request-method"
             ):
@@ -150,6 +166,18 @@ async def _preflight(scope: Scope, send: Send, extra: list[tuple[bytes, bytes]])
         (b"access-control-max-age", b"600"),
     ]
     await _no_content(send, headers)
+
+
+async def _refuse(send: Send, extra: list[tuple[bytes, bytes]], error: EmulatorError) -> None:
+    """An error before the app: no CORS headers, so the page cannot read it either."""
+    body = json.dumps(error.envelope()).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": error.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body, "more_body": False})
 
 
 async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:

@@ -1,0 +1,74 @@
+"""Which web pages may call the control plane (`/_emulator/*`) when no admin token
+guards it.
+
+Browsers send a cross-origin `POST` without asking first when it carries no custom
+header (`fetch(url, {method: "POST", mode: "no-cors"})`): CORS headers alone would
+let any page a developer visits reset the emulator, top up accounts or add fault
+rules. So, as LocalStack does for its own endpoints, a control-plane request whose
+`Origin` is not allowed is refused before it runs. Allowed: loopback origins
+(`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`), a page served by this server at
+an IP address (its own dashboard on a LAN address), and those named with
+`--control-origin`. A host name other than those needs naming: a DNS-rebinding page
+is same-origin with the server under its attacker's name. The API's own routes
+(bearer keys) stay open to every origin, as the real service's are.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from urllib.parse import urlsplit
+
+from emulator.errors import PermissionDenied
+
+
+class OriginNotAllowed(PermissionDenied):
+    code = "origin_not_allowed"
+
+
+def normal_origin(origin: str) -> str:
+    """An origin as browsers send it (`scheme://host[:port]`, lower case), or `*` or
+    `null`; ValueError for anything else (a path, a query, no scheme)."""
+    text = origin.strip().lower().rstrip("/")
+    if text in ("*", "null"):
+        return text
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path:
+        raise ValueError(f"{origin!r} is not an origin such as http://devbox:3000")
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise ValueError(f"{origin!r} is not an origin such as http://devbox:3000")
+    try:
+        parts.port  # noqa: B018 - raises on a port out of range
+    except ValueError as exc:
+        raise ValueError(f"{origin!r} has no valid port") from exc
+    return text
+
+
+def origin_allowed(origin: str, host: str | None, named: frozenset[str]) -> bool:
+    """Whether a page at `origin` may call the control plane reached as `host`."""
+    text = origin.strip().lower()
+    if "*" in named or text in named:
+        return True
+    try:
+        parts = urlsplit(text)
+        hostname = parts.hostname
+    except ValueError:
+        return False
+    if not hostname or parts.scheme not in ("http", "https"):
+        return False  # `null` (a file, a sandboxed frame) unless named
+    if hostname == "localhost" or hostname.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(hostname)
+    except ValueError:
+        return False  # a name: only when named
+    # A page at an IP address is on this server when it reached the same address.
+    return address.is_loopback or (host is not None and parts.netloc == host.lower())
+
+
+def refusal(origin: str) -> OriginNotAllowed:
+    return OriginNotAllowed(
+        f"The control plane does not answer web pages from {origin}: without an admin "
+        "token, only pages on localhost (or an IP address of this server) may call "
+        f"/_emulator/*. Start the emulator with --control-origin {origin} to allow this "
+        "page, or with --admin-token to guard the control plane with a token instead."
+    )
