@@ -31,8 +31,9 @@ from dataclasses import replace
 
 from emulator.gateway import logprobs, web_search
 from emulator.gateway.canonical import Completion, Message, Request, Tool, ToolCall
+from emulator.gateway.pattern_search import match_budget
 from emulator.gateway.schema_values import WORDS, value_for
-from emulator.gateway.scripted import ScriptedReply
+from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
 from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
@@ -174,10 +175,11 @@ def _scripted(
     if last is None or last.role != "user" or request.response_format:
         return None
     text = last.text.strip()
-    for rule in replies:
-        # The cheap check first: a pattern search costs about a microsecond.
-        if (not rule.tool_calls or _allows(request, rule)) and rule.answers(model, text):
-            return rule
+    with match_budget(RULES_BUDGET_S):  # all rules together: a slow one cannot hold us
+        for rule in replies:
+            # The cheap check first: a pattern search costs about a microsecond.
+            if (not rule.tool_calls or _allows(request, rule)) and rule.answers(model, text):
+                return rule
     return None
 
 

@@ -7,7 +7,8 @@ quantifiers `?`, `*`, `+`, `{n}`, `{n,m}` (open-ended ones draw at most a few
 more than their minimum). Anchors and word boundaries add nothing. Whatever
 the tree cannot express (lookarounds, conditionals), or a built string that
 does not match after all, falls back to a list of plain candidates checked
-with `re.search`, the way JSON schema validators test `pattern`.
+as JSON schema validators test `pattern` (`re.search`, here under a timeout:
+`pattern_search`).
 
 Repeats multiply (`((a{1000}){1000}){1000}` is a billion characters), and so
 does the matcher's work: `re` steps through every required repeat even of an
@@ -28,6 +29,8 @@ from functools import lru_cache
 from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
+
+from emulator.gateway.pattern_search import search
 
 # Characters a class or `.` is drawn from when it does not name its own.
 ALPHABET = string.ascii_letters + string.digits + "_-. @"
@@ -70,19 +73,20 @@ def string_for_pattern(
 ) -> str | None:
     """A string `re.search(pattern, ...)` accepts, or None when none was found.
 
-    Open-ended quantifiers draw up to `extra` repeats beyond their minimum.
+    Open-ended quantifiers draw up to `extra` repeats beyond their minimum. Matching
+    runs under the request's budget (`pattern_search`): PatternTooSlow past it.
     """
     if pattern_cost(pattern)[1] > _MOST:  # matching it at all would hold the server
         return None
     try:
         built = _emit(_parser.parse(pattern), _Build(rng, extra))
-        if re.search(pattern, built):
+        if search(pattern, built):
             return built
     except (re.error, _Unsupported, RecursionError, OverflowError, ValueError):
         pass
     candidates = (*words, *(f"{a} {b}" for a, b in itertools.pairwise(words)), *_CANDIDATES)
     try:
-        return next((c for c in candidates if re.search(pattern, c)), None)
+        return next((c for c in candidates if search(pattern, c)), None)
     except re.error:
         return None
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from emulator.gateway.pattern_search import timed_jsonschema
+
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
@@ -28,6 +30,7 @@ def validator_class(schema: Any) -> type[Validator]:
     from jsonschema import Draft202012Validator
     from jsonschema.validators import validator_for
 
+    timed_jsonschema()  # its `pattern` checks run under a timeout
     if not isinstance(schema, dict) or not isinstance(schema.get("$schema"), str):
         return Draft202012Validator
     return validator_for(schema, default=Draft202012Validator)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
+from emulator.gateway.pattern_search import PatternTooSlow, search
 from emulator.gateway.pattern_values import string_for_pattern
 from emulator.gateway.schema_meet import KINDS, meet
 from emulator.gateway.schema_numbers import chosen_bound, strict_number
@@ -66,6 +67,8 @@ class Gen:
         """Does `value` satisfy `schema`, a part of the root (its `$ref`s resolve there)?"""
         try:
             return bool(self.validator.evolve(schema=schema).is_valid(value))
+        except PatternTooSlow:
+            raise
         except Exception:
             return False
 
@@ -396,7 +399,7 @@ def _property(schema: dict[str, Any], key: str) -> Any:
 
 def _matches(pattern: str, key: str) -> bool:
     try:
-        return re.search(pattern, key) is not None
+        return search(pattern, key)
     except re.error:
         return False
 

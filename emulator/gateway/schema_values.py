@@ -38,6 +38,7 @@ import random
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from emulator.gateway.pattern_search import PatternTooSlow, match_budget
 from emulator.gateway.pattern_values import pattern_cost
 from emulator.gateway.schema_drafts import in_2020_words, validator_class
 from emulator.gateway.schema_draws import WORDS, Gen, draw
@@ -54,6 +55,7 @@ _TOO_DEEP = (
     f"it nests objects and arrays more than {MAX_DEPTH} levels deep, the most the emulator takes"
 )
 _NOTHING = object()
+_too_slow: dict[str, str] = {}  # schemas whose patterns ran out of time, and why
 _BOUNDS = (
     ("minimum", "maximum"),
     ("minLength", "maxLength"),
@@ -74,14 +76,24 @@ class SchemaProblem(ValueError):
 
 
 def value_for(schema: Any, rng: random.Random) -> Any:
-    """A value `schema` accepts, drawn from `rng`; SchemaProblem when there is none."""
+    """A value `schema` accepts, drawn from `rng`; SchemaProblem when there is none.
+    A draw whose patterns take too long gives the value found when it was checked."""
+    text = _text(schema)
     try:
-        text = _text(schema)
-        found, value = _search(schema, text, rng)
-        if found:
-            return value
-        found, value = _probe(text)
+        with match_budget():
+            found, value = _search(schema, text, rng)
+            if found:
+                return value
+    except PatternTooSlow:
+        pass
     except RecursionError as exc:  # a schema check_schema would have refused as too deep
+        raise SchemaProblem(_TOO_DEEP) from exc
+    try:
+        with match_budget():
+            found, value = _probe(text)
+    except PatternTooSlow as exc:
+        raise SchemaProblem(exc.sentence()) from exc
+    except RecursionError as exc:
         raise SchemaProblem(_TOO_DEEP) from exc
     if not found:
         raise SchemaProblem(value)
@@ -90,10 +102,19 @@ def value_for(schema: Any, rng: random.Random) -> Any:
 
 def check_schema(schema: Any) -> None:
     """Raise SchemaProblem when `schema` is not a JSON schema or cannot be satisfied."""
+    text = _text(schema)
+    if text in _too_slow:  # sent again: refused without spending the budget again
+        raise SchemaProblem(_too_slow[text])
     try:
-        problem = _problem(_text(schema))
+        with match_budget():
+            problem = _problem(text)
     except RecursionError as exc:  # the depth check runs first; this is the net below it
         raise SchemaProblem(_TOO_DEEP) from exc
+    except PatternTooSlow as exc:
+        if len(_too_slow) >= 256:
+            _too_slow.pop(next(iter(_too_slow)))
+        _too_slow[text] = exc.sentence()
+        raise SchemaProblem(exc.sentence()) from exc
     if problem is not None:
         raise SchemaProblem(problem[0], invalid=problem[1])
 
@@ -162,6 +183,8 @@ def _search(schema: Any, text: str, rng: random.Random) -> tuple[bool, Any]:
     for strict, attempt in [(False, 0), *((True, n) for n in range(STRICT_TRIES))]:
         try:
             value = draw(drawn, Gen(rng, drawn, drawing, strict, attempt))
+        except PatternTooSlow:
+            raise
         except Exception:
             value = _NOTHING
             continue
@@ -175,6 +198,8 @@ def _is_valid(validator: Validator, value: Any) -> bool:
         return False
     try:
         return bool(validator.is_valid(value))
+    except PatternTooSlow:
+        raise
     except Exception:
         return False
 
@@ -187,6 +212,8 @@ def _why(validator: Validator, value: Any) -> str:
         return reason
     try:
         error = best_match(validator.iter_errors(value))
+    except PatternTooSlow:
+        raise
     except Exception:
         return reason
     return f"{reason} (the closest try failed: {error.message})" if error else reason

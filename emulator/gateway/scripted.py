@@ -10,10 +10,12 @@ from typing import Any
 
 import regex
 
+from emulator.gateway.pattern_search import PatternTooSlow, search_compiled
+
 # Patterns are the operator's (fixtures, PUT /_emulator/replies) and run on every
 # matching request: one that backtracks without end (`(a|aa)+$`) must not hang the
-# server, so they run under the `regex` module's timeout (`re` has none).
-PATTERN_TIMEOUT_S = 0.1
+# server, so a request's searches share one timeout (`pattern_search`; `re` has none).
+RULES_BUDGET_S = 0.25
 # `regex` spells out every required repeat when it compiles (`a{99999999}` takes
 # gigabytes and minutes), and repeats multiply along the nesting: refused past this.
 MOST_REQUIRED_REPEATS = 10_000
@@ -111,13 +113,14 @@ class ScriptedReply:
         if self.models and model not in self.models:
             return False
         try:
-            return self.pattern.search(text, timeout=PATTERN_TIMEOUT_S) is not None
-        except TimeoutError:
+            return search_compiled(self.pattern, text)
+        except PatternTooSlow:
             _log.warning(
-                "The scripted reply pattern %r took over %s s on a message and is taken as "
-                "not matching it; simplify it (nested quantifiers backtrack).",
+                "The scripted reply pattern %r ran out of the %s s a request's rules have "
+                "for matching and is taken as not matching it; simplify it (nested "
+                "quantifiers backtrack).",
                 self.pattern.pattern,
-                PATTERN_TIMEOUT_S,
+                RULES_BUDGET_S,
             )
             return False
 

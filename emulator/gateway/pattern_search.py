@@ -1,0 +1,99 @@
+"""Regular-expression searches that cannot hold the server.
+
+Patterns come from clients (a JSON schema's `pattern`, `patternProperties`,
+`propertyNames`) and from the operator (scripted replies). Python's `re` has no
+timeout, and a pattern that backtracks without end (`^(a+)+!`, `(?=(a+)+!)`) holds
+the event loop, and with it every other client, for seconds to days. Searches here
+run under the `regex` module's timeout, all of one request's under one budget of
+matching time (`match_budget`; drawing and checking values around the searches do
+not count): past it, `PatternTooSlow` names the pattern, and the caller refuses
+the schema (a 400) or takes the rule as not matching.
+
+jsonschema calls `re.search` itself for `pattern`, `patternProperties` and
+`additionalProperties`; `timed_jsonschema` gives those modules this search instead.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import lru_cache
+from types import SimpleNamespace
+
+import regex
+
+# What one request may spend matching a schema's patterns: a search takes microseconds
+# (one of 4,096 characters, 50), so a schema of the largest size the emulator draws
+# stays far below it.
+BUDGET_S = 1.0
+# The matching time left to the searches of the running budget, in seconds.
+_left: ContextVar[list[float] | None] = ContextVar("pattern_time_left", default=None)
+
+
+class PatternTooSlow(Exception):
+    def __init__(self, pattern: str) -> None:
+        super().__init__(pattern)
+        self.pattern = pattern
+
+    def sentence(self, named: str = "its pattern") -> str:
+        return (
+            f"{named} {self.pattern!r} takes too long to match (nested quantifiers such "
+            "as `(a|aa)+` backtrack without end); simplify it"
+        )
+
+
+@contextmanager
+def match_budget(seconds: float = BUDGET_S) -> Iterator[None]:
+    """The searches inside share `seconds` of matching; a budget already running stays
+    the one."""
+    if _left.get() is not None:
+        yield
+        return
+    token = _left.set([seconds])
+    try:
+        yield
+    finally:
+        _left.reset(token)
+
+
+def search_compiled(pattern: regex.Pattern[str], text: str) -> bool:
+    """Whether `pattern` matches somewhere in `text`; PatternTooSlow past the budget
+    (a search outside one has a budget of its own)."""
+    left = _left.get() or [BUDGET_S]
+    if left[0] <= 0:
+        raise PatternTooSlow(pattern.pattern)
+    start = time.perf_counter()
+    try:
+        return pattern.search(text, timeout=left[0]) is not None
+    except TimeoutError as exc:
+        raise PatternTooSlow(pattern.pattern) from exc
+    finally:
+        left[0] -= time.perf_counter() - start
+
+
+def search(pattern: str, text: str) -> bool:
+    """`re.search(pattern, text)` as a truth, under the budget; `re.error` when the
+    pattern does not compile, as `re` raises it."""
+    return search_compiled(_compiled(pattern), text)
+
+
+@lru_cache(maxsize=1024)
+def _compiled(pattern: str) -> regex.Pattern[str]:
+    try:
+        return regex.compile(pattern)
+    except regex.error as exc:
+        raise re.error(str(exc)) from exc
+
+
+@lru_cache(maxsize=1)
+def timed_jsonschema() -> None:
+    """Point jsonschema's keyword checks at `search` (once a process): they look up
+    `re.search` on their module's `re`, so that name gets a stand-in."""
+    from jsonschema import _keywords, _legacy_keywords, _utils
+
+    stand_in = SimpleNamespace(search=search, compile=re.compile, error=re.error)
+    for module in (_keywords, _legacy_keywords, _utils):
+        module.re = stand_in  # type: ignore[attr-defined]
