@@ -160,7 +160,7 @@ async def _answer(
 
     try:
         state = scope.setdefault("state", {})
-        await admit(rt, route.auth, state, headers, method, path, read_body)
+        await admit(rt, route.auth, state, headers, method, path, read_body, receive)
         raw = await read_body() if method in _BODY_METHODS else b""
         return route.handle(DirectRequest(rt, scope, headers, raw, param))
     except Exception as exc:  # the envelope, as litestar's exception handlers give it

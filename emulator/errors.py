@@ -207,16 +207,18 @@ def body_too_large() -> PayloadTooLarge:
 
 
 class ClientClosedRequest(EmulatorError):
-    """The client left before its body had all arrived: nothing is done, nothing is
-    charged. Nobody reads the answer; the journal shows it (499, as nginx logs it)."""
+    """The client left before its body had all arrived, or during an injected delay:
+    nothing is done, nothing is charged. Nobody reads the answer; the journal shows it
+    (499, as nginx logs it)."""
 
     status = 499
     type = "invalid_request_error"
     code = "client_closed_request"
 
-    def __init__(self) -> None:
+    def __init__(self, message: str | None = None) -> None:
         super().__init__(
-            "The client closed the connection before the request body had all arrived; "
+            message
+            or "The client closed the connection before the request body had all arrived; "
             "the request was not run and nothing was charged. Send it again."
         )
 

@@ -14,6 +14,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
 from litestar.response import Stream
+from litestar.types import Receive
 from pydantic import BaseModel
 
 from emulator.auth.credentials import Caller, RouteAuth, RouteKind, authenticate, check_admin
@@ -71,6 +72,7 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         connection.method,
         connection.url.path,
         connection.body,
+        connection.receive,
     )
 
 
@@ -82,6 +84,7 @@ async def admit(
     method: str,
     path: str,
     read_body: Callable[[], Awaitable[bytes]],
+    receive: Receive,
 ) -> None:
     """What every route does before its handler, litestar's or a direct one: refuse a
     compressed body, check the credential, count the request against the rate
@@ -91,7 +94,7 @@ async def admit(
     if encoding is not None:
         _check_encoding(encoding)
     if auth.kind == "optional":  # no caller: the catalog; faults apply all the same
-        await _apply_faults(rt, None, headers, method, path, read_body)
+        await _apply_faults(rt, None, headers, method, path, read_body, receive)
         return
     if auth.kind == "admin":
         check_admin(
@@ -111,7 +114,7 @@ async def admit(
     state["authenticated"] = (rt.world, auth, credential)
     if auth.scopes == GATEWAY_SCOPES:  # one shared with video keys counts itself
         count_request(rt, caller, state)
-    await _apply_faults(rt, caller, headers, method, path, read_body)
+    await _apply_faults(rt, caller, headers, method, path, read_body, receive)
 
 
 _FAULT_HEADER = fault_header.HEADER.lower().encode()
@@ -133,6 +136,7 @@ async def _apply_faults(
     method: str,
     path: str,
     read_body: Callable[[], Awaitable[bytes]],
+    receive: Receive,
 ) -> None:
     """The fault rules and header, before the handler (an error, a delay), and what they
     leave for later points (routes, streams, jobs)."""
@@ -156,7 +160,7 @@ async def _apply_faults(
     header_faults = fault_header.parse(fault, provider_slugs(rt.catalog.view())) if fault else ()
     faults = fault_apply.RequestFaults(rt.faults, subject, tuple(header_faults))
     fault_apply.begin(faults)
-    await fault_apply.before_handler(faults)
+    await fault_apply.before_handler(faults, read_body, receive)
 
 
 def _check_encoding(encoding: str) -> None:

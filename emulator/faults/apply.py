@@ -9,14 +9,22 @@ hook, in a context variable: the route and stream points of the same request
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from emulator.errors import InjectedFault, NoRouteAvailable, NotImplementedYet
+from emulator.errors import (
+    ClientClosedRequest,
+    InjectedFault,
+    NoRouteAvailable,
+    NotImplementedYet,
+)
 from emulator.faults.rules import EFFECTS, Action, Match, Subject
 
 if TYPE_CHECKING:
+    from litestar.types import Receive
+
     from emulator.faults.rules import FaultBook, FaultRule
 
 
@@ -54,15 +62,35 @@ def begin(faults: RequestFaults | None) -> None:
     _current.set(faults)
 
 
-async def before_handler(faults: RequestFaults) -> None:
+async def before_handler(
+    faults: RequestFaults, read_body: Callable[[], Awaitable[bytes]], receive: Receive
+) -> None:
     """Latency first (a slow answer), then an error answer, if any fires."""
     actions = faults.fire("request", faults.subject)
     delay = next((a.delay_ms for a in actions if a.delay_ms), 0)
     if delay:
-        await asyncio.sleep(delay / 1000)
+        await read_body()  # all of it: what arrives next can only be the client leaving
+        await _wait_unless_left(delay / 1000, receive)
     error = next((a for a in actions if a.status is not None), None)
     if error is not None:
         raise _error(error)
+
+
+async def _wait_unless_left(seconds: float, receive: Receive) -> None:
+    """Sleep `seconds`; ClientClosedRequest if the client leaves meanwhile. An SDK whose
+    timeout is shorter than the delay gives up and retries: the request it left must
+    not run (hold, charge, claim its Idempotency-Key) after nobody waits for it."""
+    message = asyncio.ensure_future(receive())
+    try:
+        await asyncio.wait({message}, timeout=seconds)
+    finally:
+        if not message.done():
+            message.cancel()  # uvicorn's receive gives nothing away when cancelled
+    if message.done() and not message.cancelled() and message.result()["type"] == "http.disconnect":
+        raise ClientClosedRequest(
+            "The client closed the connection during the delay a fault rule injected; "
+            "the request was not run and nothing was charged."
+        )
 
 
 # Codes whose real errors tell SDKs not to retry (`x-should-retry: false`): an injected
