@@ -111,10 +111,26 @@ def list_providers(rt: Runtime, limit: int | None, cursor: str | None) -> Provid
     return ProviderList.model_validate(listed)
 
 
+def _fixture_latency(rt: Runtime, name: str) -> int | None:
+    """The fixtures' latency of a provider; None for one they do not have (or cannot
+    be read now: the provider keeps the latency it has)."""
+    from emulator.store.fixtures import FixtureError
+
+    try:
+        providers = rt.fixtures().providers
+    except FixtureError:
+        return None
+    return next((p.latency_ms for p in providers if p.name == name), None)
+
+
 def set_provider(rt: Runtime, name: str, body: ProviderSet) -> ProviderOut:
-    """Mark a provider up, down (every call to it fails) or slow (long stream pauses)."""
+    """Mark a provider up, down (every call to it fails) or slow (long stream pauses).
+    `up` without a `latency_ms` brings back the fixtures' latency too, as a reset would."""
+    latency = body.latency_ms
+    if latency is None and body.status == "up":
+        latency = _fixture_latency(rt, name)
     with rt.store.write() as conn:
-        if not set_provider_status(conn, name, body.status, body.latency_ms):
+        if not set_provider_status(conn, name, body.status, latency):
             raise NotFound(
                 f"No provider {name!r}; GET /_emulator/providers lists them.", param="name"
             )

@@ -162,7 +162,7 @@ def read_snapshot(path: Path) -> sqlite3.Connection:
 
 def _load_snapshot(path: Path, copy: sqlite3.Connection) -> None:
     try:
-        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as file:
+        with closing(sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)) as file:
             file.backup(copy)
         tables = {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
     except sqlite3.DatabaseError as exc:  # "file is not a database"

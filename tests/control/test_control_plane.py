@@ -243,6 +243,15 @@ def test_providers_can_be_marked_down_and_slow(
     assert {p["status"] for p in control.get("/providers").json()["data"]} == {"up"}
 
 
+def test_up_brings_back_the_fixtures_latency_unless_one_is_given(control: httpx.Client) -> None:
+    slow = control.post("/providers/openai", json={"status": "slow", "latency_ms": 3000})
+    assert slow.json()["latency_ms"] == 3000
+    assert control.post("/providers/openai", json={"status": "up"}).json()["latency_ms"] == 420
+    given = control.post("/providers/openai", json={"status": "up", "latency_ms": 50})
+    assert given.json()["latency_ms"] == 50
+    control.post("/reset")
+
+
 def test_a_reset_while_the_fixtures_cannot_be_loaded_keeps_the_state(tmp_path: Path) -> None:
     """A fixtures file half edited: the reset is refused, naming the file and the field,
     and the state is as it was; once the file is fixed, the reset goes through."""

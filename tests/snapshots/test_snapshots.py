@@ -91,7 +91,7 @@ def test_unknown_and_bad_names(http: httpx.Client) -> None:
 def test_snapshot_on_exit_and_restore_carry_a_state_across_runs(tmp_path: Path) -> None:
     from tests.test_serve import serving
 
-    saved = tmp_path / "demo.db"
+    saved = tmp_path / "demo #1?%20.db"  # characters a URI would read otherwise
     headers = {"Authorization": "Bearer sk-emu-demo-all"}
     with serving("--db", ":memory:", "--snapshot-on-exit", str(saved), cwd=tmp_path) as (url, _):
         httpx.post(f"{url}/_emulator/accounts/acct_demo/topup", json={"amount_micros": 1234})
@@ -100,6 +100,7 @@ def test_snapshot_on_exit_and_restore_carry_a_state_across_runs(tmp_path: Path) 
     with serving("--db", ":memory:", "--restore", str(saved), cwd=tmp_path) as (url, _):
         again = httpx.get(f"{url}/api/v1/ai-gateway/balance", headers=headers).json()
     assert again["balance_micros"] == balance["balance_micros"] == 25_001_234
+    assert sorted(p.name for p in tmp_path.iterdir()) == [saved.name]  # no stray file
 
 
 def test_restores_while_requests_run_are_safe(emulator: EmulatorHandle, tenant: Tenant) -> None:
