@@ -351,3 +351,28 @@ def test_keys_list_shows_every_key_past_a_page(db: str) -> None:
         rt.close()
     listed = run("keys", "list", "acct_demo", "--db", db)
     assert all(key_id in listed for key_id in made) and len(listed.splitlines()) > 101
+
+
+@pytest.mark.parametrize(
+    ("host", "token", "warned"),
+    [
+        ("0.0.0.0", None, True),
+        ("192.168.1.5", None, True),
+        ("devbox", None, True),
+        ("0.0.0.0", "s3cret", False),
+        ("127.0.0.1", None, False),
+        ("localhost", None, False),
+        ("::1", None, False),
+    ],
+)
+def test_the_banner_warns_of_an_open_control_plane_on_the_network(
+    host: str, token: str | None, warned: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from emulator.cli import banner
+
+    rt = SimpleNamespace(
+        settings=Settings(host=host, admin_token=token), clock=SimpleNamespace(now_iso=str)
+    )
+    assert ("WARNING: listening on" in banner(rt)) is warned  # type: ignore[arg-type]
