@@ -38,6 +38,8 @@ class RequestFaults:
     _rules: dict[str, list[FaultRule]] = field(default_factory=dict, init=False, repr=False)
     # Rules acting at several points: whether each fired for this request (one hit).
     _decided: dict[str, bool] = field(default_factory=dict, init=False, repr=False)
+    # The rule whose cut the request's stream was given (None: the header's, or none).
+    cut_rule: FaultRule | None = field(default=None, init=False, repr=False)
 
     def fire(self, point: str, subject: Subject) -> list[Action]:
         """The header's items first (they win), then the rules, for what is still open."""
@@ -131,7 +133,20 @@ def stream_cut(model: str, provider: str) -> int | None:
         return None
     subject = faults.subject.at(model, provider)
     actions = faults.fire("stream", subject)
-    return actions[0].cut_stream_after if actions else None
+    if not actions:
+        return None
+    rules = faults._rules.get("stream") or ()
+    faults.cut_rule = next((r for r in rules if r.action is actions[0]), None)
+    return actions[0].cut_stream_after
+
+
+def cut_not_made() -> None:
+    """The current request's stream ended (or its client left) before its cut: the
+    rule did nothing, and its hit is given back."""
+    faults = _current.get()
+    if faults is not None and faults.cut_rule is not None:
+        faults.book.give_back(faults.cut_rule)
+        faults.cut_rule = None
 
 
 def job_fails(model: str | None) -> bool:

@@ -241,6 +241,14 @@ class FaultBook:
         """Whether a rule acting before the handler matches on the model (read from the body)."""
         return self._needs_model
 
+    def give_back(self, rule: FaultRule) -> None:
+        """A hit the rule's only effect never made (a stream that ended before its
+        cut): it is not counted, and a rule of `times` stays for the next match."""
+        if rule.action.points > 1:
+            return  # its other effect (a delay) acted: the hit stands
+        with self._lock:
+            rule.hits = max(rule.hits - 1, 0)
+
     def at(self, point: str) -> list[FaultRule]:
         """The rules that act at a point, first added first."""
         return self._at.get(point, [])

@@ -113,6 +113,8 @@ def replayed_lines(events: list[dict[str, Any]], model: str, provider: str) -> I
     lines = typed_sse_lines(iter(events))
     cut = fault_apply.stream_cut(model, provider)
     if cut is None or cut >= len(events):
+        if cut is not None:
+            fault_apply.cut_not_made()
         return lines
     error = _responses_cut_event(cut, events[cut]["sequence_number"])
     return itertools.chain(itertools.islice(lines, cut), [error])
@@ -196,6 +198,8 @@ async def paced_stream(
         if tail:
             yield going(tail)
     finally:
+        if cut is not None and not was_cut:
+            fault_apply.cut_not_made()
         if made is not None and not was_cut:
             made.extend(lines)  # what the client left behind is still made
             if tail:

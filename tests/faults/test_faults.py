@@ -126,6 +126,25 @@ def test_a_stream_cut_sends_an_error_event_and_records_what_was_sent(
         assert last["metadata"]["stream_end"] == "complete"
 
 
+def test_a_cut_rule_is_not_used_up_by_a_stream_too_short_to_cut(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """A review found a `times: 1` rule spent (hits 1, remaining 0) by a stream that
+    ended before its cut: the next stream, meant to be cut, was not."""
+    short = {**CHAT, "max_tokens": 4, "stream": True}
+    forty = [{"role": "user", "content": "[emulator:tokens=40]"}]
+    long = {**short, "max_tokens": None, "messages": forty}
+    with emulator.faults.add(account_id=tenant.account_id, cut_stream_after=8, times=1) as rule:
+        with tenant.client() as c:
+            whole = c.post("/chat/completions", json=short).text
+            assert "stream_cut" not in whole and whole.endswith("data: [DONE]\n\n")
+            kept = emulator.control("GET", f"/faults/{rule.id}")
+            assert (kept["hits"], kept["remaining"]) == (0, 1)
+            assert "stream_cut" in c.post("/chat/completions", json=long).text
+        spent = emulator.control("GET", f"/faults/{rule.id}")
+        assert (spent["hits"], spent["remaining"]) == (1, 0)
+
+
 @pytest.mark.parametrize(("cut", "broken"), [(3, 0), (6, 1)])
 def test_a_cut_names_the_answer_it_broke_of_several(tenant: Tenant, cut: int, broken: int) -> None:
     """With `n: 2`, the answers stream one after the other: the error chunk ends the
