@@ -16,6 +16,7 @@ from emulator.billing.routes import (
     UsageController,
 )
 from emulator.control.routes import ControlController
+from emulator.control_origins import is_loopback_host
 from emulator.dashboard.routes import DashboardController
 from emulator.direct import with_direct_routes
 from emulator.error_handlers import handle_emulator_error, handle_http_exception
@@ -102,6 +103,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         rt.ids.request_id,
         route_methods(routes),
         None if settings.admin_token else frozenset(settings.control_origins),
+        check_hosts=is_loopback_host(settings.host),
     )
     if not settings.in_memory:
         app.asgi_handler = with_outside_changes(app.asgi_handler, rt)

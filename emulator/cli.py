@@ -310,7 +310,9 @@ def banner(rt: Runtime) -> str:
         f"  Dashboard {root}/_emulator/dashboard",
         f"  State     {s.db}   seed {s.seed}, clock {s.clock} ({rt.clock.now_iso()})",
     ]
-    if not s.admin_token and not _loopback(s.host):
+    from emulator.control_origins import is_loopback_host
+
+    if not s.admin_token and not is_loopback_host(s.host):
         lines.append(
             f"WARNING: listening on {s.host} without --admin-token: anyone who can reach "
             "this machine can reset the state, read the journal and create keys."
@@ -321,17 +323,6 @@ def banner(rt: Runtime) -> str:
     else:
         lines.append(f"Fixtures: {s.fixtures}")
     return "\n".join(lines)
-
-
-def _loopback(host: str) -> bool:
-    import ipaddress
-
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name: it may resolve to any interface
 
 
 def _open(db: str, fixtures: Path | None, seed: int | None = None, reset: bool = False) -> Runtime:

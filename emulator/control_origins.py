@@ -11,6 +11,11 @@ an IP address (its own dashboard on a LAN address), and those named with
 `--control-origin`. A host name other than those needs naming: a DNS-rebinding page
 is same-origin with the server under its attacker's name. The API's own routes
 (bearer keys) stay open to every origin, as the real service's are.
+
+A rebinding page's own `GET`s carry no `Origin`, so a server on loopback also
+answers the control plane only under this machine's names (`Host` of localhost,
+`*.localhost`, an IP address, or a named origin's host), as Vite's dev server
+checks its allowed hosts. One listening on the network is open to it anyway.
 """
 
 from __future__ import annotations
@@ -63,6 +68,41 @@ def origin_allowed(origin: str, host: str | None, named: frozenset[str]) -> bool
         return False  # a name: only when named
     # A page at an IP address is on this server when it reached the same address.
     return address.is_loopback or (host is not None and parts.netloc == host.lower())
+
+
+def is_loopback_host(host: str) -> bool:
+    """Whether `--host` listens on this machine alone."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to any interface
+
+
+def host_allowed(host: str, named: frozenset[str]) -> bool:
+    """Whether a request that reached us as `Host: host` may call the control plane."""
+    text = host.strip().lower()
+    name = text.rsplit(":", 1)[0] if text.count(":") == 1 else text
+    name = name.split("]")[0].lstrip("[") if name.startswith("[") else name
+    if name == "localhost" or name.endswith(".localhost") or "*" in named:
+        return True
+    try:
+        ipaddress.ip_address(name)
+        return True  # an address is not a name an attacker's DNS can point at us
+    except ValueError:
+        pass
+    return any(urlsplit(origin).hostname == name for origin in named if origin != "null")
+
+
+def host_refusal(host: str) -> OriginNotAllowed:
+    return OriginNotAllowed(
+        f"The control plane does not answer requests for the host {host!r}: listening "
+        "on loopback without an admin token, it answers only under localhost or an IP "
+        "address (a web page can point a name of its own at 127.0.0.1). Call it at "
+        "http://127.0.0.1:<port>, or start the emulator with --control-origin "
+        f"http://{host} or --admin-token."
+    )
 
 
 def refusal(origin: str) -> OriginNotAllowed:

@@ -16,7 +16,7 @@ from typing import cast
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from emulator import __version__
-from emulator.control_origins import origin_allowed, refusal
+from emulator.control_origins import host_allowed, host_refusal, origin_allowed, refusal
 from emulator.errors import EmulatorError
 
 EXPOSED = (
@@ -43,10 +43,12 @@ def with_wire_headers(
     new_request_id: Callable[[], str],
     allow: Callable[[str], str | None],
     control_origins: frozenset[str] | None = None,
+    check_hosts: bool = False,
 ) -> ASGIApp:
     """`allow(path)` gives the `Allow` header of a path (None: no such route).
     `control_origins`: the origins named to call the control plane besides the
-    loopback ones (`emulator.control_origins`); None when an admin token guards it."""
+    loopback ones (`emulator.control_origins`); None when an admin token guards it.
+    `check_hosts`: the control plane answers only under this machine's names."""
     version = (b"x-emulator-version", __version__.encode())
 
     async def handler(scope: Scope, receive: Receive, send: Send) -> None:
@@ -60,6 +62,11 @@ def with_wire_headers(
         extra = [(b"x-request-id", request_id.encode()), version]
         if scope["path"].startswith(ANTHROPIC_PATHS):
             extra.append((b"request-id", extra[0][1]))
+        if check_hosts and control_origins is not None and scope["path"].startswith(CONTROL_PATHS):
+            host = _header(scope, b"host")
+            if host is not None and not host_allowed(host.decode("latin-1"), control_origins):
+                await _refuse(send, extra, host_refusal(host.decode("latin-1")))
+                return
         origin = _header(scope, b"origin")
         if origin is not None:
             if control_origins is not None and scope["path"].startswith(CONTROL_PATHS):

@@ -10,7 +10,7 @@ from litestar.testing import TestClient
 
 from emulator.app import create_app
 from emulator.cli import main
-from emulator.control_origins import normal_origin, origin_allowed
+from emulator.control_origins import host_allowed, normal_origin, origin_allowed
 from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import bearer
@@ -102,7 +102,7 @@ def test_a_local_page_and_the_api_stay_open(emulator: EmulatorHandle) -> None:
 
 def test_a_named_origin_is_served() -> None:
     settings = Settings(db=":memory:", control_origins=("http://devbox:3000",))
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         named = client.get("/_emulator/health", headers={"Origin": "http://devbox:3000"})
         assert named.status_code == 200
         other = client.get("/_emulator/health", headers={"Origin": "http://devbox:4000"})
@@ -110,13 +110,55 @@ def test_a_named_origin_is_served() -> None:
 
 
 def test_an_admin_token_guards_the_control_plane_for_every_origin() -> None:
-    with TestClient(create_app(Settings(db=":memory:", admin_token="s3cret"))) as client:
+    with TestClient(
+        create_app(Settings(db=":memory:", admin_token="s3cret")), base_url="http://127.0.0.1"
+    ) as client:
         evil = {"Origin": "https://evil.example"}
         assert client.post("/_emulator/reset", headers=evil).status_code == 401
         answered = client.get(
             "/_emulator/health", headers={**evil, "X-Emulator-Admin-Token": "s3cret"}
         )
         assert answered.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("host", "allowed"),
+    [
+        ("127.0.0.1:8787", True),
+        ("localhost:8787", True),
+        ("app.localhost", True),
+        ("[::1]:8787", True),
+        ("192.168.1.5:8787", True),
+        ("attacker.rebind.example:8787", False),
+        ("devbox:8787", False),
+    ],
+)
+def test_the_control_plane_answers_under_this_machines_names(host: str, allowed: bool) -> None:
+    assert host_allowed(host, NONE) is allowed
+    assert host_allowed("devbox:8787", frozenset({"http://devbox:3000"}))
+
+
+def test_a_rebound_name_cannot_read_or_reset_the_control_plane(emulator: EmulatorHandle) -> None:
+    """DNS rebinding: a page's name points at 127.0.0.1; its own GETs carry no Origin."""
+    with httpx.Client(base_url=emulator.url) as client:
+        rebound = {"Host": f"attacker.rebind.example:{emulator.url.rsplit(':', 1)[1]}"}
+        for method, path in [("GET", "/_emulator/requests"), ("POST", "/_emulator/clock")]:
+            refused = client.request(method, path, headers=rebound, json={})
+            assert refused.status_code == 403, (method, path)
+            assert refused.json()["error"]["code"] == "origin_not_allowed"
+            assert "attacker.rebind.example" in refused.json()["error"]["message"]
+        api = client.get("/api/v1/models", headers=rebound)
+        assert api.status_code == 200  # the API is the service's: any name
+
+
+def test_a_server_on_the_network_or_with_a_token_answers_any_name() -> None:
+    for settings in (
+        Settings(db=":memory:", host="0.0.0.0"),
+        Settings(db=":memory:", admin_token="s3cret"),
+    ):
+        with TestClient(create_app(settings), base_url="http://devbox.example:8787") as client:
+            answered = client.get("/_emulator/health", headers={"X-Emulator-Admin-Token": "s3cret"})
+            assert answered.status_code == 200
 
 
 def test_the_cli_refuses_what_is_no_origin() -> None:

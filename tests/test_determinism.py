@@ -13,7 +13,7 @@ from emulator.settings import Settings
 def session(seed: int) -> list[bytes]:
     app = create_app(Settings(db=":memory:", clock="manual", seed=seed))
     answers = []
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         tenant = client.post("/_emulator/accounts", json={"name": "det"})
         answers.append(tenant.content)
         token = tenant.json()["user_token"]
@@ -74,7 +74,7 @@ def chat_ids(tmp_db: str | None, *, snapshot: bool, restart: bool) -> list[str]:
     key = {"Authorization": "Bearer sk-emu-demo-all"}
     settings = Settings(db=tmp_db or ":memory:", clock="manual", seed=0)
     ids = []
-    with TestClient(create_app(settings)) as client:
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
         client.post("/_emulator/reset")
         ids.append(client.post("/api/v1/chat/completions", json=chat, headers=key).headers)
         if snapshot:
@@ -82,7 +82,7 @@ def chat_ids(tmp_db: str | None, *, snapshot: bool, restart: bool) -> list[str]:
         if not restart:
             ids.append(client.post("/api/v1/chat/completions", json=chat, headers=key).headers)
     if restart:
-        with TestClient(create_app(settings)) as client:
+        with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
             ids.append(client.post("/api/v1/chat/completions", json=chat, headers=key).headers)
     return [h["x-generation-id"] for h in ids] + [h["x-request-id"] for h in ids]
 

@@ -114,7 +114,7 @@ def test_a_body_its_client_left_before_it_all_came_is_not_run(
 def answers(app: Any) -> list[tuple[int, str, str | None]]:
     """What a client sees of a few direct routes: status, body, content type."""
     seen = []
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         client.headers.update(bearer("sk-emu-demo-all"))
         requests: list[tuple[str, str, dict[str, Any] | None]] = [
             ("POST", "/api/v1/chat/completions", CHAT),

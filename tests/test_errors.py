@@ -118,7 +118,7 @@ def test_an_unexpected_exception_is_a_500_envelope_without_a_traceback(
         raise error("kaboom internals")
 
     monkeypatch.setattr(service, "health", boom)
-    with TestClient(create_app(Settings(db=":memory:"))) as client:
+    with TestClient(create_app(Settings(db=":memory:")), base_url="http://127.0.0.1") as client:
         response = client.get("/_emulator/health")
     error = assert_error(response, 500, "internal_error", "api_error")
     assert "kaboom" not in response.text and "Traceback" not in response.text

@@ -212,6 +212,6 @@ def test_a_route_without_declared_auth_fails_closed() -> None:
 
     app = create_app(Settings(db=":memory:"))
     app.register(forgot)
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         response = client.get("/api/v1/forgot-auth")
     assert response.status_code == 500 and "secret" not in response.text

@@ -52,7 +52,9 @@ def test_the_message_writes_a_four_digit_year(control: httpx.Client) -> None:
 
 
 def test_the_last_instant_is_allowed() -> None:
-    with TestClient(create_app(Settings(db=":memory:", clock="manual"))) as client:
+    with TestClient(
+        create_app(Settings(db=":memory:", clock="manual")), base_url="http://127.0.0.1"
+    ) as client:
         moved = client.post("/_emulator/clock", json={"now": "9000-01-01T00:00:00Z"})
         assert moved.json()["now"] == "9000-01-01T00:00:00.000Z"
         late = client.post("/_emulator/clock", json={"advance_seconds": 0.5})
@@ -65,7 +67,9 @@ def test_the_last_instant_is_allowed() -> None:
 def test_advancing_in_allowed_steps_stops_at_the_bound() -> None:
     """Each step is within the 100-year limit; the sum is not."""
     century = 100 * 365 * 86400
-    with TestClient(create_app(Settings(db=":memory:", clock="manual"))) as client:
+    with TestClient(
+        create_app(Settings(db=":memory:", clock="manual")), base_url="http://127.0.0.1"
+    ) as client:
         for _ in range(100):
             answer = client.post("/_emulator/clock", json={"advance_seconds": century})
             if answer.status_code != 200:

@@ -176,7 +176,7 @@ def test_last_used_at_follows_use(emulator: EmulatorHandle, tenant) -> None:
 
 def test_admin_token_guards_the_control_plane() -> None:
     app = create_app(Settings(db=":memory:", admin_token="s3cret"))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         assert_error(client.get("/_emulator/health"), 401, "invalid_admin_token")
         assert_error(
             client.post("/_emulator/reset", headers=bearer("wrong")), 401, "invalid_admin_token"

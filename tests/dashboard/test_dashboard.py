@@ -17,7 +17,9 @@ from tests.js.test_js_clients import run_script
 
 
 def test_the_page_is_served_without_a_credential() -> None:
-    with TestClient(create_app(Settings(db=":memory:", admin_token="s3cret"))) as client:
+    with TestClient(
+        create_app(Settings(db=":memory:", admin_token="s3cret")), base_url="http://127.0.0.1"
+    ) as client:
         page = client.get("/_emulator/dashboard")
         assert page.status_code == 200
         assert page.headers["content-type"] == "text/html; charset=utf-8"
@@ -29,7 +31,7 @@ def test_the_page_is_served_without_a_credential() -> None:
 
 
 def test_the_page_loads_nothing_from_elsewhere() -> None:
-    with TestClient(create_app(Settings(db=":memory:"))) as client:
+    with TestClient(create_app(Settings(db=":memory:")), base_url="http://127.0.0.1") as client:
         page = client.get("/_emulator/dashboard").text
     for outside in ("http://", "https://", "//cdn", "<link ", 'src="'):
         assert outside not in page

@@ -65,7 +65,7 @@ DIGEST = "8c3733630275cc15730b4f8ef59f3d23fcd28d42a9517be692766a0fa2a3f9cb"
 def answers() -> bytes:
     app = create_app(Settings(db=":memory:", clock="manual", seed=0))
     out = []
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         headers = {"Authorization": "Bearer sk-emu-demo-all"}
         for model, provider in ROUTES:
             for variant in VARIANTS:

@@ -24,7 +24,7 @@ def refunds(app: object) -> list[tuple[int, str]]:
 
 def test_a_poll_writes_nothing_and_the_next_hold_writes_the_refund() -> None:
     app = create_app(Settings(db=":memory:", clock="manual"))
-    with TestClient(app) as client:
+    with TestClient(app, base_url="http://127.0.0.1") as client:
         client.headers.update(bearer("sk-emu-demo-all"))
         job = client.post("/api/v1/generate/video", json=FAILING).json()
         client.post("/_emulator/clock", json={"advance_seconds": 600})
