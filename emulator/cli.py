@@ -63,6 +63,14 @@ db_option = click.option(
     envvar="EMULATOR_DB",
     help="SQLite file holding the state, or :memory: for none.",
 )
+# The state commands work on a server's file: `:memory:` is one process's database.
+state_db_option = click.option(
+    "--db",
+    default=DEFAULT_DB,
+    show_default=True,
+    envvar="EMULATOR_DB",
+    help="The SQLite state file a server uses (not :memory:, a database no other process sees).",
+)
 fixtures_option = click.option(
     "--fixtures",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -325,26 +333,44 @@ def banner(rt: Runtime) -> str:
     return "\n".join(lines)
 
 
-def _open(db: str, fixtures: Path | None, seed: int | None = None, reset: bool = False) -> Runtime:
+def _open(
+    db: str,
+    fixtures: Path | None,
+    seed: int | None = None,
+    reset: bool = False,
+    *,
+    existing: bool = False,
+    verb: str = "change",
+) -> Runtime:
+    """The state of a server's file. `existing`: a command that reads or adds to a
+    state says so when the file was not there (a typo, another folder than the
+    server's): it is made and seeded, as a state prepared before serving is."""
     from emulator.runtime import open_runtime
 
     if db == MEMORY_DB:  # a database of this process alone: no server would see the change
         raise click.UsageError(
-            "--db :memory: is a database of one process: this command would change a "
-            "state no server sees. Name the server's file, or change a `:memory:` server "
-            "over HTTP (POST /_emulator/accounts/{id}/topup, POST /api/v1/keys, "
-            "POST /_emulator/reset)."
+            f"--db :memory: is a database of one process: this command would {verb} a "
+            "state no server sees. Name the server's file, or use a `:memory:` server "
+            "over HTTP (GET /_emulator/accounts/{id}, POST /_emulator/accounts/{id}/topup, "
+            "POST /api/v1/keys, POST /_emulator/reset)."
         )
-
+    new = existing and not Path(db).exists()
     # serving=False: a server may be using the same file (its holds stay, its clock dates)
-    return open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset), serving=False)
+    rt = open_runtime(Settings(db=db, fixtures=fixtures, seed=seed, reset=reset), serving=False)
+    if new:
+        click.echo(
+            f"Note: there was no state file at {Path(db).resolve()}: it is made now, from "
+            "the fixtures. A server on another file does not see this command's change.",
+            err=True,
+        )
+    return rt
 
 
-def _open_account(db: str, account: str, seed: int | None = None) -> Runtime:
+def _open_account(db: str, account: str, seed: int | None = None, verb: str = "change") -> Runtime:
     """The state, once ACCOUNT is known to be in it."""
     from emulator.store.accounts import get_account
 
-    rt = _open(db, None, seed)
+    rt = _open(db, None, seed, existing=True, verb=verb)
     with rt.store.read() as conn:
         if get_account(conn, account) is None:
             raise click.ClickException(f"no account {account!r} in {db}")
@@ -352,7 +378,7 @@ def _open_account(db: str, account: str, seed: int | None = None) -> Runtime:
 
 
 @main.command()
-@db_option
+@state_db_option
 @fixtures_option
 @state_seed_option
 def reset(db: str, fixtures: Path | None, seed: int | None) -> None:
@@ -363,7 +389,7 @@ def reset(db: str, fixtures: Path | None, seed: int | None) -> None:
 
 
 @main.command()
-@db_option
+@state_db_option
 @click.option(
     "--fixtures",
     required=True,
@@ -412,12 +438,12 @@ def keys() -> None:
 
 @keys.command("list")
 @click.argument("account")
-@db_option
+@state_db_option
 def keys_list(account: str, db: str) -> None:
     """List ACCOUNT's API keys (never their secrets)."""
     from emulator.keys.service import list_keys
 
-    rt = _open_account(db, account)
+    rt = _open_account(db, account, verb="read")
     keys, cursor = [], None
     while True:  # every page: an account may have more keys than one holds
         page = list_keys(rt, account, limit=100, cursor=cursor)
@@ -453,6 +479,7 @@ def keys_list(account: str, db: str) -> None:
     type=click.Choice(["ai_gateway", "video", "studio"]),
     default="ai_gateway",
     show_default=True,
+    help="What the key is for (its own spend and usage are counted per product).",
 )
 @click.option("--spend-limit-micros", type=click.IntRange(min=0), help="Spend limit in micros.")
 @click.option(
@@ -460,7 +487,7 @@ def keys_list(account: str, db: str) -> None:
     type=click.Choice(["daily", "weekly", "monthly"]),
     help="Window of the spend limit (none: the limit covers all time).",
 )
-@db_option
+@state_db_option
 @state_seed_option
 def keys_create(
     account: str,
@@ -497,7 +524,7 @@ def keys_create(
 @main.command()
 @click.argument("account")
 @click.argument("usd")
-@db_option
+@state_db_option
 @state_seed_option
 def topup(account: str, usd: str, db: str, seed: int | None) -> None:
     """Add USD to ACCOUNT's balance (USD such as 10.00): a ledger entry, as the dashboard
@@ -510,7 +537,7 @@ def topup(account: str, usd: str, db: str, seed: int | None) -> None:
         micros = usd_to_micros(usd)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="USD") from exc
-    rt = _open(db, None, seed)
+    rt = _open(db, None, seed, existing=True)
     entry = top_up(rt, account, micros, reference="cli")
     with rt.store.read() as conn:
         balance = get_account(conn, account)

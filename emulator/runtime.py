@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
 
 # How many request ids the last server on a state file gave (a restart goes on).
 REQUESTS_MADE = "requests_made"
+# The fixtures folder the last server on a state file served (its commands load it).
+SERVED_FIXTURES = "fixtures"
 
 
 @dataclass
@@ -175,11 +177,14 @@ class Runtime:
         """Back to the fixtures' state: wipe, migrate, seed; the clock to its start."""
         fx = self.fixtures()
         with self.store.write() as conn:
+            served = get_meta(conn, SERVED_FIXTURES)  # the server's, whoever resets
             wipe(conn)
             self.world = next_world(conn, self.world)
             self.clock.reset(fx.world.clock_start_ts)
             self._forget_kept(fresh_start=True)
             build(conn, fx, self.ids, self.clock)
+            if served is not None:
+                set_meta(conn, SERVED_FIXTURES, served)
         self.catalog.invalidate()
 
 
@@ -189,12 +194,12 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
     `emulator keys`): it keeps the clock mode the state was served with, so what it
     writes is dated by the server's virtual clock, and leaves the holds alone, since
     they may belong to requests in flight."""
-    fixtures_dir = settings.fixtures or default_fixtures_dir()
     store = Store(settings.db)
     lease = ServeLease(settings.db) if serving and not settings.in_memory else None
     with store.write() as conn:
         migrate(conn)
         ids = Ids(_state_seed(conn, settings, serving))
+        fixtures_dir = _state_fixtures(conn, settings, serving)
         if settings.reset:  # as `emulator reset`: a server on the file follows
             wipe(conn)
             next_world(conn)
@@ -225,6 +230,8 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
 
                 video = load_fixtures(fixtures_dir).video
                 set_platform(conn, "video", video.model_dump(mode="json"))
+        if serving:
+            set_meta(conn, SERVED_FIXTURES, str(fixtures_dir))
         world_number = get_world(conn)
     rt = Runtime(
         settings=settings.with_(seed=ids.seed),
@@ -262,6 +269,19 @@ def _state_seed(conn: sqlite3.Connection, settings: Settings, serving: bool) -> 
     if serving or saved is None:
         set_meta(conn, "seed", seed)
     return int(seed)
+
+
+def _state_fixtures(conn: sqlite3.Connection, settings: Settings, serving: bool) -> Path:
+    """A server's `--fixtures` is the state's, kept for the commands run beside it, as
+    its seed is: `emulator reset` without `--fixtures` loads the folder the server
+    serves (while it still exists), as `POST /_emulator/reset` would."""
+    if settings.fixtures is not None:
+        chosen = settings.fixtures.expanduser().resolve()
+    else:
+        saved = None if serving else get_meta(conn, SERVED_FIXTURES)
+        kept = Path(saved) if isinstance(saved, str) else None
+        chosen = kept if kept is not None and kept.is_dir() else default_fixtures_dir()
+    return chosen
 
 
 def wipe(conn: sqlite3.Connection) -> None:

@@ -36,7 +36,7 @@ def db(tmp_path: Path) -> str:
 def run(*args: str) -> str:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout  # what a script reads (notes go to standard error)
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=" ".join)
@@ -303,7 +303,7 @@ def test_broken_fixtures_are_a_clear_error_on_a_state_already_seeded(
 def test_keys_list_of_an_unknown_account_is_an_error(db: str) -> None:
     result = CliRunner().invoke(main, ["keys", "list", "acct_nope", "--db", db])
     assert result.exit_code == 1
-    assert result.output == f"Error: no account 'acct_nope' in {db}\n"
+    assert result.stderr.endswith(f"Error: no account 'acct_nope' in {db}\n")
 
 
 def test_the_readme_usage_of_keys_create_works(db: str) -> None:
@@ -376,3 +376,43 @@ def test_the_banner_warns_of_an_open_control_plane_on_the_network(
         settings=Settings(host=host, admin_token=token), clock=SimpleNamespace(now_iso=str)
     )
     assert ("WARNING: listening on" in banner(rt)) is warned  # type: ignore[arg-type]
+
+
+def test_reset_beside_a_server_loads_the_fixtures_it_serves(tmp_path: Path) -> None:
+    """A review found `emulator reset` next to `serve --fixtures DIR` loaded the bundled
+    demo world: the custom one, its accounts and prices, were silently replaced."""
+    import shutil
+
+    custom = tmp_path / "world"
+    shutil.copytree(default_fixtures_dir(), custom)
+    db = str(tmp_path / "state.db")
+    server = open_runtime(Settings(db=db, fixtures=custom))
+    try:
+        server.reset()  # the server's own reset keeps what it serves on record
+        for _ in range(2):
+            result = CliRunner().invoke(main, ["reset", "--db", db])
+            assert result.exit_code == 0, result.output
+            assert str(custom.resolve()) in result.output
+        other = CliRunner().invoke(
+            main, ["reset", "--db", db, "--fixtures", str(default_fixtures_dir())]
+        )
+        assert str(default_fixtures_dir()) in other.output  # named: that one
+        again = CliRunner().invoke(main, ["reset", "--db", db])
+        assert str(custom.resolve()) in again.output  # the server still serves its own
+    finally:
+        server.close()
+    shutil.rmtree(custom)
+    gone = CliRunner().invoke(main, ["reset", "--db", db])
+    assert str(default_fixtures_dir()) in gone.output  # a folder no longer there: bundled
+
+
+def test_a_command_on_a_file_not_there_says_it_made_one(db: str) -> None:
+    """A typo in --db, or another folder than the server's: the change lands in a new
+    file no server uses, and the command says so (a state prepared before serving is
+    made the same way, so it is not refused)."""
+    made = CliRunner().invoke(main, ["topup", "acct_demo", "1", "--db", db])
+    assert made.exit_code == 0
+    assert "Note: there was no state file at" in made.stderr and db in made.stderr
+    assert made.stdout.startswith("acct_demo: +1.000000 USD")
+    again = CliRunner().invoke(main, ["keys", "list", "acct_demo", "--db", db])
+    assert again.exit_code == 0 and "Note:" not in again.stderr
