@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -56,20 +57,16 @@ def _job_speed(value: str) -> float | None:
     return speed
 
 
-db_option = click.option(
-    "--db",
-    default=DEFAULT_DB,
-    show_default=True,
-    envvar="EMULATOR_DB",
-    help="SQLite file holding the state, or :memory: for none.",
-)
+def _db_option(help_text: str) -> Callable[[Any], Any]:
+    return click.option(
+        "--db", default=DEFAULT_DB, show_default=True, envvar="EMULATOR_DB", help=help_text
+    )
+
+
+db_option = _db_option("SQLite file holding the state, or :memory: for none.")
 # The state commands work on a server's file: `:memory:` is one process's database.
-state_db_option = click.option(
-    "--db",
-    default=DEFAULT_DB,
-    show_default=True,
-    envvar="EMULATOR_DB",
-    help="The SQLite state file a server uses (not :memory:, a database no other process sees).",
+state_db_option = _db_option(
+    "The SQLite state file a server uses (not :memory:, a database no other process sees)."
 )
 fixtures_option = click.option(
     "--fixtures",
