@@ -48,6 +48,22 @@ def normal_origin(origin: str) -> str:
     return text
 
 
+def control_refusal(
+    host: str | None, origin: str | None, named: frozenset[str], check_host: bool
+) -> OriginNotAllowed | None:
+    """Why a control-plane request is refused, if it is: under another name than this
+    machine's (`check_host`: a server on loopback), or from a page at another origin."""
+    if check_host and host is not None and not host_allowed(host, named):
+        return host_refusal(host)
+    if origin is not None and not origin_allowed(origin, host, named):
+        return refusal(origin)
+    return None
+
+
+def _local_name(name: str) -> bool:
+    return name == "localhost" or name.endswith(".localhost")
+
+
 def origin_allowed(origin: str, host: str | None, named: frozenset[str]) -> bool:
     """Whether a page at `origin` may call the control plane reached as `host`."""
     text = origin.strip().lower()
@@ -60,7 +76,7 @@ def origin_allowed(origin: str, host: str | None, named: frozenset[str]) -> bool
         return False
     if not hostname or parts.scheme not in ("http", "https"):
         return False  # `null` (a file, a sandboxed frame) unless named
-    if hostname == "localhost" or hostname.endswith(".localhost"):
+    if _local_name(hostname):
         return True
     try:
         address = ipaddress.ip_address(hostname)
@@ -85,7 +101,7 @@ def host_allowed(host: str, named: frozenset[str]) -> bool:
     text = host.strip().lower()
     name = text.rsplit(":", 1)[0] if text.count(":") == 1 else text
     name = name.split("]")[0].lstrip("[") if name.startswith("[") else name
-    if name == "localhost" or name.endswith(".localhost") or "*" in named:
+    if _local_name(name) or "*" in named:
         return True
     try:
         ipaddress.ip_address(name)

@@ -276,12 +276,10 @@ def _state_fixtures(conn: sqlite3.Connection, settings: Settings, serving: bool)
     its seed is: `emulator reset` without `--fixtures` loads the folder the server
     serves (while it still exists), as `POST /_emulator/reset` would."""
     if settings.fixtures is not None:
-        chosen = settings.fixtures.expanduser().resolve()
-    else:
-        saved = None if serving else get_meta(conn, SERVED_FIXTURES)
-        kept = Path(saved) if isinstance(saved, str) else None
-        chosen = kept if kept is not None and kept.is_dir() else default_fixtures_dir()
-    return chosen
+        return settings.fixtures.expanduser().resolve()
+    saved = None if serving else get_meta(conn, SERVED_FIXTURES)
+    kept = Path(saved) if isinstance(saved, str) else None
+    return kept if kept is not None and kept.is_dir() else default_fixtures_dir()
 
 
 def wipe(conn: sqlite3.Connection) -> None:

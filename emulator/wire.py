@@ -8,7 +8,6 @@ raw header tuples, no parsing unless a browser sent an `Origin`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from typing import cast
@@ -16,7 +15,7 @@ from typing import cast
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from emulator import __version__
-from emulator.control_origins import host_allowed, host_refusal, origin_allowed, refusal
+from emulator.control_origins import control_refusal
 from emulator.errors import EmulatorError
 
 EXPOSED = (
@@ -62,20 +61,19 @@ def with_wire_headers(
         extra = [(b"x-request-id", request_id.encode()), version]
         if scope["path"].startswith(ANTHROPIC_PATHS):
             extra.append((b"request-id", extra[0][1]))
-        if check_hosts and control_origins is not None and scope["path"].startswith(CONTROL_PATHS):
-            host = _header(scope, b"host")
-            if host is not None and not host_allowed(host.decode("latin-1"), control_origins):
-                await _refuse(send, extra, host_refusal(host.decode("latin-1")))
-                return
         origin = _header(scope, b"origin")
+        if control_origins is not None and scope["path"].startswith(CONTROL_PATHS):
+            host = _header(scope, b"host")
+            refused = control_refusal(
+                None if host is None else host.decode("latin-1"),
+                None if origin is None else origin.decode("latin-1"),
+                control_origins,
+                check_hosts,
+            )
+            if refused is not None:  # no CORS headers: the page cannot read it either
+                await _refuse(refused, extra, scope, receive, send)
+                return
         if origin is not None:
-            if control_origins is not None and scope["path"].startswith(CONTROL_PATHS):
-                text = origin.decode("latin-1")
-                host = _header(scope, b"host")
-                reached = None if host is None else host.decode("latin-1")
-                if not origin_allowed(text, reached, control_origins):
-                    await _refuse(send, extra, refusal(text))
-                    return
             if scope.get("method") == "OPTIONS" and _header(
                 scope, b"access-control-request-method"
             ):
@@ -175,16 +173,20 @@ async def _preflight(scope: Scope, send: Send, extra: list[tuple[bytes, bytes]])
     await _no_content(send, headers)
 
 
-async def _refuse(send: Send, extra: list[tuple[bytes, bytes]], error: EmulatorError) -> None:
-    """An error before the app: no CORS headers, so the page cannot read it either."""
-    body = json.dumps(error.envelope()).encode()
-    headers = [
-        (b"content-type", b"application/json"),
-        (b"content-length", str(len(body)).encode()),
-        *extra,
-    ]
-    await send({"type": "http.response.start", "status": error.status, "headers": headers})
-    await send({"type": "http.response.body", "body": body, "more_body": False})
+async def _refuse(
+    error: EmulatorError,
+    extra: list[tuple[bytes, bytes]],
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+) -> None:
+    """An error answered before the app, in its envelope, with the wire's headers."""
+    from emulator.direct import send_reply  # imported here: it imports this module's users
+    from emulator.web import error_reply
+
+    reply = error_reply(error)
+    reply.headers.update((name.decode(), value.decode()) for name, value in extra)
+    await send_reply(reply, scope, receive, send)
 
 
 async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:

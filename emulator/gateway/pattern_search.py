@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import lru_cache
-from types import SimpleNamespace
 
 import regex
 
@@ -38,9 +37,9 @@ class PatternTooSlow(Exception):
         super().__init__(pattern)
         self.pattern = pattern
 
-    def sentence(self, named: str = "its pattern") -> str:
+    def sentence(self) -> str:
         return (
-            f"{named} {self.pattern!r} takes too long to match (nested quantifiers such "
+            f"its pattern {self.pattern!r} takes too long to match (nested quantifiers such "
             "as `(a|aa)+` backtrack without end); simplify it"
         )
 
@@ -94,6 +93,15 @@ def timed_jsonschema() -> None:
     `re.search` on their module's `re`, so that name gets a stand-in."""
     from jsonschema import _keywords, _legacy_keywords, _utils
 
-    stand_in = SimpleNamespace(search=search, compile=re.compile, error=re.error)
     for module in (_keywords, _legacy_keywords, _utils):
-        module.re = stand_in  # type: ignore[attr-defined]
+        module.re = _TimedRe()  # type: ignore[attr-defined]
+
+
+class _TimedRe:
+    """`re` as jsonschema's keyword modules see it: `search` under the budget, the rest
+    `re`'s own."""
+
+    search = staticmethod(search)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(re, name)

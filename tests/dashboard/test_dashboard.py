@@ -114,3 +114,5 @@ def test_under_an_admin_token_it_asks_for_the_token() -> None:
     asked = seen["asksForTheToken"]
     assert "admin token" in asked["refused"] and asked["formShown"] == "none"
     assert asked["balance"] == "$25.000000"
+    # The tab's storage only: another page of the origin cannot read the token.
+    assert asked["kept"] == {"tab": "s3cret", "origin": None}

@@ -57,7 +57,13 @@ const adminChecks = {
     document.getElementById("admin-token").value = process.argv[6];
     form.requestSubmit();
     const row = await until("the account's row", accountRow);
-    return { refused, balance: cells(row)[1], formShown: form.style.display };
+    const kept = (storage) => storage.getItem("emulator.admin");
+    return {
+      refused,
+      balance: cells(row)[1],
+      formShown: form.style.display,
+      kept: { tab: kept(dom.window.sessionStorage), origin: kept(dom.window.localStorage) },
+    };
   },
 };
 
