@@ -418,7 +418,7 @@ def openapi(output: Path | None) -> None:
     from emulator.openapi import finish
 
     app = create_app(Settings(db=":memory:"))
-    text = json.dumps(finish(app.openapi_schema.to_schema()), indent=2)
+    text = json.dumps(finish(app.openapi_schema.to_schema(), app), indent=2)
     if output is None:
         click.echo(text)
         return

@@ -2,7 +2,7 @@
 
 Litestar documents its own validation error shape; ours is different, so the
 finished document replaces every 4xx/5xx body with `ErrorEnvelope` and adds
-the 401/403/413/415/422 answers each route can give (a route declares the rest:
+the 401/403/413/415/422/429 answers each route can give (a route declares the rest:
 `emulator.openapi_answers`).
 """
 
@@ -12,7 +12,7 @@ import copy
 from http import HTTPStatus
 from typing import Any
 
-from litestar import MediaType, Request, Router, get
+from litestar import Litestar, MediaType, Request, Router, get
 from litestar.exceptions import NotFoundException
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin, SwaggerRenderPlugin
@@ -24,7 +24,7 @@ from emulator import __version__
 from emulator.bodies import RequestBody
 from emulator.gateway import chat_schemas, responses_schemas
 from emulator.openapi_answers import ERRORS
-from emulator.web import ErrorEnvelope
+from emulator.web import GATEWAY_SCOPES, ErrorEnvelope
 
 _ERROR_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 # Request fields validated apart from their body's model (only requests that send them
@@ -35,8 +35,9 @@ _FIELDS_CHECKED_APART: dict[str, tuple[type[BaseModel], ...]] = {
 }
 
 
-def finish(document: dict[str, Any]) -> dict[str, Any]:
+def finish(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
     doc = copy.deepcopy(document)
+    counted = _rate_counted(app)
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     models: list[type[BaseModel]] = [ErrorEnvelope, *_subclasses(RequestBody)]
     for model in models:
@@ -47,12 +48,24 @@ def finish(document: dict[str, Any]) -> dict[str, Any]:
     for path, item in doc.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and method != "parameters":
-                _finish_operation(operation)
+                _finish_operation(operation, (path, method) in counted)
                 operation.get("parameters", []).sort(key=lambda p: _parameter_order(path, p))
     # litestar lists a handler's several paths, and their parameters, from sets (in hash
     # order): sorted, the document is the same in every process (SPEC section 2)
     doc["paths"] = dict(sorted(doc.get("paths", {}).items()))
     return doc
+
+
+def _rate_counted(app: Litestar) -> set[tuple[str, str]]:
+    """The (path, method) of every route a gateway key reaches: its requests count
+    against the rate limits (`emulator.web.count_request`), so it may answer 429."""
+    counted: set[tuple[str, str]] = set()
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", ()):
+            auth = handler.opt.get("auth")
+            if auth is not None and GATEWAY_SCOPES[0] in auth.scopes:
+                counted.update((route.path_format, m.lower()) for m in handler.http_methods)
+    return counted
 
 
 def _parameter_order(path: str, parameter: dict[str, Any]) -> tuple[str, int, str]:
@@ -95,7 +108,7 @@ def _inlined_properties(model: type[BaseModel]) -> dict[str, Any]:
     return properties
 
 
-def _finish_operation(operation: dict[str, Any]) -> None:
+def _finish_operation(operation: dict[str, Any], rate_counted: bool) -> None:
     body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
     choices = body.get("schema", {}).get("oneOf", [])
     if len(choices) == 2 and {"type": "null"} in choices:  # `data: X | None = None`
@@ -112,6 +125,8 @@ def _finish_operation(operation: dict[str, Any]) -> None:
         wanted += ["413", "415"]
     if any(p.get("in") == "path" for p in parameters):
         wanted.append("404")
+    if rate_counted:
+        wanted.append("429")
     for status in wanted:
         responses.setdefault(status, {"description": ERRORS[status]})
     for status, response in responses.items():
@@ -146,20 +161,20 @@ def _no_document(path: FromPath[str]) -> None:
 class _Finished:
     _cache: tuple[int, dict[str, Any]] | None = None
 
-    def finished(self, openapi_schema: dict[str, Any]) -> dict[str, Any]:
+    def finished(self, app: Litestar, openapi_schema: dict[str, Any]) -> dict[str, Any]:
         if self._cache is None or self._cache[0] != id(openapi_schema):
-            self._cache = (id(openapi_schema), finish(openapi_schema))
+            self._cache = (id(openapi_schema), finish(openapi_schema, app))
         return self._cache[1]
 
 
 class FinishedJson(_Finished, JsonRenderPlugin):
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        return super().render(request, self.finished(openapi_schema))
+        return super().render(request, self.finished(request.app, openapi_schema))
 
 
 class FinishedSwagger(_Finished, SwaggerRenderPlugin):
     def render(self, request: Request[Any, Any, Any], openapi_schema: dict[str, Any]) -> bytes:
-        return super().render(request, self.finished(openapi_schema))
+        return super().render(request, self.finished(request.app, openapi_schema))
 
 
 def openapi_config() -> OpenAPIConfig:

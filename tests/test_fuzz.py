@@ -70,6 +70,7 @@ def test_every_route_keeps_its_contract(case: schemathesis.Case) -> None:
         headers=headers,
         checks=[
             checks.content_type_conformance,
+            checks.status_code_conformance,
             checks.response_schema_conformance,
             checks.ignored_auth,
         ],

@@ -170,6 +170,15 @@ def test_every_error_the_inference_and_video_routes_give_is_documented(
         (rich, "/messages", {**CHAT, "model": "openai/gpt-5o", "max_tokens": 5}, {}, 404),
         (rich, "/generate/video", {**VIDEO, "duration": "7s"}, {}, 422),
         (broke, "/generate/video", VIDEO, {}, 402),  # not a gateway call: not counted
+        (rich, "/generate/video", {**VIDEO, "model": "emulator/nope"}, {}, 404),
+        (
+            rich,
+            "/vidprov/lipsync",
+            {"video_id": "vgen_nope", "text": "hi", "voice_id": "v1"},
+            {},
+            404,
+        ),
+        (rich, "/ai-gateway/quote", {"model": "openai/gpt-5o", "input": "hi"}, {}, 404),
     ]
     for tenant, path, body, headers, status in cases:
         with tenant.client() as http:
@@ -180,6 +189,30 @@ def test_every_error_the_inference_and_video_routes_give_is_documented(
         too_big = http.post("/generate/video", content=b"x" * 10_000_001)
     assert too_big.status_code == 413
     assert "413" in document["paths"]["/api/v1/generate/video"]["post"]["responses"]
+
+
+def test_every_route_a_gateway_key_reaches_documents_its_rate_limit(
+    emulator, document: dict
+) -> None:
+    """Reads count against the rate limit as inference does (a balance read, live)."""
+    limited = emulator.create_tenant(rate_limit_rpm=1)
+    with limited.client() as http:
+        assert http.get("/ai-gateway/balance").status_code == 200
+        assert_error(http.get("/ai-gateway/balance"), 429, "rate_limit_exceeded")
+    for path in ("/ai-gateway/balance", "/ai-gateway/usage", "/credits", "/generation"):
+        assert "429" in document["paths"]["/api/v1" + path]["get"]["responses"], path
+    for path, method in [("/responses/{response_id}", "delete"), ("/ai-gateway/quote", "post")]:
+        assert "429" in document["paths"]["/api/v1" + path][method]["responses"], path
+    # Video routes and the control plane count nothing.
+    assert "429" not in document["paths"]["/api/v1/generate/video"]["post"]["responses"]
+    assert "429" not in document["paths"]["/_emulator/health"]["get"]["responses"]
+
+
+def test_the_control_planes_conflicts_are_documented(document: dict) -> None:
+    assert "409" in document["paths"]["/_emulator/reset"]["post"]["responses"]
+    for outcome in ("complete", "fail"):
+        path = f"/_emulator/jobs/{{job_id}}/{outcome}"
+        assert "409" in document["paths"][path]["post"]["responses"], outcome
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from emulator.billing.schemas import (
     UsageEventOut,
     UsageList,
 )
+from emulator.openapi_answers import refusals
 from emulator.web import API_PREFIX, BEARER, CallerDep, Cursor, RuntimeDep, auth_opt
 
 UsageLimit = Annotated[
@@ -36,7 +37,12 @@ class QuoteController(Controller):
     security = BEARER
     tags = ["Billing"]
 
-    @post("/", status_code=200, summary="What a request would cost; never holds or charges")
+    @post(
+        "/",
+        status_code=200,
+        summary="What a request would cost; never holds or charges",
+        responses=refusals(404, 503),  # routed as the request would be
+    )
     async def quote(
         self, rt: RuntimeDep, caller: CallerDep, data: JSONBody[QuoteRequest]
     ) -> QuoteOut:

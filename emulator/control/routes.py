@@ -26,6 +26,7 @@ from emulator.control.schemas import (
     TopUp,
     TopUpOut,
 )
+from emulator.openapi_answers import refusals
 from emulator.web import Cursor, RuntimeDep, answers, auth_opt
 
 Filter = Annotated[str | None, QueryParameter(max_length=100)]
@@ -48,7 +49,14 @@ class ControlController(Controller):
     async def health(self, rt: RuntimeDep) -> HealthOut:
         return service.health(rt)
 
-    @post("/reset", status_code=200, summary="Back to the fixtures' state (milliseconds)")
+    @post(
+        "/reset",
+        status_code=200,
+        summary="Back to the fixtures' state (milliseconds)",
+        responses=refusals(
+            409, worded={409: "The fixtures folder cannot be loaded (`invalid_fixtures`)"}
+        ),
+    )
     async def reset(self, rt: RuntimeDep) -> ResetOut:
         return service.reset(rt)
 

@@ -14,9 +14,13 @@ from emulator.bodies import RequestBody
 from emulator.control.records import ForcedJob
 from emulator.control.routes import ADMIN
 from emulator.jobs import service
+from emulator.openapi_answers import refusals
 from emulator.web import RuntimeDep, answers, auth_opt
 
-FORCED = answers(ForcedJob, "The job (or background response) as it is now")
+FORCED = {
+    **answers(ForcedJob, "The job (or background response) as it is now"),
+    **refusals(409, worded={409: "The job has already ended the other way (`job_already_ended`)"}),
+}
 
 
 class JobFailure(RequestBody):

@@ -107,7 +107,10 @@ class VideoController(Controller):
         "/generate/video",
         status_code=200,
         summary="Start a video generation (Idempotency-Key honoured); poll the record",
-        responses={**answers(Generation, "The generation, queued"), **refusals(402, 409)},
+        responses={
+            **answers(Generation, "The generation, queued"),
+            **refusals(402, 404, 409, worded={404: "No video model of that name"}),
+        },
     )
     async def generate(
         self, request: Request[Any, Any, Any], data: JSONBody[GenerateVideoRequest]
@@ -129,7 +132,10 @@ class VideoController(Controller):
         summary="The account's generation records, newest first; with `id`, OpenRouter's "
         "stats of one gateway request",
         opt={"auth": VIDEO_OR_GATEWAY},
-        responses=answers(GenerationList | GenerationStats, "Records, or one request's stats"),
+        responses={
+            **answers(GenerationList | GenerationStats, "Records, or one request's stats"),
+            **refusals(404, worded={404: "No gateway request of that `id` in this account"}),
+        },
     )
     async def list_generations(
         self,

@@ -16,6 +16,11 @@ from emulator.vidprov.schemas import EffectsRequest, LipsyncRequest, MultiElemen
 from emulator.web import API_PREFIX, BEARER, Cursor, answers, auth_opt, caller_of, runtime_of
 
 QUEUED = {**answers(ProviderTask, "The task, queued"), **refusals(402, 409)}
+# A lip-sync names one of the account's videos by `video_id`.
+LIPSYNC_QUEUED = {
+    **QUEUED,
+    **refusals(404, worded={404: "No video of that `video_id` in this account"}),
+}
 
 
 class VidprovController(Controller):
@@ -39,7 +44,7 @@ class VidprovController(Controller):
         "/lipsync",
         status_code=200,
         summary="Queue an advanced lip-sync task (Idempotency-Key honoured)",
-        responses=QUEUED,
+        responses=LIPSYNC_QUEUED,
     )
     async def lipsync(
         self, request: Request[Any, Any, Any], data: JSONBody[LipsyncRequest]
