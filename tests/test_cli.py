@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -416,3 +418,21 @@ def test_a_command_on_a_file_not_there_says_it_made_one(db: str) -> None:
     assert made.stdout.startswith("acct_demo: +1.000000 USD")
     again = CliRunner().invoke(main, ["keys", "list", "acct_demo", "--db", db])
     assert again.exit_code == 0 and "Note:" not in again.stderr
+
+
+@pytest.mark.parametrize("command", [["reset"], ["topup", "acct_demo", "1"]])
+def test_another_programs_database_is_never_taken_over(command: list[str], tmp_path: Path) -> None:
+    """A mistyped --db naming an app's SQLite file: refused, its tables and journal
+    mode untouched (a reset would have wiped them)."""
+    theirs = tmp_path / "app.db"
+    with closing(sqlite3.connect(theirs)) as conn:
+        conn.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
+        conn.execute("INSERT INTO users (name) VALUES ('alice')")
+        conn.commit()
+    result = CliRunner().invoke(main, [*command, "--db", str(theirs)])
+    assert result.exit_code == 1, result.output
+    assert "is not an emulator state file (it holds the tables users)" in result.output
+    with closing(sqlite3.connect(theirs)) as conn:
+        assert conn.execute("SELECT name FROM users").fetchall() == [("alice",)]
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["users"]

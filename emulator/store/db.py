@@ -56,6 +56,7 @@ def _connect(path: str) -> tuple[sqlite3.Connection, str]:
     conn.execute("PRAGMA busy_timeout = 5000")
     conn.execute("PRAGMA foreign_keys = ON")
     if path != MEMORY_DB:
+        _refuse_anothers(conn, path)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         # Checkpoint every 4,000 pages (16 MiB of WAL) instead of SQLite's 1,000: the
@@ -63,6 +64,25 @@ def _connect(path: str) -> tuple[sqlite3.Connection, str]:
         # synced a quarter as often; a chat request costs ~10 % less.
         conn.execute("PRAGMA wal_autocheckpoint = 4000")
     return conn, uri
+
+
+def _refuse_anothers(conn: sqlite3.Connection, path: str) -> None:
+    """A file with tables but not our migrations' is another program's database (a
+    mistyped `--db`): never take it over, since a reset wipes every table it finds.
+    Checked before WAL mode is set, which would change the file for good."""
+    tables = [
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+    if tables and "_migrations" not in tables:
+        conn.close()
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise sqlite3.OperationalError(
+            f"{path} is not an emulator state file (it holds the tables {shown}); "
+            "name a new file or one the emulator made"
+        )
 
 
 def newest_first(

@@ -27,7 +27,7 @@ class ServeLease:
         self.alone = True
         if sys.platform == "win32":
             return
-        self._fd = os.open(Path(f"{db}-serve.lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        self._fd = os.open(_lock_file(db), os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -49,7 +49,7 @@ def served(db: str) -> bool:
     if sys.platform == "win32" or db == ":memory:":
         return False
     try:
-        fd = os.open(Path(f"{db}-serve.lock"), os.O_RDONLY)  # flock needs no write access
+        fd = os.open(_lock_file(db), os.O_RDONLY)  # flock needs no write access
     except OSError:  # none: no server has served the file
         return False
     try:
@@ -59,3 +59,9 @@ def served(db: str) -> bool:
     finally:
         os.close(fd)  # closing drops the lock it may have taken
     return False
+
+
+def _lock_file(db: str) -> Path:
+    """Beside the file itself: one lock however the path names it (a symlink, `~`)."""
+    state = Path(db).expanduser().resolve()
+    return state.with_name(f"{state.name}-serve.lock")
