@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 from collections import Counter
 from typing import Any
 
@@ -33,6 +34,7 @@ from emulator.errors import (
     MalformedJson,
     MethodNotAllowed,
     NotFound,
+    StateUnavailable,
     UnsupportedMediaType,
     ValidationFailed,
     body_too_large,
@@ -147,10 +149,38 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
             return cls(detail)
         if exc.status_code < 500:
             return InvalidRequest(detail)
+    # Not its subclasses (a constraint failed, a misused cursor): those are our bugs.
+    if isinstance(exc, sqlite3.DatabaseError) and type(exc) in _STATE_TROUBLE:
+        return state_unavailable(method, path, exc)
     log.exception("unexpected error on %s %s", method, path, exc_info=exc)
     return InternalError(
         "The emulator hit an unexpected error; it has been logged. This is a bug in the "
         "emulator: please report it with the X-Request-Id of this answer."
+    )
+
+
+_STATE_TROUBLE = (sqlite3.DatabaseError, sqlite3.OperationalError)
+
+
+def state_unavailable(method: str, path: str, exc: sqlite3.DatabaseError) -> StateUnavailable:
+    """SQLite's refusal of a request's read or write, said with what to do about it."""
+    said = str(exc)
+    log.error("the state file failed on %s %s: %s", method, path, said)
+    if "locked" in said or "busy" in said:
+        why, retry = (
+            "another program holds a write lock on it; close that program's open transaction",
+            True,
+        )
+    elif "full" in said:
+        why, retry = "the disk is full; free some space", False
+    else:
+        why, retry = (
+            "it is damaged; start again with `emulator reset` or `--restore` a snapshot",
+            False,
+        )
+    return StateUnavailable(
+        f"The emulator's state file (--db) could not be used ({said}): {why}.",
+        headers={"Retry-After": "1"} if retry else {"x-should-retry": "false"},
     )
 
 

@@ -27,6 +27,7 @@ them (and the framework's own errors) as SPEC section 6's envelope:
     ├── RateLimited               429 rate_limit_error      / rate_limit_exceeded
     ├── InternalError             500 api_error             / internal_error
     ├── NotImplementedYet         501 not_implemented_error / not_implemented
+    ├── StateUnavailable          503 api_error             / state_unavailable
     ├── UpstreamError             503 upstream_error        / upstream_failed
     │   └── NoRouteAvailable      503                       / no_route_available
     └── InjectedFault             any status a fault rule names, with its type and code
@@ -246,6 +247,15 @@ class NotImplementedYet(EmulatorError):
     type = "not_implemented_error"
     code = "not_implemented"
     default_headers = {"x-should-retry": "false"}
+
+
+class StateUnavailable(EmulatorError):
+    """The state file failed under a request (locked by another program, a full disk,
+    a damaged file): the machine's trouble, not a bug, and said so."""
+
+    status = 503
+    type = "api_error"
+    code = "state_unavailable"
 
 
 class UpstreamError(EmulatorError):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import sqlite3
 
 import httpx
 import pytest
@@ -239,3 +240,37 @@ def test_a_client_s_key_is_named_as_a_field(tenant: Tenant, key: str) -> None:
     with tenant.client() as http:
         error = assert_error(http.post("/responses", json=body), 400, "invalid_request")
     assert error["param"] == (f"metadata.{key}" if key != "str" else "metadata")
+
+
+@pytest.mark.parametrize(
+    ("said", "retry_header"),
+    [
+        ("database is locked", ("retry-after", "1")),
+        ("database or disk is full", ("x-should-retry", "false")),
+        ("database disk image is malformed", ("x-should-retry", "false")),
+    ],
+)
+def test_a_state_file_in_trouble_is_a_503_saying_what_to_do(
+    monkeypatch: pytest.MonkeyPatch, said: str, retry_header: tuple[str, str]
+) -> None:
+    """The machine's trouble (a lock another program holds, a full disk, a damaged file)
+    is not reported as a bug of ours, on litestar's routes and on the direct ones."""
+    from emulator.billing import ledger
+    from emulator.gateway import idempotency
+
+    def fails(*args: object, **kwargs: object) -> None:
+        error = sqlite3.DatabaseError if "malformed" in said else sqlite3.OperationalError
+        raise error(said)
+
+    monkeypatch.setattr(ledger, "balance_of", fails)
+    monkeypatch.setattr(idempotency, "claim", fails)
+    with TestClient(create_app(Settings(db=":memory:")), base_url="http://127.0.0.1") as client:
+        client.headers.update(bearer("sk-emu-demo-all"))
+        chat = {"model": "emulator/echo", "messages": [{"role": "user", "content": "hi"}]}
+        for answer in (
+            client.get("/api/v1/ai-gateway/balance"),
+            client.post("/api/v1/chat/completions", json=chat, headers={"Idempotency-Key": "k"}),
+        ):
+            error = assert_error(answer, 503, "state_unavailable", "api_error")
+            assert said in error["message"] and "state file (--db)" in error["message"]
+            assert answer.headers[retry_header[0]] == retry_header[1]

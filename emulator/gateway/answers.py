@@ -70,6 +70,13 @@ def respond(
         # An answer of "every route failed" keeps its release and usage event.
         with rt.store.write(keep=(UpstreamError,)):
             answer = produce()
+            if answer.stream is None:
+                encoded = msgspec.json.encode(answer.body)  # litestar's encoder: faster
+                if claimed is not None:
+                    # Kept in the charge's transaction: a crash between the two would
+                    # leave the request charged with its key unanswered, and the
+                    # client's retry charged again.
+                    idempotency.done(rt, claimed, 200, JSON, answer.headers, encoded)
     except BaseException:
         if claimed is not None:
             idempotency.release(rt, claimed)
@@ -80,7 +87,4 @@ def respond(
         if claimed is not None:
             chunks = idempotency.recorded(rt, claimed, answer.headers, chunks, answer.made)
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)
-    encoded = msgspec.json.encode(answer.body)  # litestar's encoder: faster than json
-    if claimed is not None:
-        idempotency.done(rt, claimed, 200, JSON, answer.headers, encoded)
     return Reply(encoded, headers=answer.headers)
