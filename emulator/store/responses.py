@@ -82,6 +82,16 @@ def update_response(
     return changed > 0
 
 
+def unfinished_streams(conn: sqlite3.Connection) -> list[tuple[str, StoredResponse]]:
+    """(account, response) of each streamed background response still running: its
+    stream had not ended (`background.streaming` keeps it running without end)."""
+    rows = conn.execute(
+        "SELECT response, input, created_ts, queued_s, processing_s, cancelled_ts, events, "
+        "account_id FROM stored_responses WHERE processing_s > 1e308"
+    ).fetchall()
+    return [(row["account_id"], _stored(row)) for row in rows]
+
+
 def get_response(
     conn: sqlite3.Connection, account_id: str, response_id: str
 ) -> StoredResponse | None:

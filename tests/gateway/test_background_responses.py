@@ -443,3 +443,36 @@ def test_one_still_streaming_cannot_be_forced(emulator: EmulatorHandle, tenant: 
         assert '"response.completed"' in list(lines)[-1]  # the stream ran to its end
     with tenant.client() as http:
         assert http.get(f"/responses/{ident}").json()["status"] == "completed"
+
+
+def test_a_stream_running_in_a_restored_snapshot_is_failed_not_running_for_ever(
+    tmp_path: Any,
+) -> None:
+    """Its stream ran in the state saved: nothing will end it in the state restored
+    (as after a crash, which start-up ends the same way)."""
+    server = BackgroundServer(Settings(db=str(tmp_path / "s.db"), port=0)).start()
+    try:
+        with httpx.Client(base_url=server.url) as control:
+            key = control.post("/_emulator/accounts", json={}).json()["api_key"]
+            headers = {"Authorization": f"Bearer {key}"}
+            with httpx.Client(base_url=f"{server.url}/api/v1", headers=headers) as http:
+                with slow_stream(http) as (response_id, lines):
+                    saved = control.post("/_emulator/snapshots", json={"name": "mid"})
+                    assert saved.status_code == 201, saved.text
+                    assert list(lines)[-1] != ""  # the stream ends whole
+                assert http.get(f"/responses/{response_id}").json()["status"] == "completed"
+                restored = control.post("/_emulator/snapshots/mid/restore")
+                assert restored.status_code == 200, restored.text
+                got = http.get(f"/responses/{response_id}").json()
+                assert got["status"] == "failed" and "restore" in got["error"]["message"]
+                control.post("/_emulator/clock", json={"advance_seconds": 3600})
+                assert http.get(f"/responses/{response_id}").json()["status"] == "failed"
+                replay = http.get(f"/responses/{response_id}", params={"stream": "true"})
+                kinds = [
+                    json.loads(line[5:])["type"]
+                    for line in replay.text.splitlines()
+                    if line.startswith("data:")
+                ]
+                assert kinds == ["response.created", "response.failed"]
+    finally:
+        server.stop()
