@@ -325,8 +325,14 @@ def banner(rt: Runtime) -> str:
     if s.fixtures is None:
         lines.append("Demo credentials (Authorization: Bearer <credential>):")
         lines += [f"  {c:<25} {kind:<10} {note}" for c, kind, note in DEMO_CREDENTIALS]
-    else:
+    elif rt.seeded_from == str(rt.fixtures_dir):
         lines.append(f"Fixtures: {s.fixtures}")
+    else:
+        lines.append(
+            f"Fixtures: {s.fixtures} NOT LOADED: {s.db} holds the world built from "
+            f"{rt.seeded_from or 'another folder'}. Start with --reset (or POST "
+            "/_emulator/reset) to load it, or `emulator seed --fixtures` to merge it."
+        )
     return "\n".join(lines)
 
 

@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
 REQUESTS_MADE = "requests_made"
 # The fixtures folder the last server on a state file served (its commands load it).
 SERVED_FIXTURES = "fixtures"
+SEEDED_FROM = "seeded_from"  # the folder the state's world was built from
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Runtime:
     world: int = 0
     identities: GivenIdentities = field(default_factory=GivenIdentities)
     lease: ServeLease | None = None  # this server's share of the state file
+    seeded_from: str | None = None  # the fixtures folder its world was built from, if known
     stopping: bool = False  # the server was asked to stop: open streams end now
     keys: KeyCache = field(init=False)
     faults: FaultBook = field(init=False)
@@ -183,6 +185,7 @@ class Runtime:
             self.clock.reset(fx.world.clock_start_ts)
             self._forget_kept(fresh_start=True)
             build(conn, fx, self.ids, self.clock)
+            set_meta(conn, SEEDED_FROM, str(self.fixtures_dir))
             if served is not None:
                 set_meta(conn, SERVED_FIXTURES, served)
         self.catalog.invalidate()
@@ -210,6 +213,7 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
             fx = load_fixtures(fixtures_dir)
             clock = Clock(settings.clock, fx.world.clock_start_ts)
             build(conn, fx, ids, clock)
+            set_meta(conn, SEEDED_FROM, str(fixtures_dir))
         else:
             saved = get_meta(conn, "clock") or {}
             mode = settings.clock if serving else _saved_mode(saved, settings.clock)
@@ -232,6 +236,11 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
                 set_platform(conn, "video", video.model_dump(mode="json"))
         if serving:
             set_meta(conn, SERVED_FIXTURES, str(fixtures_dir))
+        seeded_from = get_meta(conn, SEEDED_FROM)
+        if settings.fixtures is not None and seeded_from != str(fixtures_dir):
+            from emulator.store.fixtures import load_fixtures
+
+            load_fixtures(fixtures_dir)  # not loaded now, but a mistake is told now
         world_number = get_world(conn)
     rt = Runtime(
         settings=settings.with_(seed=ids.seed),
@@ -242,6 +251,7 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
         fixtures_dir=fixtures_dir,
         world=world_number,
         lease=lease,
+        seeded_from=seeded_from,
     )
     if lease is not None:
         lease.share()
@@ -326,5 +336,6 @@ def merge_fixtures(rt: Runtime) -> None:
     with rt.store.write() as conn:
         migrate(conn)
         seed(conn, fx, rt.ids, rt.clock.now_iso())
+        set_meta(conn, SEEDED_FROM, str(rt.fixtures_dir))
         count_catalog_change(conn)
     rt.catalog.invalidate()

@@ -436,3 +436,41 @@ def test_another_programs_database_is_never_taken_over(command: list[str], tmp_p
         assert conn.execute("SELECT name FROM users").fetchall() == [("alice",)]
         assert conn.execute("PRAGMA journal_mode").fetchone() == ("delete",)
         assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["users"]
+
+
+def test_serve_tells_when_its_fixtures_are_not_the_states(tmp_path: Path) -> None:
+    """`serve --fixtures DIR` on a state built from another folder serves that state
+    (the banner says DIR is not loaded, and how to load it); a broken DIR is told at
+    once, not at the first reset."""
+    from emulator.cli import banner
+    from emulator.store.fixtures import FixtureError
+
+    db = str(tmp_path / "state.db")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "accounts.yaml").write_text(
+        (default_fixtures_dir() / "accounts.yaml").read_text(), encoding="utf-8"
+    )
+    open_runtime(Settings(db=db), serving=False).close()
+    rt = open_runtime(Settings(db=db, fixtures=mine))
+    try:
+        assert f"Fixtures: {mine} NOT LOADED" in banner(rt)
+        assert "--reset" in banner(rt)
+    finally:
+        rt.close()
+    rt = open_runtime(Settings(db=db, fixtures=mine, reset=True))
+    try:
+        assert banner(rt).endswith(f"Fixtures: {mine}")
+    finally:
+        rt.close()
+    rt = open_runtime(Settings(db=db, fixtures=mine))  # served again: loaded
+    try:
+        assert banner(rt).endswith(f"Fixtures: {mine}")
+    finally:
+        rt.close()
+    (mine / "accounts.yaml").write_text("accounts: 3\n", encoding="utf-8")
+    with pytest.raises(FixtureError, match=r"accounts\.yaml"):
+        open_runtime(Settings(db=str(tmp_path / "other.db"), fixtures=mine)).close()
+    open_runtime(Settings(db=str(tmp_path / "b.db")), serving=False).close()
+    with pytest.raises(FixtureError, match=r"accounts\.yaml"):
+        open_runtime(Settings(db=str(tmp_path / "b.db"), fixtures=mine)).close()
