@@ -11,7 +11,7 @@ from typing import Any
 import openai
 import pytest
 from openai.types.responses import ResponseReasoningItem, ResponseStreamEvent
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
 from emulator.gateway.tokens import count_text
 from emulator.gateway.wire.messages import signature
@@ -32,8 +32,16 @@ QUESTION = "Explain how database indexes speed up queries"
 class Seen:
     """What a client got: the answer's text, the reasoning's, the usage, the finish."""
 
-    def __init__(self, text: str, reasoning: str | None, usage: Any, finish: str) -> None:
+    def __init__(
+        self,
+        text: str,
+        reasoning: str | None,
+        usage: Any,
+        finish: str,
+        output_types: list[str] | None = None,  # a response's output items, by type
+    ) -> None:
         self.text, self.reasoning, self.usage, self.finish = text, reasoning, usage, finish
+        self.output_types = output_types
 
     def tokens(self) -> tuple[int, int]:
         """(output tokens, reasoning tokens), in either client format."""
@@ -124,7 +132,8 @@ def responses(client: openai.OpenAI, fmt: str, stream: bool, **extra: Any) -> Se
     assert isinstance(item, ResponseReasoningItem) and item.id.startswith("rs_")
     reasoning = "".join(part.text for part in item.summary)
     finish = "length" if response.status == "incomplete" else "stop"
-    return Seen(response.output_text, reasoning, response.usage, finish)
+    kinds = [item.type for item in response.output]
+    return Seen(response.output_text, reasoning, response.usage, finish, kinds)
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
@@ -290,6 +299,32 @@ def test_max_tokens_reached_while_reasoning_ends_with_length_and_no_content(
     assert cut.reasoning and count_text(cut.reasoning, fmt) == 5
     cut = responses(client, fmt, stream, max_output_tokens=5)
     assert cut.finish == "length" and cut.text == "" and cut.tokens() == (5, 5)
+    assert cut.output_types == ["reasoning"]  # no empty message, as OpenAI answers it
+
+
+class Answer(BaseModel):
+    answer: str
+
+
+@pytest.mark.parametrize("fmt", list(ROUTES))
+def test_parsing_an_answer_cut_while_reasoning_gives_none(client: openai.OpenAI, fmt: str) -> None:
+    """The SDK's `parse` and parsing stream meet no empty message to parse (pydantic would
+    raise a ValidationError, which no `except openai.OpenAIError` catches)."""
+    model, provider = ROUTES[fmt]
+    kwargs: dict[str, Any] = {
+        "model": model,
+        "input": QUESTION,
+        "max_output_tokens": 5,
+        "reasoning": {"effort": "low"},
+        "extra_body": {"provider": {"only": [provider]}},
+        "text_format": Answer,
+    }
+    parsed = client.responses.parse(**kwargs)
+    assert parsed.status == "incomplete" and parsed.output_parsed is None
+    with client.responses.stream(**kwargs) as stream:
+        events = list(stream)
+    assert events[-1].type == "response.incomplete"
+    assert [item.type for item in events[-1].response.output] == ["reasoning"]
 
 
 def test_the_answer_gets_what_the_reasoning_leaves_of_max_tokens(client: openai.OpenAI) -> None:

@@ -261,7 +261,7 @@ def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[
     items: list[dict[str, Any]] = []
     if completion.reasoning is not None:
         items.append(reasoning_item(id, completion.reasoning, shown))
-    if completion.text is not None:
+    if completion.text is not None and not _cut_while_thinking(completion):
         items.append(
             {
                 "type": "message",
@@ -278,6 +278,17 @@ def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[
     if items and completion.finish_reason == "length":
         items[-1]["status"] = "incomplete"
     return items
+
+
+def _cut_while_thinking(completion: Completion) -> bool:
+    """The token limit was reached before any visible output: OpenAI's API then answers
+    the reasoning alone, no empty message (whose "" `text.parse` would fail on)."""
+    return (
+        completion.text == ""
+        and completion.reasoning is not None
+        and completion.finish_reason == "length"
+        and not completion.tool_calls
+    )
 
 
 def reasoning_item(id: str, text: str, shown: Shown = SHOWN) -> dict[str, Any]:

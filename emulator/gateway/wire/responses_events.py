@@ -128,7 +128,10 @@ def render_events(
             )
         else:
             status = "incomplete" if delta.reason == "length" else "completed"
-            if not calls and not message_open:  # an empty answer is an empty message
+            # Cut before any visible output: the reasoning alone, as OpenAI answers it.
+            thinking_only = thoughts is not None and delta.reason == "length"
+            if not calls and not message_open and not thinking_only:
+                # an empty answer is an empty message
                 message_open, output_index = True, output_index + 1
                 yield from _open_message(event, key, output_index)
             yield from _close_message(
@@ -137,7 +140,7 @@ def render_events(
             if calls:
                 yield from _close_call(event, calls[-1], status)
             completion = Completion(
-                "".join(collected_text) if collected_text or not calls else None,
+                "".join(collected_text) if collected_text or not (calls or thinking_only) else None,
                 tuple(ToolCall(c.id, c.name, c.arguments) for c in calls),
                 delta.reason,
                 delta.input_tokens,
