@@ -187,6 +187,8 @@ def _with_id(rt: Runtime, item: dict[str, Any]) -> dict[str, Any]:
             extra: dict[str, Any] = {"annotations": []} if part == "output_text" else {}
             out["content"] = [{"type": part, "text": content, **extra}]
         out.setdefault("status", "completed")
+    elif kind == "function_call_output":  # as OpenAI lists it ("populated via API")
+        out.setdefault("status", "completed")
     return out
 
 

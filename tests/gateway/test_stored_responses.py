@@ -60,6 +60,13 @@ def test_streamed_and_tool_call_items_are_kept(client: openai.OpenAI) -> None:
         ],
     )
     assert "42" in answer.output_text  # the call was read back: the result is answered
+    (_, _, result) = client.responses.input_items.list(answer.id, order="asc").data
+    # OpenAI's ResponseFunctionToolCallOutputItem: "populated when returned via API"
+    assert (result.type, result.status, result.id.startswith("fco_")) == (
+        "function_call_output",
+        "completed",
+        True,
+    )
 
 
 def test_what_was_not_kept_cannot_be_named(tenant: Tenant, emulator: EmulatorHandle) -> None:
