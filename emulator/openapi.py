@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from emulator import __version__
 from emulator.bodies import RequestBody
+from emulator.docs_assets import ASSETS, swagger_asset
 from emulator.gateway import chat_schemas, responses_schemas
 from emulator.openapi_answers import ERRORS
 from emulator.web import GATEWAY_SCOPES, ErrorEnvelope
@@ -188,8 +189,19 @@ def openapi_config() -> OpenAPIConfig:
             '`{"error": {"message", "type", "code", "param"}}`.'
         ),
         path="/schema",
-        openapi_router=_SchemaRouter("/schema", route_handlers=[], include_in_schema=False),
-        render_plugins=[FinishedSwagger(path="/"), FinishedJson(media_type=MediaType.JSON)],
+        openapi_router=_SchemaRouter(
+            "/schema", route_handlers=[swagger_asset], include_in_schema=False
+        ),
+        render_plugins=[
+            FinishedSwagger(
+                path="/",
+                js_url=f"{ASSETS}/swagger-ui-bundle.js",
+                css_url=f"{ASSETS}/swagger-ui.css",
+                standalone_preset_js_url=f"{ASSETS}/swagger-ui-standalone-preset.js",
+                favicon=f"<link rel='icon' type='image/png' href='{ASSETS}/favicon-32x32.png'>",
+            ),
+            FinishedJson(media_type=MediaType.JSON),
+        ],
         components=Components(
             security_schemes={
                 "bearer": SecurityScheme(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from openapi_spec_validator import validate
@@ -102,6 +104,21 @@ def test_the_docs_page_is_served(http: httpx.Client) -> None:
     document = http.get("/schema/openapi.json")  # SPEC 9: JSON is `application/json`
     assert document.headers["content-type"] == "application/json"
     assert document.json()["openapi"].startswith("3.")
+
+
+def test_the_docs_page_needs_nothing_from_the_internet(http: httpx.Client) -> None:
+    """Swagger UI's files are served by the emulator: the page works offline."""
+    page = http.get("/schema").text
+    assert "http://" not in page.split("<body")[0] and "https://" not in page.split("<body")[0]
+    linked = re.findall(r"""(?:src|href)=["'](/schema/assets/[^"']+)""", page)
+    assert len(linked) == 4, linked
+    types = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}
+    for path in linked:
+        asset = http.get(path)
+        assert asset.status_code == 200 and len(asset.content) > 1000, path
+        assert asset.headers["content-type"] == types.get(path[path.rfind(".") :], "image/png")
+    assert_error(http.get("/schema/assets/..%2Fcore.py"), 404, "not_found")
+    assert_error(http.get("/schema/assets/index.html"), 404, "not_found")
 
 
 @pytest.mark.parametrize("path", ["/schema/redoc", "/schema/openapi.yml", "/schema/a/b"])
