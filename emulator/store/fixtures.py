@@ -6,6 +6,7 @@ as a stack trace. Parsed fixtures are cached, so a reset costs no parsing.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -355,8 +356,7 @@ def load_fixtures(folder: Path) -> Fixtures:
 def _parse(folder: Path) -> Fixtures:
     import yaml  # only when fixtures are (re)read, not on every start-up path
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: ten times faster
-
+    loader = _loader()
     raw: dict[str, Any] = {"source": str(folder)}
     for field, (filename, list_key) in _FILES.items():
         path = folder / filename
@@ -364,6 +364,8 @@ def _parse(folder: Path) -> Fixtures:
             path = default_fixtures_dir() / filename
         try:
             data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+        except RepeatedKey as exc:
+            raise FixtureError(f"{path}: {exc}") from None
         except yaml.YAMLError as exc:
             raise FixtureError(f"{path}: not valid YAML: {exc}") from exc
         except (OSError, UnicodeDecodeError) as exc:
@@ -380,6 +382,42 @@ def _parse(folder: Path) -> Fixtures:
     _check_references(fixtures)
     _check_clip_files(folder, fixtures)
     return fixtures
+
+
+class RepeatedKey(ValueError):
+    """A mapping in a fixtures file gives one key twice."""
+
+
+@functools.cache
+def _loader() -> type:
+    """YAML's safe loader (libyaml's: ten times faster) refusing a key given twice in
+    one mapping: plain YAML keeps the last, so a `replies:` pasted below the file's
+    own would silently drop every rule above it."""
+    import yaml
+
+    base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class NoRepeatedKeys(base):  # type: ignore[misc, valid-type]
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            first: dict[Any, int] = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":  # `<<:` may override
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                line = key_node.start_mark.line + 1
+                try:
+                    seen = first.get(key)
+                except TypeError:  # unhashable: YAML's own error says so below
+                    continue
+                if seen is not None:
+                    raise RepeatedKey(
+                        f"line {line}: the key {key!r} is given twice in one mapping "
+                        f"(first at line {seen}): YAML would keep only the last"
+                    )
+                first[key] = line
+            return super().construct_mapping(node, deep=deep)
+
+    return NoRepeatedKeys
 
 
 def _check_clip_files(folder: Path, fx: Fixtures) -> None:
