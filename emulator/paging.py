@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from emulator.errors import ValidationFailed
+from emulator.errors import InternalError, ValidationFailed
 
 T = TypeVar("T")
 
@@ -106,12 +106,19 @@ def page_in_order(
 ) -> dict[str, Any]:
     """A page of a list kept in memory, in its own order: the cursor names the last item
     shown. One the list does not hold (gone since, or never there) is a 422 naming it:
-    an empty last page would end a client's walk early without a word."""
+    an empty last page would end a client's walk early without a word. Names should be
+    unique (the fixtures loader sees to the catalog's); a cursor naming a repeated one is
+    a 500, as it could only restart the walk from an earlier page, for ever."""
     size = check_limit(limit, default=default, maximum=maximum)
     after = decode_cursor(cursor, 1)
     start = 0
     if after is not None:
         names = [name_of(item) for item in items]
+        if names.count(after[0]) > 1:  # the cursor cannot say which: the walk would loop
+            raise InternalError(
+                f"This list holds {after[0]!r} twice, so it cannot be paged by name: "
+                "list it without `limit` and `cursor`."
+            )
         if after[0] not in names:
             raise ValidationFailed(
                 f"{param} names {after[0]!r}, which this list does not hold (removed "

@@ -139,3 +139,28 @@ def test_a_cursor_of_one_list_is_refused_by_another(tenant: Tenant) -> None:
     assert usage is not None
     keys = get(tenant, "/keys", "user_token", usage)
     assert assert_error(keys, 422, "invalid_request")["param"] == "cursor"
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+def test_a_list_with_a_repeated_name_is_never_paged_round_in_circles(size: int) -> None:
+    """A cursor names its last item; one naming an item listed twice cannot say which,
+    and once restarted the walk after the first, for ever: now it is refused."""
+    from emulator.errors import InternalError
+    from emulator.paging import page_in_order
+
+    names = ["a", "b", "a", "c"]
+    walked: list[str] = []
+    cursor = None
+    for _ in range(len(names) + 1):  # each page moves on, or the walk is refused
+        try:
+            listed = page_in_order(names, size, cursor, str, str, default=len(names), maximum=10)
+        except InternalError as exc:
+            assert "holds 'a' twice" in str(exc)
+            break
+        walked += listed["data"]
+        cursor = listed["next_cursor"]
+        if cursor is None:
+            break
+    else:
+        pytest.fail("the walk did not end")
+    assert walked == names[: len(walked)]

@@ -26,6 +26,7 @@ from pydantic import (
 )
 
 from emulator.clock import EARLIEST, LATEST, parse_iso
+from emulator.gateway.free_tier import SUFFIX as FREE_SUFFIX
 from emulator.gateway.scripted import compiled
 from emulator.settings import default_fixtures_dir
 
@@ -460,11 +461,32 @@ def _check_references(fx: Fixtures) -> None:
                     f"models.yaml: {model.id} names provider {entry.provider!r}, "
                     "which providers.yaml does not define"
                 )
-    _unique("models.yaml model ids", [m.id for m in fx.models])
+    _check_catalog_ids(fx)
     _unique("accounts.yaml account ids", [a.id for a in fx.accounts])
     _unique("accounts.yaml key ids", [k.id for a in fx.accounts for k in a.keys])
     _unique("accounts.yaml key secrets", [k.secret for a in fx.accounts for k in a.keys])
     _unique("accounts.yaml user tokens", [t for a in fx.accounts for t in a.user_tokens])
+
+
+def _check_catalog_ids(fx: Fixtures) -> None:
+    """Each id GET /api/v1/models lists is there once: the text models, the `:free`
+    variants they imply and the video models share one list (and its cursors, which
+    name an id: a repeated one sent a client's paging round for ever)."""
+    listed = [(m.id, "models.yaml") for m in fx.models]
+    listed += [(m.id, "video.yaml") for m in fx.video.models]
+    listed += [
+        (m.id + FREE_SUFFIX, f"models.yaml ({m.id}'s free_variant)")
+        for m in fx.models
+        if m.free_variant
+    ]
+    first: dict[str, str] = {}
+    for model_id, source in listed:
+        if model_id in first:
+            raise FixtureError(
+                f"{source}: the model id {model_id!r} is in the catalog twice "
+                f"(also in {first[model_id]})"
+            )
+        first[model_id] = source
 
 
 def _unique(what: str, values: list[str]) -> None:

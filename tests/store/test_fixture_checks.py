@@ -4,13 +4,16 @@ field: repeated keys and ids, rules the API itself enforces, names the code read
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
 from emulator.cli import main
-from emulator.settings import default_fixtures_dir
+from emulator.server import BackgroundServer
+from emulator.settings import Settings, default_fixtures_dir
 from emulator.store.fixtures import FixtureError, load_fixtures
 
 
@@ -64,3 +67,92 @@ def test_the_cli_says_which_key_is_repeated(tmp_path: Path, folder: Path) -> Non
     )
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "world.yaml: line" in result.output and "'default_rate_limit_rpm'" in result.output
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, httpx.Client]]:
+    """A server on a fixtures folder of its own, and a client on its root."""
+    folder = tmp_path_factory.mktemp("served") / "fixtures"
+    shutil.copytree(default_fixtures_dir(), folder)
+    server = BackgroundServer(Settings(db=":memory:", fixtures=folder, log_level="warning"))
+    server.start()
+    with httpx.Client(base_url=server.url) as client:
+        yield folder, client
+    server.stop()
+
+
+def reset_refused(served: tuple[Path, httpx.Client], file: str, old: str, new: str) -> str:
+    """Break `file` of the served folder, reset: a 409 `invalid_fixtures` (its message
+    returned), and the file is put back."""
+    folder, client = served
+    path = folder / file
+    good = path.read_text()
+    edit(path, old, new)
+    try:
+        answer = client.post("/_emulator/reset")
+    finally:
+        path.write_text(good)
+    assert answer.status_code == 409, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == "invalid_fixtures" and file in error["message"]
+    message: str = error["message"]
+    return message
+
+
+ECHO_FREE = """
+  - id: emulator/echo:free
+    name: Echo free, by hand
+    description: The same id as echo's free variant.
+    created: "2026-01-01"
+    context_length: 32768
+    max_output_tokens: 4096
+    providers:
+      - {provider: emulator, prompt_micros_per_mtok: 0, completion_micros_per_mtok: 0}
+"""
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "message"),
+    [
+        (
+            "models.yaml",
+            "id: openai/gpt-4o-mini",
+            "id: openai/gpt-4o",
+            "models.yaml: the model id 'openai/gpt-4o' is in the catalog twice",
+        ),
+        (
+            "models.yaml",
+            "\n  - id: emulator/fail-503",
+            ECHO_FREE + "\n  - id: emulator/fail-503",
+            r"models\.yaml \(emulator/echo's free_variant\): the model id 'emulator/echo:free' "
+            r"is in the catalog twice \(also in models\.yaml\)",
+        ),
+        (
+            "video.yaml",
+            "id: vidprov/v1.6",
+            "id: vidprov/v2-master",
+            "video.yaml: the model id 'vidprov/v2-master' is in the catalog twice",
+        ),
+        (
+            "video.yaml",
+            "id: emulator/video",
+            "id: emulator/echo",
+            r"video\.yaml: the model id 'emulator/echo' is in the catalog twice \(also in "
+            r"models\.yaml\)",
+        ),
+    ],
+    ids=["text", "free-variant", "video", "video-and-text"],
+)
+def test_a_catalog_id_listed_twice_is_refused(
+    folder: Path, file: str, old: str, new: str, message: str
+) -> None:
+    """One id twice in GET /api/v1/models: its cursor, naming the id, sent a client's
+    paging back to the first for ever."""
+    edit(folder / file, old, new)
+    refused(folder, message)
+
+
+def test_a_reset_onto_a_repeated_catalog_id_is_409(served: tuple[Path, httpx.Client]) -> None:
+    message = reset_refused(served, "video.yaml", "id: emulator/video", "id: emulator/echo")
+    assert "'emulator/echo' is in the catalog twice" in message
+    assert served[1].get("/api/v1/models", params={"limit": 2}).is_success  # still serving
