@@ -453,8 +453,11 @@ def _section(path: Path, data: Any, list_key: str | None) -> Any:
 
 
 def _check_references(fx: Fixtures) -> None:
+    # A name twice would be one row written twice when seeding (a 500 on reset).
+    _unique("providers.yaml provider names", [p.name for p in fx.providers])
     providers = {p.name for p in fx.providers}
     for model in fx.models:
+        _unique(f"models.yaml: {model.id}: providers", [e.provider for e in model.providers])
         for entry in model.providers:
             if entry.provider not in providers:
                 raise FixtureError(

@@ -156,3 +156,39 @@ def test_a_reset_onto_a_repeated_catalog_id_is_409(served: tuple[Path, httpx.Cli
     message = reset_refused(served, "video.yaml", "id: emulator/video", "id: emulator/echo")
     assert "'emulator/echo' is in the catalog twice" in message
     assert served[1].get("/api/v1/models", params={"limit": 2}).is_success  # still serving
+
+
+GPT_4O_ROUTE = "{provider: openai, prompt_micros_per_mtok: 2500000,"
+
+
+@pytest.mark.parametrize(
+    ("file", "old", "new", "message"),
+    [
+        (
+            "models.yaml",
+            GPT_4O_ROUTE,
+            "{provider: azure, prompt_micros_per_mtok: 1, completion_micros_per_mtok: 1}\n"
+            "      - " + GPT_4O_ROUTE,
+            "models.yaml: openai/gpt-4o: providers: 'azure' appears twice",
+        ),
+        (
+            "providers.yaml",
+            "name: azure",
+            "name: openai",
+            "providers.yaml provider names: 'openai' appears twice",
+        ),
+    ],
+    ids=["route", "provider"],
+)
+def test_a_provider_given_twice_is_refused(
+    folder: Path, served: tuple[Path, httpx.Client], file: str, old: str, new: str, message: str
+) -> None:
+    """Seeding wrote the same row twice: a reset was a 500, the CLI blamed the state file."""
+    edit(folder / file, old, new)
+    refused(folder, message)
+    assert message in reset_refused(served, file, old, new)
+    result = CliRunner().invoke(
+        main, ["reset", "--fixtures", str(folder), "--db", str(folder.parent / "state.db")]
+    )
+    assert result.exit_code == 1 and message in result.output
+    assert "cannot be used" not in result.output and "Traceback" not in result.output
