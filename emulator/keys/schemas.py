@@ -7,12 +7,9 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt, field_validator
 
 from emulator.bodies import DisplayName, RequestBody, WireModel
+from emulator.keys.rules import Label, Product, ResetInterval, Scope
 
-Scope = Literal["ai.gateway", "video", "studio.media"]
-Product = Literal["ai_gateway", "video", "studio"]
-ResetInterval = Literal["daily", "weekly", "monthly"]
 Name = DisplayName
-Label = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]
 
 

@@ -8,7 +8,6 @@ id is a 404, so ids do not leak.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +15,7 @@ from emulator.auth.credentials import check_account
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import NotFound, ValidationFailed
+from emulator.keys.rules import check_key_rules
 from emulator.keys.schemas import ApiKeyCreated, ApiKeyOut, KeyCreate, KeyUpdate, KeyUsage
 from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 from emulator.store import keys as key_rows
@@ -122,25 +122,6 @@ def revoke_key(rt: Runtime, account_id: str, key_id: str) -> str:
         _live_key(conn, account_id, key_id)
         key_rows.revoke_key(conn, key_id, rt.clock.now_iso())
     return key_id
-
-
-def check_key_rules(
-    product: str, scopes: Sequence[str], limit: int | None, interval: str | None
-) -> None:
-    if product == "ai_gateway" and "ai.gateway" not in scopes:
-        raise ValidationFailed(
-            "A key for product `ai_gateway` needs the `ai.gateway` scope: add it to `scopes`, "
-            "or choose product `video` or `studio`.",
-            param="scopes",
-            code="missing_gateway_scope",
-        )
-    if interval is not None and limit is None:
-        raise ValidationFailed(
-            "`spend_reset_interval` only applies with a `spend_limit_micros`: set both, or "
-            "leave the interval out.",
-            param="spend_reset_interval",
-            code="reset_interval_without_limit",
-        )
 
 
 def to_wire(key: key_rows.ApiKey, usage: KeyUsage) -> ApiKeyOut:

@@ -26,8 +26,10 @@ from pydantic import (
 )
 
 from emulator.clock import EARLIEST, LATEST, parse_iso
+from emulator.errors import ValidationFailed
 from emulator.gateway.free_tier import SUFFIX as FREE_SUFFIX
 from emulator.gateway.scripted import compiled
+from emulator.keys.rules import Label, Product, ResetInterval, Scope, check_key_rules
 from emulator.settings import default_fixtures_dir
 
 SCOPES = ("ai.gateway", "video", "studio.media")
@@ -56,16 +58,31 @@ class _Strict(BaseModel):
 
 
 class KeyFixture(_Strict):
+    """A key as `POST /api/v1/keys` would make it: one it would refuse loaded, and every
+    later `PATCH` of the key was refused over fields the client never sent."""
+
     id: str
     secret: str
     name: str
-    scopes: list[Literal["ai.gateway", "video", "studio.media"]]
-    product: str = "ai_gateway"
-    environment: str = "production"
+    scopes: list[Scope] = Field(min_length=1)
+    product: Product = "ai_gateway"
+    environment: Label = "production"
     spend_limit_micros: int | None = Field(default=None, ge=0)
-    spend_reset_interval: Literal["daily", "weekly", "monthly"] | None = None
+    spend_reset_interval: ResetInterval | None = None
     rate_limit_rpm: int | None = Field(default=None, ge=1)
     status: Literal["active", "disabled"] = "active"
+
+    @model_validator(mode="after")
+    def _as_the_api_makes_them(self) -> KeyFixture:
+        if len(set(self.scopes)) != len(self.scopes):
+            raise ValueError("a scope is listed twice")
+        try:
+            check_key_rules(
+                self.product, self.scopes, self.spend_limit_micros, self.spend_reset_interval
+            )
+        except ValidationFailed as exc:
+            raise ValueError(f"{exc.param}: {exc.message}") from None
+        return self
 
 
 class AccountFixture(_Strict):

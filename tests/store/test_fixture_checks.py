@@ -192,3 +192,39 @@ def test_a_provider_given_twice_is_refused(
     )
     assert result.exit_code == 1 and message in result.output
     assert "cannot be used" not in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "scopes: [studio.media]\n        product: studio",
+            "scopes: [studio.media]",
+            r"keys\.3: Value error, scopes: A key for product `ai_gateway` needs the "
+            r"`ai.gateway` scope",
+        ),
+        (
+            "spend_limit_micros: 2000\n        ",
+            "",
+            r"keys\.4: Value error, spend_reset_interval: `spend_reset_interval` only applies "
+            "with a `spend_limit_micros`",
+        ),
+        ("scopes: [ai.gateway]", "scopes: []", r"keys\.1\.scopes: List should have at least 1"),
+        ("scopes: [ai.gateway]", "scopes: [ai.gateway, ai.gateway]",
+         r"keys\.1: Value error, a scope is listed twice"),
+        ("product: video", "product: videos", r"keys\.2\.product: Input should be"),
+        (
+            "scopes: [ai.gateway]",
+            "scopes: [ai.gateway]\n        environment: my env",
+            r"keys\.1\.environment: String should match pattern",
+        ),
+    ],
+    ids=["product-without-its-scope", "interval-without-limit", "no-scopes", "scope-twice",
+         "unknown-product", "environment-with-a-space"],
+)  # fmt: skip
+def test_a_key_the_api_would_refuse_is_refused(
+    folder: Path, old: str, new: str, message: str
+) -> None:
+    """Loaded, such a key answered every later PATCH with a 422 about fields not sent."""
+    edit(folder / "accounts.yaml", old, new)
+    refused(folder, r"accounts\.yaml: 0\." + message)
