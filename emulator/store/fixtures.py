@@ -281,6 +281,14 @@ class VideoModelFixture(_Strict):
     sound: bool = False
     max_images: int = Field(default=1, ge=1, le=10)
 
+    @model_validator(mode="after")
+    def _room_for_several_images(self) -> VideoModelFixture:
+        # multi-image2video takes 2 images or more: under 2 no request could be served,
+        # and every one was told the task "takes 2 to 1 images".
+        if "multi-image2video" in self.task_types and self.max_images < 2:
+            raise ValueError("multi-image2video takes 2 images or more: give max_images (2-10)")
+        return self
+
 
 class EffectFixture(_Strict):
     scene: str

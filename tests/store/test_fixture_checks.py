@@ -228,3 +228,10 @@ def test_a_key_the_api_would_refuse_is_refused(
     """Loaded, such a key answered every later PATCH with a 422 about fields not sent."""
     edit(folder / "accounts.yaml", old, new)
     refused(folder, r"accounts\.yaml: 0\." + message)
+
+
+@pytest.mark.parametrize("max_images", ["", "\n    max_images: 1"])
+def test_a_multi_image_video_model_needs_room_for_two_images(folder: Path, max_images: str) -> None:
+    """With the default of one, every request was told the task "takes 2 to 1 images"."""
+    edit(folder / "video.yaml", "\n    max_images: 4", max_images)
+    refused(folder, r"video\.yaml: models\.1: Value error, multi-image2video takes 2 images")
