@@ -308,11 +308,24 @@ class ClipFixture(_Strict):
     files: dict[int, str]
 
 
+# The names the code reads: a misspelt one was ignored, and its jobs were instant or its
+# tasks free. Families: video/service.py's and gateway/background.py's FAMILY, and
+# vidprov/service.py's `vidprov_{task_type}`; prices: vidprov/service.py's.
+JobFamily = Literal[
+    "background_response",
+    "video_generation",
+    "vidprov_effects",
+    "vidprov_lipsync",
+    "vidprov_multi_elements",
+]
+TaskPrice = Literal["lipsync_micros_per_second", "multi_elements_micros"]
+
+
 class VideoFixture(_Strict):
     models: list[VideoModelFixture] = []
     effects: list[EffectFixture] = []
-    tasks: dict[str, NonNegativeInt] = {}
-    families: dict[str, FamilyFixture] = {}
+    tasks: dict[TaskPrice, NonNegativeInt] = {}
+    families: dict[JobFamily, FamilyFixture] = {}  # one left out is instant
     clips: dict[str, ClipFixture] = {}
 
     @model_validator(mode="after")

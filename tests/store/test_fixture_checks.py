@@ -235,3 +235,47 @@ def test_a_multi_image_video_model_needs_room_for_two_images(folder: Path, max_i
     """With the default of one, every request was told the task "takes 2 to 1 images"."""
     edit(folder / "video.yaml", "\n    max_images: 4", max_images)
     refused(folder, r"video\.yaml: models\.1: Value error, multi-image2video takes 2 images")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "  vidprov_lipsync: {",
+            "  vidprov_lipsinc: {",
+            r"families\.vidprov_lipsinc\.\[key\]: Input should be 'background_response'",
+        ),
+        (
+            "  lipsync_micros_per_second:",
+            "  lipsync_micros_per_sec:",
+            r"tasks\.lipsync_micros_per_sec\.\[key\]: Input should be 'lipsync_micros_per_second'",
+        ),
+    ],
+    ids=["family", "task-price"],
+)
+def test_a_misspelt_job_family_or_task_price_is_refused(
+    folder: Path, old: str, new: str, message: str
+) -> None:
+    """Ignored, it made those jobs instant, or those tasks free."""
+    edit(folder / "video.yaml", old, new)
+    refused(folder, r"video\.yaml: " + message)
+
+
+def test_the_job_families_are_the_ones_the_code_schedules() -> None:
+    from typing import get_args
+
+    from emulator.gateway import background
+    from emulator.store.fixtures import JobFamily, TaskPrice
+    from emulator.video import service as video
+
+    families = set(get_args(JobFamily))
+    assert {video.FAMILY, background.FAMILY} < families
+    assert {f"vidprov_{task}" for task in ("effects", "lipsync", "multi_elements")} < families
+    bundled = load_fixtures(default_fixtures_dir()).video
+    assert set(bundled.families) == families and set(bundled.tasks) == set(get_args(TaskPrice))
+
+
+def test_a_folder_without_video_yaml_takes_the_bundled_one(tmp_path: Path) -> None:
+    (tmp_path / "world.yaml").write_text("default_rate_limit_rpm: 60\n")
+    video = load_fixtures(tmp_path).video
+    assert video == load_fixtures(default_fixtures_dir()).video
