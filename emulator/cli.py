@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from emulator import __version__
-from emulator.settings import DEFAULT_DB, MEMORY_DB, Settings
+from emulator.settings import DEFAULT_DB, MEMORY_DB, Settings, why_unsendable
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
@@ -260,15 +260,14 @@ def _sendable_admin_token(token: str | None) -> str | None:
     header) would lock the control plane for good, and look open in the banner."""
     if token is None:
         return None
-    if not token.strip():
-        raise click.BadParameter(
-            "is blank: give a token, or leave the option out for an open control plane "
+    why = why_unsendable(token)
+    if why is not None and not token.strip():
+        why += (
+            ": give a token, or leave the option out for an open control plane "
             '(an unset variable in `--admin-token "$TOKEN"` gives a blank one)'
         )
-    if token != token.strip() or not all(" " <= c <= "~" for c in token):
-        raise click.BadParameter(
-            "must be printable ASCII with no spaces at its ends (it is sent in a header)"
-        )
+    if why is not None:
+        raise click.BadParameter(why)
     return token
 
 

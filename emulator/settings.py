@@ -46,3 +46,13 @@ def default_fixtures_dir() -> Path:
     here = Path(__file__).resolve().parent
     packaged = here / "_fixtures"
     return packaged if packaged.is_dir() else here.parent / "fixtures"
+
+
+def why_unsendable(credential: str) -> str | None:
+    """Why a client could not send `credential` in a header, or None if it can: a blank
+    one, or one edged with spaces (stripped from every header), would never match."""
+    if not credential.strip():
+        return "is blank"
+    if credential != credential.strip() or not all(" " <= c <= "~" for c in credential):
+        return "must be printable ASCII with no spaces at its ends (it is sent in a header)"
+    return None

@@ -12,9 +12,10 @@ import json
 import re
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -30,7 +31,7 @@ from emulator.errors import ValidationFailed
 from emulator.gateway.free_tier import SUFFIX as FREE_SUFFIX
 from emulator.gateway.scripted import compiled
 from emulator.keys.rules import Label, Product, ResetInterval, Scope, check_key_rules
-from emulator.settings import default_fixtures_dir
+from emulator.settings import default_fixtures_dir, why_unsendable
 
 SCOPES = ("ai.gateway", "video", "studio.media")
 WIRE_FORMATS = ("chat", "responses", "messages")
@@ -57,12 +58,23 @@ class _Strict(BaseModel):
         return value
 
 
+def _sendable(credential: str) -> str:
+    why = why_unsendable(credential)
+    if why is not None:  # no client could send it: the key or token would never match
+        raise ValueError(f"a credential {why}")
+    return credential
+
+
+# A key secret or user token: what a client sends, so the `--admin-token` rule holds.
+Credential = Annotated[str, AfterValidator(_sendable)]
+
+
 class KeyFixture(_Strict):
     """A key as `POST /api/v1/keys` would make it: one it would refuse loaded, and every
     later `PATCH` of the key was refused over fields the client never sent."""
 
     id: str
-    secret: str
+    secret: Credential
     name: str
     scopes: list[Scope] = Field(min_length=1)
     product: Product = "ai_gateway"
@@ -92,7 +104,7 @@ class AccountFixture(_Strict):
     studio_credits: int = Field(default=0, ge=0)
     rate_limit_rpm: int | None = Field(default=None, ge=1)
     premium_approved: bool = False
-    user_tokens: list[str] = []
+    user_tokens: list[Credential] = []
     keys: list[KeyFixture] = []
 
 
@@ -505,8 +517,10 @@ def _check_references(fx: Fixtures) -> None:
     _check_catalog_ids(fx)
     _unique("accounts.yaml account ids", [a.id for a in fx.accounts])
     _unique("accounts.yaml key ids", [k.id for a in fx.accounts for k in a.keys])
-    _unique("accounts.yaml key secrets", [k.secret for a in fx.accounts for k in a.keys])
-    _unique("accounts.yaml user tokens", [t for a in fx.accounts for t in a.user_tokens])
+    # One bearer value is one caller: a secret that is also a token cannot say whose.
+    secrets = [k.secret for a in fx.accounts for k in a.keys]
+    tokens = [t for a in fx.accounts for t in a.user_tokens]
+    _unique("accounts.yaml key secrets and user tokens", secrets + tokens)
 
 
 def _check_catalog_ids(fx: Fixtures) -> None:

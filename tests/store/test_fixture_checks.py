@@ -279,3 +279,32 @@ def test_a_folder_without_video_yaml_takes_the_bundled_one(tmp_path: Path) -> No
     (tmp_path / "world.yaml").write_text("default_rate_limit_rpm: 60\n")
     video = load_fixtures(tmp_path).video
     assert video == load_fixtures(default_fixtures_dir()).video
+
+
+def test_a_value_both_a_key_secret_and_a_user_token_is_refused(folder: Path) -> None:
+    """A bearer value names one caller: as both, it could not say whose."""
+    edit(
+        folder / "accounts.yaml", "user_tokens: [emu_user_other]", "user_tokens: [sk-emu-demo-all]"
+    )
+    refused(folder, "accounts.yaml key secrets and user tokens: 'sk-emu-demo-all' appears twice")
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [('""', "is blank"), ('" "', "is blank"), ('" sk-emu-x"', "no spaces at its ends"),
+     ('"sk-emu-x "', "no spaces at its ends"), ('"sk-emu-caf\\u00e9"', "printable ASCII"),
+     ('"sk-emu\\tx"', "printable ASCII")],
+)  # fmt: skip
+@pytest.mark.parametrize(
+    ("old", "where"),
+    [("secret: sk-emu-demo-gateway", r"0\.keys\.1\.secret"),
+     ("user_tokens: [emu_user_demo]", r"0\.user_tokens\.0")],
+    ids=["secret", "user-token"],
+)  # fmt: skip
+def test_a_credential_no_client_can_send_is_refused(
+    folder: Path, old: str, where: str, value: str, says: str
+) -> None:
+    """The rule `--admin-token` keeps: a header cannot carry it as written."""
+    new = old.replace("sk-emu-demo-gateway", value).replace("emu_user_demo", value)
+    edit(folder / "accounts.yaml", old, new)
+    refused(folder, rf"accounts\.yaml: {where}: Value error, a credential .*{says}")
