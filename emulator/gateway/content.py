@@ -95,7 +95,9 @@ def _answer(
         calls = _tool_calls(request, family, lazy)
     if calls:
         return _called(calls, family, request.max_tokens, input_tokens)
-    text = (rule.reply if rule is not None else None) or _text(model, request, family, lazy)
+    scripted = rule.reply if rule is not None else None
+    # `is None`, not `or`: a scripted "" is an empty answer, not a generated one.
+    text = scripted if scripted is not None else _text(model, request, family, lazy)
     found = first_stop(text, request.stop) if request.stop else None
     if found is not None:  # it stops there if it writes the whole stop within max_tokens
         start, stop = found

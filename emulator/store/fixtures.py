@@ -266,9 +266,10 @@ class ReplyFixture(_Strict):
     @model_validator(mode="after")
     def _reply_or_calls(self) -> ReplyFixture:
         if (self.reply is None) == (self.tool_calls is None):
+            given = "neither" if self.reply is None else "both"  # `reply: ""` is given
             raise ValueError(
                 "a scripted reply has either `reply` (the text) or `tool_calls` "
-                f"(a list of {{name, arguments}}), not {'both' if self.reply else 'neither'}"
+                f"(a list of {{name, arguments}}), not {given}"
             )
         if self.tool_calls == []:
             raise ValueError("`tool_calls` needs at least one {name, arguments}")
