@@ -28,8 +28,11 @@ from pydantic import (
 
 from emulator.clock import EARLIEST, LATEST, parse_iso
 from emulator.errors import ValidationFailed
+from emulator.gateway.auto_router import AUTO
 from emulator.gateway.free_tier import SUFFIX as FREE_SUFFIX
+from emulator.gateway.routing import VARIANT_SORTS
 from emulator.gateway.scripted import compiled
+from emulator.gateway.web_search import ONLINE
 from emulator.keys.rules import Label, Product, ResetInterval, Scope, check_key_rules
 from emulator.settings import default_fixtures_dir, why_unsendable
 
@@ -142,6 +145,10 @@ class ModelProviderFixture(_Strict):
     max_output_tokens: int | None = Field(default=None, ge=1)
 
 
+# What the gateway strips from a requested model id before the catalog is asked.
+ROUTING_SUFFIXES = (ONLINE, *(f":{variant}" for variant in VARIANT_SORTS))
+
+
 class ModelFixture(_Strict):
     id: str
     name: str
@@ -172,6 +179,11 @@ class ModelFixture(_Strict):
         vendor, _, name = value.partition("/")
         if not vendor or not name:
             raise ValueError("a model id has the form <vendor>/<model_name>")
+        if value == AUTO or value.endswith(ROUTING_SUFFIXES):  # read as routing, not an id
+            raise ValueError(
+                f"{value!r} could never be asked for: `{AUTO}` and the suffixes "
+                f"{', '.join(ROUTING_SUFFIXES)} are routing syntax"
+            )
         return value
 
     @model_validator(mode="after")

@@ -308,3 +308,15 @@ def test_a_credential_no_client_can_send_is_refused(
     new = old.replace("sk-emu-demo-gateway", value).replace("emu_user_demo", value)
     edit(folder / "accounts.yaml", old, new)
     refused(folder, rf"accounts\.yaml: {where}: Value error, a credential .*{says}")
+
+
+@pytest.mark.parametrize(
+    "model_id",
+    ["openrouter/auto", "openai/gpt-5:online", "openai/gpt-5:nitro", "openai/gpt-5:floor",
+     "openai/gpt-5:exacto"],
+)  # fmt: skip
+def test_a_model_id_that_is_routing_syntax_is_refused(folder: Path, model_id: str) -> None:
+    """The gateway reads these as the auto router or a variant of another id: the model
+    loaded, listed, and could never be asked for."""
+    edit(folder / "models.yaml", "id: openai/gpt-4.1\n", f"id: {model_id}\n")
+    refused(folder, rf"models\.yaml: 2\.id: Value error, '{model_id}' could never be asked for")
