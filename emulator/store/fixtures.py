@@ -10,7 +10,7 @@ import functools
 import hashlib
 import json
 import re
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -211,6 +211,15 @@ class PricingFixture(_Strict):
 class WorldFixture(_Strict):
     clock_start: str = "2026-01-01T00:00:00Z"
     default_rate_limit_rpm: int = Field(default=600, ge=1)
+
+    @field_validator("clock_start", mode="before")
+    @classmethod
+    def _a_yaml_timestamp_as_text(cls, value: Any) -> Any:
+        # Unquoted, YAML reads 2026-01-01T00:00:00Z as a datetime (without an offset:
+        # UTC), and 2026-01-01 as a date, as models.yaml's `created` is taken.
+        if isinstance(value, datetime):
+            return (value if value.tzinfo else value.replace(tzinfo=UTC)).isoformat()
+        return value.isoformat() if isinstance(value, date) else value
 
     @field_validator("clock_start")
     @classmethod

@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from emulator.cli import main
+from emulator.clock import iso
+from emulator.runtime import open_runtime
 from emulator.server import BackgroundServer
 from emulator.settings import Settings, default_fixtures_dir
 from emulator.store.fixtures import FixtureError, load_fixtures
@@ -320,3 +322,26 @@ def test_a_model_id_that_is_routing_syntax_is_refused(folder: Path, model_id: st
     loaded, listed, and could never be asked for."""
     edit(folder / "models.yaml", "id: openai/gpt-4.1\n", f"id: {model_id}\n")
     refused(folder, rf"models\.yaml: 2\.id: Value error, '{model_id}' could never be asked for")
+
+
+@pytest.mark.parametrize(
+    ("written", "start"),
+    [
+        ("2026-03-01T12:00:00Z", "2026-03-01T12:00:00.000Z"),
+        ("2026-03-01T14:00:00+02:00", "2026-03-01T12:00:00.000Z"),
+        ("2026-03-01 12:00:00", "2026-03-01T12:00:00.000Z"),  # no offset: UTC
+        ("2026-03-01", "2026-03-01T00:00:00.000Z"),
+        ("'2026-03-01T12:00:00Z'", "2026-03-01T12:00:00.000Z"),
+    ],
+)
+def test_an_unquoted_clock_start_is_taken(tmp_path: Path, written: str, start: str) -> None:
+    """YAML reads an unquoted instant as a datetime: it was refused as "not a string"."""
+    (tmp_path / "world.yaml").write_text(f"clock_start: {written}\n")
+    assert iso(load_fixtures(tmp_path).world.clock_start_ts) == start
+    rt = open_runtime(Settings(db=":memory:", fixtures=tmp_path, clock="manual"))
+    assert rt.clock.now_iso() == start
+
+
+def test_an_unquoted_clock_start_out_of_range_is_still_refused(tmp_path: Path) -> None:
+    (tmp_path / "world.yaml").write_text("clock_start: 1960-01-01T00:00:00Z\n")
+    refused(tmp_path, r"world\.yaml: clock_start: Value error, the clock runs from 1970")
