@@ -27,10 +27,12 @@ def test_an_sdk_that_times_out_during_a_delay_is_not_charged(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
     before = emulator.account(tenant.account_id)["balance_micros"]
-    client = openai.OpenAI(
-        base_url=tenant.base_url, api_key=tenant.api_key, timeout=0.3, max_retries=2
-    )
-    with pytest.raises(openai.APITimeoutError):
+    with (
+        openai.OpenAI(
+            base_url=tenant.base_url, api_key=tenant.api_key, timeout=0.3, max_retries=2
+        ) as client,
+        pytest.raises(openai.APITimeoutError),
+    ):
         client.chat.completions.create(
             model="openai/gpt-4o-mini",
             messages=HI,  # type: ignore[arg-type]

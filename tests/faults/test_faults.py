@@ -58,8 +58,10 @@ def test_a_429_rule_gives_retry_after_and_the_sdk_retries_through_it(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
     with emulator.faults.add(account_id=tenant.account_id, status=429, retry_after=0, times=1):
-        client = openai.OpenAI(base_url=tenant.base_url, api_key=tenant.api_key, max_retries=2)
-        answer = client.chat.completions.create(**CHAT)  # type: ignore[call-overload]
+        with openai.OpenAI(
+            base_url=tenant.base_url, api_key=tenant.api_key, max_retries=2
+        ) as client:
+            answer = client.chat.completions.create(**CHAT)  # type: ignore[call-overload]
         assert answer.choices[0].message.content
     with (
         emulator.faults.add(account_id=tenant.account_id, status=429, times=1),
@@ -105,9 +107,13 @@ def test_a_stream_cut_sends_an_error_event_and_records_what_was_sent(
         "stream": True,
     }
     with emulator.faults.add(account_id=tenant.account_id, cut_stream_after=3, times=1):
-        client = openai.OpenAI(base_url=tenant.base_url, api_key=tenant.api_key, max_retries=0)
         seen = []
-        with pytest.raises(openai.APIError, match="cut after 3 chunks"):
+        with (
+            openai.OpenAI(
+                base_url=tenant.base_url, api_key=tenant.api_key, max_retries=0
+            ) as client,
+            pytest.raises(openai.APIError, match="cut after 3 chunks"),
+        ):
             for chunk in client.chat.completions.create(**body):  # type: ignore[call-overload]
                 seen.append(chunk)
         assert len(seen) == 3
