@@ -37,7 +37,7 @@ from emulator.store.migrations import data_tables, migrate
 from emulator.store.orphans import end_orphaned_requests
 
 if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
-    from emulator.store.fixtures import Fixtures
+    from emulator.store.fixture_models import Fixtures
 
 # How many request ids the last server on a state file gave (a restart goes on).
 REQUESTS_MADE = "requests_made"

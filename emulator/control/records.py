@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from emulator.bodies import WireModel
-from emulator.store.fixtures import ReplyFixture
+from emulator.store.fixture_models import ReplyFixture
 
 
 class Deleted(WireModel):

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictInt, model_validator
 
 from emulator.bodies import DisplayName, RequestBody, WireModel
-from emulator.store.fixtures import ReplyFixture
+from emulator.store.fixture_models import ReplyFixture
 
 USD_PATTERN = r"^[0-9]+(\.[0-9]{1,6})?$"  # up to six decimals: whole micros
 Micros = Annotated[StrictInt, Field(ge=0, le=10**15)]

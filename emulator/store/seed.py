@@ -15,7 +15,7 @@ from emulator.ids import Ids, hash_secret
 from emulator.store import accounts as account_rows
 from emulator.store import catalog as catalog_rows
 from emulator.store import keys as key_rows
-from emulator.store.fixtures import AccountFixture, Fixtures, ModelFixture
+from emulator.store.fixture_models import AccountFixture, Fixtures, ModelFixture
 from emulator.store.meta import set_platform
 
 

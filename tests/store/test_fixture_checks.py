@@ -267,7 +267,7 @@ def test_the_job_families_are_the_ones_the_code_schedules() -> None:
     from typing import get_args
 
     from emulator.gateway import background
-    from emulator.store.fixtures import JobFamily, TaskPrice
+    from emulator.store.fixture_models import JobFamily, TaskPrice
     from emulator.video import service as video
 
     families = set(get_args(JobFamily))
