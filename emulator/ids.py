@@ -47,8 +47,9 @@ def hash_secret(secret: str) -> str:
 class Ids:
     def __init__(self, seed: int) -> None:
         self.seed = seed
-        self._requests = itertools.count(1)
-        self.requests_made = 0  # read when the server stops, to go on from there
+        # A runtime numbers requests from its state (`number_requests`); alone, from 1.
+        self._next_request: Callable[[], int] = itertools.count(1).__next__
+        self._numbered = False
 
     def make(self, prefix: str, n: int) -> str:
         """The n-th id of a kind, e.g. `key_3k9x…`."""
@@ -60,21 +61,22 @@ class Ids:
         return prefix + _base62(_digest(self.seed, "secret", prefix, n), 40)
 
     def request_id(self) -> str:
-        self.requests_made = n = next(self._requests)
-        return self.make("req", n)
+        return self.make("req", self._next_request())
 
-    def go_on_from(self, made: int) -> None:
-        """Number requests after the `made` a previous server on the state gave ids to,
-        so that one state never holds two requests of one id."""
-        self._requests = itertools.count(made + 1)
-        self.requests_made = made
+    def number_requests(self, next_number: Callable[[], int]) -> None:
+        """Take request numbers from `next_number` (the state's sequence, in blocks), so
+        one state never holds two requests of one id: not after a crash, nor with two
+        servers on one file."""
+        self._next_request = next_number
+        self._numbered = True
 
     def rng(self, *key: object) -> random.Random:
         """A generator seeded by the run's seed and the request's key."""
         return random.Random(int.from_bytes(_digest(self.seed, *key)[:8], "big"))
 
     def reset(self) -> None:
-        self.go_on_from(0)
+        if not self._numbered:  # a state's sequence starts again with the state
+            self._next_request = itertools.count(1).__next__
 
 
 class LazyRng:

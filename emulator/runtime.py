@@ -22,8 +22,10 @@ from emulator.store import Store
 from emulator.store.keys import KeyCache
 from emulator.store.lease import ServeLease, served
 from emulator.store.meta import (
+    REQUEST_SEQUENCE,
     GivenIdentities,
     SequenceBlock,
+    adopt_request_count,
     count_catalog_change,
     get_meta,
     get_platform,
@@ -39,8 +41,6 @@ from emulator.store.orphans import end_orphaned_requests
 if TYPE_CHECKING:  # fixtures and seeding load only when a database is (re)built
     from emulator.store.fixture_models import Fixtures
 
-# How many request ids the last server on a state file gave (a restart goes on).
-REQUESTS_MADE = "requests_made"
 # The fixtures folder the last server on a state file served (its commands load it).
 SERVED_FIXTURES = "fixtures"
 SEEDED_FROM = "seeded_from"  # the folder the state's world was built from
@@ -146,10 +146,17 @@ class Runtime:
         return KeyCache(other_writers=not self.settings.in_memory)
 
     def new_id(self, prefix: str) -> str:
+        return self.ids.make(prefix, self._block(prefix).next())
+
+    def request_number(self) -> int:
+        # Every request takes one, reads too: a write per 256 of them.
+        return self._block(REQUEST_SEQUENCE, 256).next()
+
+    def _block(self, prefix: str, size: int = 64) -> SequenceBlock:
         block = self._blocks.get(prefix)
         if block is None:
-            block = self._blocks.setdefault(prefix, SequenceBlock(self.store, prefix))
-        return self.ids.make(prefix, block.next())
+            block = self._blocks.setdefault(prefix, SequenceBlock(self.store, prefix, size))
+        return block
 
     def generation_id(self) -> str:
         return self.new_id("gen")
@@ -166,7 +173,6 @@ class Runtime:
             with self.store.write() as conn:
                 save_clock(conn, self.clock)
                 give_back(conn, self.unused_ids())
-                set_meta(conn, REQUESTS_MADE, self.ids.requests_made)
         self.store.close()
         if self.lease is not None:
             self.lease.release()
@@ -228,7 +234,7 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
                         conn, "released at start: the server stopped mid-request", clock.now_iso()
                     )
                 save_clock(conn, clock)  # with its mode, for the commands run beside it
-                ids.go_on_from(get_meta(conn, REQUESTS_MADE) or 0)
+                adopt_request_count(conn)
             if get_platform(conn, "video") is None:  # a state file from before video jobs
                 from emulator.store.fixtures import load_fixtures
 
@@ -253,6 +259,7 @@ def open_runtime(settings: Settings, *, serving: bool = True) -> Runtime:
         lease=lease,
         seeded_from=seeded_from,
     )
+    ids.number_requests(rt.request_number)
     if lease is not None:
         lease.share()
     if serving:

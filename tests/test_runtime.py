@@ -184,3 +184,65 @@ def test_the_clock_does_not_go_back_when_served_in_the_other_mode(tmp_path: Path
     real.close()  # saves the time it read at shut-down
     again = open_runtime(Settings(db=db, clock="manual"))
     assert again.clock.now() >= ahead
+
+
+def _request_ids(rt: Runtime, n: int) -> list[str]:
+    return [rt.ids.request_id() for _ in range(n)]
+
+
+def test_request_ids_never_repeat_after_a_crash_or_beside_another_server(
+    tmp_path: Path,
+) -> None:
+    """Request ids are numbered from the state's sequence, a block at a time: a server
+    killed without its stop (which saved the count) does not make the ids it gave again,
+    nor do two servers on one file; a clean stop goes on with the next number."""
+    db = str(tmp_path / "state.db")
+    first = open_runtime(Settings(db=db))
+    before = _request_ids(first, 3)
+    beside = open_runtime(Settings(db=db))
+    both = before + _request_ids(beside, 3) + _request_ids(first, 3)
+    assert len(set(both)) == 9
+    beside.close()
+    first.store.close()  # killed: no stop, no count saved
+    assert first.lease is not None
+    first.lease.release()  # the kernel drops a dead process's lock
+    after_crash = open_runtime(Settings(db=db))
+    given = _request_ids(after_crash, 3)
+    assert not set(given) & set(both)
+    after_crash.close()
+    restarted = open_runtime(Settings(db=db))
+    nxt = restarted.ids.request_id()
+    restarted.close()
+    # Consecutive over a clean stop: the id that would have come next without it.
+    assert nxt == restarted.ids.make("req", int(_number_of(given[-1], restarted)) + 1)
+
+
+def _number_of(request_id: str, rt: Runtime) -> int:
+    return next(n for n in range(1, 5000) if rt.ids.make("req", n) == request_id)
+
+
+def test_request_ids_go_on_across_a_restore_and_start_again_at_a_reset() -> None:
+    rt = open_runtime(Settings(db=":memory:"))
+    rt.reset()
+    first = _request_ids(rt, 2)
+    saved = rt.snapshots.save(rt, "start")
+    given = _request_ids(rt, 3)
+    restore_from(rt, saved.conn)  # the journal keeps the requests made since the save
+    assert not set(_request_ids(rt, 3)) & set(first + given)
+    rt.reset()  # a fresh start: the ids of a fresh start (SPEC 2)
+    assert _request_ids(rt, 2) == first
+
+
+def test_a_state_file_that_counted_requests_in_meta_goes_on_from_its_count(
+    tmp_path: Path,
+) -> None:
+    from emulator.store.meta import set_meta
+
+    db = str(tmp_path / "state.db")
+    old = open_runtime(Settings(db=db))
+    with old.store.write() as conn:  # as an earlier version left it at its stop
+        set_meta(conn, "requests_made", 500)
+    old.close()
+    rt = open_runtime(Settings(db=db))
+    assert rt.ids.request_id() == rt.ids.make("req", 501)
+    rt.close()

@@ -25,8 +25,23 @@ def sequences(conn: sqlite3.Connection) -> dict[str, int]:
     return {row[0]: int(row[1]) for row in conn.execute("SELECT name, value FROM sequences")}
 
 
-# The sequences a tenant's identity comes from: its account, its keys and their secrets.
-IDENTITY_SEQUENCES = frozenset({"tenant", "key", "api_key_secret"})
+REQUEST_SEQUENCE = "req"  # request ids: every answer's `x-request-id`
+# The sequences a tenant's identity comes from (its account, its keys and their
+# secrets), and the requests' ids, which the journal names requests by.
+IDENTITY_SEQUENCES = frozenset({"tenant", "key", "api_key_secret", REQUEST_SEQUENCE})
+
+
+def adopt_request_count(conn: sqlite3.Connection) -> None:
+    """A state file of an earlier version counted its requests in `meta` (saved only at
+    a clean stop): its sequence goes on from there."""
+    made = get_meta(conn, "requests_made")
+    if made is not None:
+        conn.execute(
+            "INSERT INTO sequences (name, value) VALUES (?, ?) "
+            "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
+            [REQUEST_SEQUENCE, int(made)],
+        )
+        conn.execute("DELETE FROM meta WHERE key = 'requests_made'")
 
 
 class GivenIdentities:
