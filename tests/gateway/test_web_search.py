@@ -224,3 +224,26 @@ def test_input_tokens_count_an_online_models_results(tenant: Tenant) -> None:
         counted = http.post("/responses/input_tokens", json=body).json()
         response = http.post("/responses", json=body).json()
     assert counted["input_tokens"] == response["usage"]["input_tokens"]
+
+
+def test_a_response_lists_the_search_tool_as_sent_not_as_a_function(
+    client: openai.OpenAI,
+) -> None:
+    tools: Any = [
+        {"type": "web_search", "user_location": {"type": "approximate", "country": "GB"}},
+        {"type": "function", "name": "lookup"},
+    ]
+    made = client.responses.create(model=MINI, input="Kites", tools=tools)
+    search, function = (tool.to_dict() for tool in made.tools)
+    assert search == {
+        "type": "web_search",
+        "search_context_size": "medium",
+        "user_location": {"type": "approximate", "country": "GB"},
+    }
+    assert function == {
+        "type": "function",
+        "name": "lookup",
+        "description": None,
+        "parameters": None,
+        "strict": True,
+    }

@@ -367,8 +367,13 @@ def request_echo(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def _tool_echo(tool: dict[str, Any]) -> dict[str, Any]:
-    defaults = {"description": None, "parameters": None, "strict": True}
-    return {**defaults, **tool}
+    """A tool as the response lists it: a function's defaults filled in; the built-in
+    search tools with OpenAI's default context size, never a function's fields."""
+    if tool.get("type") == "function":
+        return {"description": None, "parameters": None, "strict": True, **tool}
+    if tool.get("type") in ("web_search", "web_search_preview"):
+        return {"search_context_size": "medium", **tool}
+    return tool
 
 
 def usage(
