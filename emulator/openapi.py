@@ -64,7 +64,7 @@ def _rate_counted(app: Litestar) -> set[tuple[str, str]]:
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
             auth = handler.opt.get("auth")
-            if auth is not None and GATEWAY_SCOPES[0] in auth.scopes:
+            if auth is not None and GATEWAY_SCOPES[0] in auth.every_scope():
                 counted.update((route.path_format, m.lower()) for m in handler.http_methods)
     return counted
 

@@ -64,6 +64,8 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
     if auth.kind == "optional" and not _faults_may_apply(runtime_of(connection), connection.scope):
         return  # before the headers are parsed: the catalog is hot
+    if auth.by_query is not None:
+        auth = auth.for_query(connection.query_params.keys())
     await admit(
         runtime_of(connection),
         auth,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import sqlite3
+from collections.abc import Collection
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -37,9 +38,23 @@ class RouteAuth:
 
     kind: RouteKind
     scopes: tuple[str, ...] = ()
+    # A route whose scope depends on what it is asked: with this query parameter, these
+    # scopes instead (`GET /generation?id=` is a gateway call, without it a video list).
+    by_query: tuple[str, tuple[str, ...]] | None = None
 
     def describe_scopes(self) -> str:
         return " or ".join(f"`{s}`" for s in self.scopes)
+
+    def every_scope(self) -> tuple[str, ...]:
+        return self.scopes + (self.by_query[1] if self.by_query else ())
+
+    def for_query(self, names: Collection[str]) -> RouteAuth:
+        """The auth of a request whose query names `names`: decided before anything else
+        (faults, validation) acts on it."""
+        if self.by_query is None:
+            return self
+        name, scopes = self.by_query
+        return RouteAuth(self.kind, scopes if name in names else self.scopes)
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -48,6 +63,7 @@ class Caller:
     account_id: str
     key: ApiKey | None = None
     owner: KeyOwner | None = None  # the account's limits, for API-key callers
+    scopes: tuple[str, ...] = ()  # any one of which the route took: checked again to spend
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -103,7 +119,9 @@ def authenticate(
     if used_at is not None and owner is not None:
         key = replace(key, last_used_at=used_at)
         keys.remember(key, owner)
-    return Caller(kind="api_key", account_id=key.account_id, key=key, owner=owner)
+    return Caller(
+        kind="api_key", account_id=key.account_id, key=key, owner=owner, scopes=auth.scopes
+    )
 
 
 def _missing_message(auth: RouteAuth) -> str:
@@ -123,12 +141,14 @@ def _check_key(key: ApiKey, auth: RouteAuth) -> None:
     require_scope(key, auth)
 
 
-def current_key(conn: sqlite3.Connection, key: ApiKey) -> ApiKey:
-    """The key as it is now (in the caller's transaction), if it may still be used."""
+def current_key(conn: sqlite3.Connection, key: ApiKey, scopes: tuple[str, ...]) -> ApiKey:
+    """The key as it is now (in the caller's transaction), if it may still be used, and
+    still has one of `scopes` (those its route took)."""
     fresh = get_key(conn, key.account_id, key.id)
     if fresh is None:  # deleted since
         raise AuthenticationFailed(f"This API key ({key.id}) was revoked.")
     check_usable(fresh)
+    require_scope(fresh, RouteAuth("api_key", scopes))
     return fresh
 
 

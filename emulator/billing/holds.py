@@ -52,6 +52,7 @@ def hold(
     *,
     write: bool = True,
     output_limit: str = "max_tokens",
+    scopes: tuple[str, ...] = (),
 ) -> Hold:
     """Hold `amount`, or raise the 402 that says why not (`output_limit`: the request's
     field that bounds its answer, which the 402 says to lower).
@@ -61,7 +62,7 @@ def hold(
     now = rt.clock.now_iso()
     key_id = key.id if key else None
     with rt.store.write() as conn:
-        check_spend(conn, key, amount, rt.clock.now(), "this request may cost up to")
+        check_spend(conn, key, amount, rt.clock.now(), "this request may cost up to", scopes)
         standing = reservations.available_and_refund_due(conn, account_id, rt.clock.now())
         if standing is None:
             raise NotFound(f"No account {account_id!r}.")

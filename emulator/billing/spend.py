@@ -74,14 +74,20 @@ def spend_standing(conn: sqlite3.Connection, key: ApiKey | None, now: float) -> 
 
 
 def check_spend(
-    conn: sqlite3.Connection, key: ApiKey | None, amount: int, now: float, what: str
+    conn: sqlite3.Connection,
+    key: ApiKey | None,
+    amount: int,
+    now: float,
+    what: str,
+    scopes: tuple[str, ...] = (),
 ) -> SpendStanding:
     """Raise 402 `budget_exceeded` unless `amount` more fits the key's limit (`what`
     says what the amount is, for the message). The key is read again, in the caller's
-    write transaction: one disabled, deleted or given a lower limit since the request
-    was authenticated (its body still arriving, a latency fault) is refused (401, 402)."""
+    write transaction: one disabled, deleted, given a lower limit or stripped of the
+    route's `scopes` since the request was authenticated (its body still arriving, a
+    latency fault) is refused (401, 402, 403)."""
     if key is not None:
-        key = current_key(conn, key)
+        key = current_key(conn, key, scopes)
     spend = spend_standing(conn, key, now)
     if not spend.allows(amount):
         key_id = key.id if key else None

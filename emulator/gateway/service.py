@@ -124,6 +124,7 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             call.metadata.get("idempotency_key"),
             write=call.stream or not rt.store.in_transaction,
             output_limit="max_output_tokens" if call.endpoint == "responses" else "max_tokens",
+            scopes=caller.scopes,
         )
     except EmulatorError:
         if counted is not None:

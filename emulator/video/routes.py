@@ -10,7 +10,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath, JSONBody, QueryParameter
 from pydantic import BaseModel
 
-from emulator.auth.credentials import RouteAuth, require_scope
+from emulator.auth.credentials import RouteAuth
 from emulator.billing.generation_stats import generation_stats
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway.answers import Answer, respond
@@ -26,7 +26,6 @@ from emulator.web import (
     Reply,
     answers,
     caller_of,
-    count_request,
     runtime_of,
 )
 
@@ -85,7 +84,7 @@ def get_generation(request: DirectRequest) -> Reply:
 
 VIDEO = RouteAuth("api_key", ("video",))
 GATEWAY = RouteAuth("api_key", ("ai.gateway",))
-VIDEO_OR_GATEWAY = RouteAuth("api_key", ("video", "ai.gateway"))
+VIDEO_OR_GATEWAY = RouteAuth("api_key", ("video",), by_query=("id", ("ai.gateway",)))
 StatsId = Annotated[
     str | None,
     QueryParameter(
@@ -146,10 +145,8 @@ class VideoController(Controller):
     ) -> dict[str, Any]:
         # One path, two APIs: the interface's video records, and OpenRouter's
         # `GET /generation?id=` that its SDKs call for a request's cost.
+        # Its scope (and so its rate count) follows `id`: `VIDEO_OR_GATEWAY`.
         rt, caller = runtime_of(request), caller_of(request)
-        if caller.key is not None:  # always, on an API-key route
-            require_scope(caller.key, VIDEO if id is None else GATEWAY)
-        if id is not None:  # a gateway call: counted as one (a video list is not)
-            count_request(rt, caller, request.scope["state"])
+        if id is not None:
             return generation_stats(rt, caller.account_id, id)
         return job_list(request, "generation", limit, cursor, service.record)

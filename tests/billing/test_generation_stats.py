@@ -69,3 +69,19 @@ def test_stats_take_the_gateway_scope_and_the_list_the_video_scope(tenant: Tenan
         assert video_only.get("/generation").status_code == 200
         refused = video_only.get("/generation", params={"id": gen_id})
         assert "`ai.gateway`" in assert_error(refused, 403, "insufficient_scope")["message"]
+        # Refused before anything else acts on it: its query checked, a fault applied.
+        assert_error(gateway_only.get("/generation?limit=0"), 403, "insufficient_scope")
+        faulted = gateway_only.get("/generation", headers={"X-Emulator-Fault": "503"})
+        assert_error(faulted, 403, "insufficient_scope")
+        assert_error(video_only.get("/generation?id="), 403, "insufficient_scope")
+
+
+def test_stats_count_against_the_rate_limit_and_a_video_list_does_not(
+    emulator: EmulatorHandle,
+) -> None:
+    tenant = emulator.create_tenant(rate_limit_rpm=3)
+    with tenant.client() as http:
+        lists = [http.get("/generation").status_code for _ in range(4)]
+        stats = [http.get("/generation", params={"id": "gen_x"}).status_code for _ in range(4)]
+    assert lists == [200] * 4
+    assert stats == [404, 404, 404, 429]

@@ -11,11 +11,11 @@ import pytest
 from emulator.testing import EmulatorHandle, Tenant
 from tests.billing.test_charges import EXACT, charge_of_exact
 from tests.helpers import assert_error, bearer
-from tests.video.test_generate_video import generate
+from tests.video.test_generate_video import BODY, generate
 
 
-def limited_key(tenant: Tenant, limit: int, interval: str | None) -> dict:
-    body = {"name": "limited", "spend_limit_micros": limit}
+def limited_key(tenant: Tenant, limit: int, interval: str | None, **extra: object) -> dict:
+    body = {"name": "limited", "spend_limit_micros": limit, **extra}
     if interval:
         body["spend_reset_interval"] = interval
     r = httpx.post(f"{tenant.base_url}/keys", json=body, headers=bearer(tenant.user_token))
@@ -161,6 +161,7 @@ def test_a_key_s_limit_holds_for_concurrent_video_jobs(emulator: EmulatorHandle)
     [
         ({"spend_limit_micros": 0}, 402, "budget_exceeded"),
         ({"status": "disabled"}, 401, "key_disabled"),
+        ({"scopes": ["video"]}, 403, "insufficient_scope"),
         (None, 401, "invalid_api_key"),  # deleted
     ],
 )
@@ -169,8 +170,10 @@ def test_a_key_changed_while_its_request_waits_is_read_again(
 ) -> None:
     """Authenticated when its headers came, the request spends under the key as it is
     when it begins to (here after an injected 400 ms wait): not over a limit lowered
-    meanwhile, nor on a key disabled or deleted meanwhile. Nothing is charged."""
-    key = limited_key(tenant, 1_000_000, None)
+    meanwhile, nor on a key disabled, deleted or stripped of the route's scope
+    meanwhile. Nothing is charged."""
+    # A video key that may use the gateway: the one whose gateway scope may be taken away.
+    key = limited_key(tenant, 1_000_000, None, product="video", scopes=["ai.gateway", "video"])
     owner = bearer(tenant.user_token)
     with ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(
@@ -190,3 +193,20 @@ def test_a_key_changed_while_its_request_waits_is_read_again(
         assert_error(waiting.result(), status, code)
     if change is not None:
         assert window_charge(tenant, key["id"]) == 0
+
+
+def test_a_job_whose_key_lost_its_scope_while_it_waited_is_refused(tenant: Tenant) -> None:
+    key = limited_key(tenant, 1_000_000, None, product="video", scopes=["ai.gateway", "video"])
+    owner = bearer(tenant.user_token)
+    with ThreadPoolExecutor(1) as pool, httpx.Client(base_url=tenant.base_url) as http:
+        headers = {**bearer(key["key"]), "X-Emulator-Fault": "latency=400"}
+        waiting = pool.submit(
+            httpx.post, f"{tenant.base_url}/generate/video", json=BODY, headers=headers
+        )
+        time.sleep(0.15)
+        changed = http.patch(f"/keys/{key['id']}", json={"scopes": ["studio.media"]}, headers=owner)
+        assert changed.status_code == 200
+        assert_error(waiting.result(), 403, "insufficient_scope")
+    assert window_charge(tenant, key["id"]) == 0
+    with tenant.client() as client:
+        assert client.get("/generation").json()["data"] == []
