@@ -21,6 +21,7 @@ from litestar.params import FromPath
 from pydantic import BaseModel
 
 from emulator import __version__
+from emulator.auth.credentials import RouteAuth
 from emulator.bodies import RequestBody
 from emulator.docs_assets import ASSETS, swagger_asset
 from emulator.gateway import chat_schemas, responses_schemas
@@ -38,7 +39,7 @@ _FIELDS_CHECKED_APART: dict[str, tuple[type[BaseModel], ...]] = {
 
 def finish(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
     doc = copy.deepcopy(document)
-    counted = _rate_counted(app)
+    auths = _route_auths(app)
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     models: list[type[BaseModel]] = [ErrorEnvelope, *_subclasses(RequestBody)]
     for model in models:
@@ -49,7 +50,10 @@ def finish(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
     for path, item in doc.get("paths", {}).items():
         for method, operation in item.items():
             if isinstance(operation, dict) and method != "parameters":
-                _finish_operation(operation, (path, method) in counted)
+                auth = auths.get((path, method))
+                if auth is not None:
+                    _document_auth(operation, auth)
+                _finish_operation(operation, auth)
                 operation.get("parameters", []).sort(key=lambda p: _parameter_order(path, p))
     # litestar lists a handler's several paths, and their parameters, from sets (in hash
     # order): sorted, the document is the same in every process (SPEC section 2)
@@ -57,16 +61,36 @@ def finish(document: dict[str, Any], app: Litestar) -> dict[str, Any]:
     return doc
 
 
-def _rate_counted(app: Litestar) -> set[tuple[str, str]]:
-    """The (path, method) of every route a gateway key reaches: its requests count
-    against the rate limits (`emulator.web.count_request`), so it may answer 429."""
-    counted: set[tuple[str, str]] = set()
+def _route_auths(app: Litestar) -> dict[tuple[str, str], RouteAuth]:
+    """The (path, method) of every documented route, and what it takes."""
+    auths: dict[tuple[str, str], RouteAuth] = {}
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
             auth = handler.opt.get("auth")
-            if auth is not None and GATEWAY_SCOPES[0] in auth.every_scope():
-                counted.update((route.path_format, m.lower()) for m in handler.http_methods)
-    return counted
+            if auth is not None:
+                auths.update(((route.path_format, m.lower()), auth) for m in handler.http_methods)
+    return auths
+
+
+def _rate_counted(auth: RouteAuth) -> bool:
+    """A route a gateway key reaches: its requests count against the rate limits
+    (`emulator.web.count_request`), so it may answer 429."""
+    return GATEWAY_SCOPES[0] in auth.every_scope()
+
+
+def _document_auth(operation: dict[str, Any], auth: RouteAuth) -> None:
+    """The credential a route takes, as its `security`, and the scope, in its words."""
+    if auth.kind == "admin":
+        return  # the control plane's own routers say it
+    scheme: dict[str, list[str]] = {"userToken" if auth.kind == "user_token" else "bearer": []}
+    operation["security"] = [{}, scheme] if auth.kind == "optional" else [scheme]
+    if auth.scopes:
+        needs = f"Needs an API key with the scope {auth.describe_scopes()}"
+        if auth.by_query is not None:
+            name, scopes = auth.by_query
+            needs += f"; with `{name}`, the scope {RouteAuth('api_key', scopes).describe_scopes()}"
+        said = operation.get("description")
+        operation["description"] = f"{said}\n\n{needs}." if said else f"{needs}."
 
 
 def _parameter_order(path: str, parameter: dict[str, Any]) -> tuple[str, int, str]:
@@ -109,7 +133,7 @@ def _inlined_properties(model: type[BaseModel]) -> dict[str, Any]:
     return properties
 
 
-def _finish_operation(operation: dict[str, Any], rate_counted: bool) -> None:
+def _finish_operation(operation: dict[str, Any], auth: RouteAuth | None) -> None:
     body = operation.get("requestBody", {}).get("content", {}).get("application/json", {})
     choices = body.get("schema", {}).get("oneOf", [])
     if len(choices) == 2 and {"type": "null"} in choices:  # `data: X | None = None`
@@ -118,7 +142,9 @@ def _finish_operation(operation: dict[str, Any], rate_counted: bool) -> None:
     responses = operation.setdefault("responses", {})
     wanted = ["400"]
     if operation.get("security"):
-        wanted += ["401", "403"] if {"bearer": []} in operation["security"] else ["401"]
+        wanted.append("401")
+    if auth is not None and auth.every_scope():
+        wanted.append("403")
     parameters = operation.get("parameters", [])
     if operation.get("requestBody") or parameters:
         wanted.append("422")
@@ -126,7 +152,7 @@ def _finish_operation(operation: dict[str, Any], rate_counted: bool) -> None:
         wanted += ["413", "415"]
     if any(p.get("in") == "path" for p in parameters):
         wanted.append("404")
-    if rate_counted:
+    if auth is not None and _rate_counted(auth):
         wanted.append("429")
     for status in wanted:
         responses.setdefault(status, {"description": ERRORS[status]})
@@ -207,7 +233,12 @@ def openapi_config() -> OpenAPIConfig:
                 "bearer": SecurityScheme(
                     type="http",
                     scheme="bearer",
-                    description="An API key (sk-emu-...) or, on /keys, a user token.",
+                    description="An API key (sk-emu-...); also taken as `x-api-key`.",
+                ),
+                "userToken": SecurityScheme(
+                    type="http",
+                    scheme="bearer",
+                    description="A user token (emu_user_...): manages an account's API keys.",
                 ),
                 "admin": SecurityScheme(
                     type="http",

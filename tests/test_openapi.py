@@ -97,6 +97,23 @@ def test_every_error_answer_is_documented_as_the_envelope(document: dict) -> Non
                 assert "401" in operation["responses"]
 
 
+def test_each_route_documents_the_credential_and_scope_it_takes(document: dict) -> None:
+    """Interface sections 4 and 5: which credential, which scope; a 403 only where a
+    scope is needed."""
+    paths = document["paths"]
+    schemes = document["components"]["securitySchemes"]
+    assert {"bearer", "userToken", "admin"} <= set(schemes)
+    assert paths["/api/v1/keys"]["post"]["security"] == [{"userToken": []}]
+    assert paths["/api/v1/models"]["get"]["security"] == [{}, {"bearer": []}]
+    chat = paths["/api/v1/chat/completions"]["post"]
+    assert chat["security"] == [{"bearer": []}] and "403" in chat["responses"]
+    assert chat["description"].endswith("Needs an API key with the scope `ai.gateway`.")
+    stats = paths["/api/v1/generation"]["get"]["description"]
+    assert stats.endswith("scope `video`; with `id`, the scope `ai.gateway`.")
+    for path, method in [("/api/v1/key", "get"), ("/api/v1/keys", "post")]:
+        assert "403" not in paths[path][method]["responses"], path
+
+
 def test_the_docs_page_is_served(http: httpx.Client) -> None:
     response = http.get("/schema")
     assert response.status_code == 200 and "text/html" in response.headers["content-type"]
