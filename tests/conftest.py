@@ -1,5 +1,7 @@
 """Shared fixtures. The live server and tenants come from the package's own plugin
-(`emulator`, `emulator_tenant`); these add the demo world and plain HTTP clients."""
+(`emulator`, `emulator_tenant`); these add the demo world, plain HTTP clients and the
+official `openai` client. Each client is closed after the test: an unclosed one leaves
+its pooled sockets to the garbage collector, a ResourceWarning."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from emulator.server import BackgroundServer
@@ -31,6 +34,13 @@ def http(emulator: EmulatorHandle) -> Iterator[httpx.Client]:
     """A plain client on the server root, with no credentials."""
     with httpx.Client(base_url=emulator.url) as client:
         yield client
+
+
+@pytest.fixture
+def client(emulator: EmulatorHandle, tenant: Tenant) -> Iterator[openai.OpenAI]:
+    """The official `openai` client on a fresh tenant, without retries."""
+    with openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0) as c:
+        yield c
 
 
 @pytest.fixture(scope="session")

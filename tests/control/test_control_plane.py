@@ -189,7 +189,7 @@ def test_admin_token_guards_the_control_plane() -> None:
 
 
 def test_providers_can_be_marked_down_and_slow(
-    demo: EmulatorHandle, control: httpx.Client, tenant
+    demo: EmulatorHandle, control: httpx.Client, tenant, client
 ) -> None:
     import openai
 
@@ -198,7 +198,6 @@ def test_providers_can_be_marked_down_and_slow(
     names = {p["name"]: p for p in listed["data"]}
     assert names["openai"]["wire_format"] == "responses" and names["openai"]["status"] == "up"
     assert names["emulator-broken"]["behavior"] == "fail"
-    client = openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0)
     hello = [{"role": "user", "content": "hello"}]
     served = client.chat.completions.create(model="openai/gpt-4o", messages=hello)
     assert served.model_extra["provider"] == "openai"  # the routes are now known...
