@@ -100,8 +100,10 @@ def test_no_credit_is_402_and_retries_are_pointless(emulator: EmulatorHandle) ->
         refused = assert_error(http.post("/responses", json=asked), 402, "insufficient_credits")
         assert "lower max_output_tokens" in refused["message"]
         assert http.get("/ai-gateway/usage").json()["data"] == []
-    client = openai.OpenAI(base_url=emulator.base_url, api_key=broke.api_key)
-    with pytest.raises(openai.APIStatusError) as info:
+    with (
+        openai.OpenAI(base_url=emulator.base_url, api_key=broke.api_key) as client,
+        pytest.raises(openai.APIStatusError) as info,
+    ):
         client.chat.completions.create(**{k: v for k, v in EXACT.items() if k != "provider"})
     assert info.value.status_code == 402 and info.value.code == "insufficient_credits"
 

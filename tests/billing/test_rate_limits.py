@@ -69,23 +69,27 @@ def test_the_openai_sdk_retry_succeeds_once_the_window_passes(emulator: Emulator
         if response.status_code == 429:  # the SDK now waits Retry-After (1 s) ...
             emulator.advance(2)  # ... while the virtual minute ends
 
-    http_client = httpx.Client(event_hooks={"response": [on_response]})
-    client = openai.OpenAI(
-        base_url=emulator.base_url, api_key=tenant.api_key, max_retries=2, http_client=http_client
-    )
-    client.chat.completions.create(**HELLO)
-    answer = client.chat.completions.create(**HELLO)
+    with (
+        httpx.Client(event_hooks={"response": [on_response]}) as http_client,
+        openai.OpenAI(
+            base_url=emulator.base_url,
+            api_key=tenant.api_key,
+            max_retries=2,
+            http_client=http_client,
+        ) as client,
+    ):
+        client.chat.completions.create(**HELLO)
+        answer = client.chat.completions.create(**HELLO)
     assert answer.choices[0].message.content == "hi"
     assert seen == [200, 429, 200]
-    http_client.close()
 
 
 def test_the_openai_sdk_raises_rate_limit_error(emulator: EmulatorHandle) -> None:
     tenant = emulator.create_tenant(rate_limit_rpm=1)
-    client = openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0)
-    client.chat.completions.create(**HELLO)
-    with pytest.raises(openai.RateLimitError) as info:
+    with openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0) as client:
         client.chat.completions.create(**HELLO)
+        with pytest.raises(openai.RateLimitError) as info:
+            client.chat.completions.create(**HELLO)
     assert info.value.status_code == 429 and info.value.code == "rate_limit_exceeded"
 
 

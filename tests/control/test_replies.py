@@ -55,25 +55,26 @@ def test_replaced_replies_answer_at_once_and_a_reset_brings_back_the_fixtures(
     assert put.json() == control.get("/replies").json() == {"replies": stored}
 
     tenant = demo.create_tenant()
-    client = openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0)
-    booked = client.chat.completions.create(
-        model="openai/gpt-4o",
-        messages=[{"role": "user", "content": "Book a table in Oslo"}],
-        tools=TOOLS,  # type: ignore[arg-type]
-    )
-    calls = booked.choices[0].message.tool_calls or []
-    assert [(c.function.name, c.function.arguments) for c in calls] == [
-        ("get_weather", '{"city":"Oslo"}'),
-        ("book_table", '{"city":"Oslo","seats":"two"}'),  # as scripted, not as the schema says
-    ]
-    assert ask(client, "ping") == "pong"
-    assert ask(client, "What is the capital of France?") != "The capital of France is Paris."
+    with openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0) as client:
+        booked = client.chat.completions.create(
+            model="openai/gpt-4o",
+            messages=[{"role": "user", "content": "Book a table in Oslo"}],
+            tools=TOOLS,  # type: ignore[arg-type]
+        )
+        calls = booked.choices[0].message.tool_calls or []
+        assert [(c.function.name, c.function.arguments) for c in calls] == [
+            ("get_weather", '{"city":"Oslo"}'),
+            # as scripted, not as the schema says
+            ("book_table", '{"city":"Oslo","seats":"two"}'),
+        ]
+        assert ask(client, "ping") == "pong"
+        assert ask(client, "What is the capital of France?") != "The capital of France is Paris."
 
     assert control.post("/reset").status_code == 200
     assert control.get("/replies").json()["replies"] == fixtures
     tenant = demo.create_tenant()
-    client = openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0)
-    assert ask(client, "What is the capital of France?") == "The capital of France is Paris."
+    with openai.OpenAI(base_url=demo.base_url, api_key=tenant.api_key, max_retries=0) as client:
+        assert ask(client, "What is the capital of France?") == "The capital of France is Paris."
 
 
 @pytest.mark.parametrize(

@@ -210,10 +210,10 @@ def test_openai_sdk_lists_and_retrieves_models(client: openai.OpenAI) -> None:
 
 def test_openai_sdk_raises_its_error_classes(emulator: EmulatorHandle) -> None:
     def chat(key: str) -> None:
-        client = openai.OpenAI(base_url=emulator.base_url, api_key=key, max_retries=0)
-        client.chat.completions.create(
-            model="emulator/echo", messages=[{"role": "user", "content": "hi"}]
-        )
+        with openai.OpenAI(base_url=emulator.base_url, api_key=key, max_retries=0) as client:
+            client.chat.completions.create(
+                model="emulator/echo", messages=[{"role": "user", "content": "hi"}]
+            )
 
     with pytest.raises(openai.AuthenticationError) as info:
         chat("sk-emu-demo-disabled")

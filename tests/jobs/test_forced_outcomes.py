@@ -77,25 +77,25 @@ BACKGROUND = {"model": "openai/gpt-4o-mini", "input": "hi", "background": True}
 
 def test_a_background_response_completes_now(emulator: EmulatorHandle, tenant: Tenant) -> None:
     """Forced as a job is: done at once, without moving the clock, with its answer as made."""
-    openai = tenant.openai(max_retries=0)
-    made = openai.responses.create(**BACKGROUND)
-    assert made.status == "queued"
-    forced = force(emulator, made.id, "complete")
-    assert forced.status_code == 200, forced.text
-    assert forced.json() == {
-        "id": made.id, "object": "job", "family": "background_response",
-        "status": "completed", "progress": 100, "error": None,
-    }  # fmt: skip
-    done = openai.responses.retrieve(made.id)
-    assert done.status == "completed" and done.output_text and done.usage is not None
-    assert done.completed_at is not None and done.completed_at >= made.created_at
-    events = list(openai.responses.retrieve(made.id, stream=True))
-    assert events[-1].type == "response.completed" and events[-1].response.status == "completed"
-    again = force(emulator, made.id, "complete")
-    assert again.status_code == 200 and again.json() == forced.json()
-    assert_error(force(emulator, made.id, "fail"), 409, "job_already_ended")
-    emulator.advance(10)  # the end of its old schedule changes nothing
-    assert openai.responses.retrieve(made.id).completed_at == done.completed_at
+    with tenant.openai(max_retries=0) as openai:
+        made = openai.responses.create(**BACKGROUND)
+        assert made.status == "queued"
+        forced = force(emulator, made.id, "complete")
+        assert forced.status_code == 200, forced.text
+        assert forced.json() == {
+            "id": made.id, "object": "job", "family": "background_response",
+            "status": "completed", "progress": 100, "error": None,
+        }  # fmt: skip
+        done = openai.responses.retrieve(made.id)
+        assert done.status == "completed" and done.output_text and done.usage is not None
+        assert done.completed_at is not None and done.completed_at >= made.created_at
+        events = list(openai.responses.retrieve(made.id, stream=True))
+        assert events[-1].type == "response.completed" and events[-1].response.status == "completed"
+        again = force(emulator, made.id, "complete")
+        assert again.status_code == 200 and again.json() == forced.json()
+        assert_error(force(emulator, made.id, "fail"), 409, "job_already_ended")
+        emulator.advance(10)  # the end of its old schedule changes nothing
+        assert openai.responses.retrieve(made.id).completed_at == done.completed_at
 
 
 def test_a_background_response_fails_now_and_keeps_its_charge(
@@ -105,48 +105,50 @@ def test_a_background_response_fails_now_and_keeps_its_charge(
     stream, streamed again, ends with `response.failed`; what it would have said is
     never shown (no reference to its items, nothing read by a later turn). The charge
     stands, as a cancel's does: the answer was made when the request came."""
-    openai = tenant.openai(max_retries=0)
-    with tenant.client() as client:
-        made = client.post("/responses", json={**BACKGROUND, "input": "say it"}).json()
-        balance = client.get("/ai-gateway/balance").json()["balance_micros"]
-        body = {"code": "rate_limit_exceeded", "message": "Too busy."}
-        forced = httpx.post(f"{emulator.url}/_emulator/jobs/{made['id']}/fail", json=body)
-        assert forced.status_code == 200, forced.text
-        assert forced.json()["status"] == "failed" and forced.json()["error"] == body
-        assert client.get("/ai-gateway/balance").json()["balance_micros"] == balance
-    failed = openai.responses.retrieve(made["id"])
-    assert failed.status == "failed" and failed.output == [] and failed.usage is None
-    assert failed.error is not None and failed.error.code == "rate_limit_exceeded"
-    events = list(openai.responses.retrieve(made["id"], stream=True))
-    assert [e.type for e in events] == [
-        "response.created", "response.queued", "response.in_progress", "response.failed"
-    ]  # fmt: skip
-    assert [e.sequence_number for e in events] == [0, 1, 2, 3]
-    cancelled = openai.responses.create(**{**BACKGROUND, "input": "say it"})
-    openai.responses.cancel(cancelled.id)
-    later = [
-        openai.responses.create(model="openai/gpt-4o-mini", input="then?", previous_response_id=r)
-        for r in (made["id"], cancelled.id)
-    ]
-    assert later[0].usage and later[1].usage  # each read the first input, and no output
-    assert later[0].usage.input_tokens == later[1].usage.input_tokens
-    again = force(emulator, made["id"], "fail")
-    assert again.status_code == 200 and again.json() == forced.json()
-    assert_error(force(emulator, made["id"], "complete"), 409, "job_already_ended")
+    with tenant.openai(max_retries=0) as openai:
+        with tenant.client() as client:
+            made = client.post("/responses", json={**BACKGROUND, "input": "say it"}).json()
+            balance = client.get("/ai-gateway/balance").json()["balance_micros"]
+            body = {"code": "rate_limit_exceeded", "message": "Too busy."}
+            forced = httpx.post(f"{emulator.url}/_emulator/jobs/{made['id']}/fail", json=body)
+            assert forced.status_code == 200, forced.text
+            assert forced.json()["status"] == "failed" and forced.json()["error"] == body
+            assert client.get("/ai-gateway/balance").json()["balance_micros"] == balance
+        failed = openai.responses.retrieve(made["id"])
+        assert failed.status == "failed" and failed.output == [] and failed.usage is None
+        assert failed.error is not None and failed.error.code == "rate_limit_exceeded"
+        events = list(openai.responses.retrieve(made["id"], stream=True))
+        assert [e.type for e in events] == [
+            "response.created", "response.queued", "response.in_progress", "response.failed"
+        ]  # fmt: skip
+        assert [e.sequence_number for e in events] == [0, 1, 2, 3]
+        cancelled = openai.responses.create(**{**BACKGROUND, "input": "say it"})
+        openai.responses.cancel(cancelled.id)
+        later = [
+            openai.responses.create(
+                model="openai/gpt-4o-mini", input="then?", previous_response_id=r
+            )
+            for r in (made["id"], cancelled.id)
+        ]
+        assert later[0].usage and later[1].usage  # each read the first input, and no output
+        assert later[0].usage.input_tokens == later[1].usage.input_tokens
+        again = force(emulator, made["id"], "fail")
+        assert again.status_code == 200 and again.json() == forced.json()
+        assert_error(force(emulator, made["id"], "complete"), 409, "job_already_ended")
 
 
 def test_forcing_a_response_that_cannot_be_forced(emulator: EmulatorHandle, tenant: Tenant) -> None:
-    openai = tenant.openai(max_retries=0)
-    cancelled = openai.responses.create(**BACKGROUND)
-    openai.responses.cancel(cancelled.id)
-    for action in ("complete", "fail"):
-        error = assert_error(force(emulator, cancelled.id, action), 409, "job_already_ended")
-        assert "it is cancelled" in error["message"]
-    foreground = openai.responses.create(model="openai/gpt-4o-mini", input="hi")
-    assert force(emulator, foreground.id, "complete").json()["status"] == "completed"
-    assert_error(force(emulator, foreground.id, "fail"), 409, "job_already_ended")
-    error = assert_error(force(emulator, "resp_nope", "fail"), 404, "not_found")
-    assert "background response" in error["message"]
+    with tenant.openai(max_retries=0) as openai:
+        cancelled = openai.responses.create(**BACKGROUND)
+        openai.responses.cancel(cancelled.id)
+        for action in ("complete", "fail"):
+            error = assert_error(force(emulator, cancelled.id, action), 409, "job_already_ended")
+            assert "it is cancelled" in error["message"]
+        foreground = openai.responses.create(model="openai/gpt-4o-mini", input="hi")
+        assert force(emulator, foreground.id, "complete").json()["status"] == "completed"
+        assert_error(force(emulator, foreground.id, "fail"), 409, "job_already_ended")
+        error = assert_error(force(emulator, "resp_nope", "fail"), 404, "not_found")
+        assert "background response" in error["message"]
 
 
 def test_a_provider_task_is_forced_by_its_provider_task_id_too(
