@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import socket
+from contextlib import closing
 
 import pytest
 
@@ -105,13 +106,13 @@ def test_without_uvloop_the_protocol_still_serves_on_asyncio(
     assert server.server.config.http is EmulatorHttpProtocol
     server.start()
     try:
-        handle = EmulatorHandle(server.url)
-        status, _, body = _raw(handle, b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n")
-        assert status == "HTTP/1.1 400 Bad Request"
-        assert json.loads(body)["error"]["code"] == "malformed_http_request"
-        status, _, body = _raw(
-            handle, b"GET /api/v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        )
-        assert status == "HTTP/1.1 200 OK" and json.loads(body)["object"] == "list"
+        with closing(EmulatorHandle(server.url)) as handle:
+            status, _, body = _raw(handle, b"FOO / HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert status == "HTTP/1.1 400 Bad Request"
+            assert json.loads(body)["error"]["code"] == "malformed_http_request"
+            status, _, body = _raw(
+                handle, b"GET /api/v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            assert status == "HTTP/1.1 200 OK" and json.loads(body)["object"] == "list"
     finally:
         server.stop()

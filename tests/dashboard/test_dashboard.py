@@ -3,6 +3,7 @@ jsdom (`tests/js/dashboard.mjs`), where its own script reads and changes the liv
 
 from __future__ import annotations
 
+from contextlib import closing
 from typing import Any
 
 import httpx
@@ -105,10 +106,11 @@ def test_under_an_admin_token_it_asks_for_the_token() -> None:
     settings = Settings(db=":memory:", clock="manual", admin_token="s3cret", log_level="warning")
     server = BackgroundServer(settings).start()
     try:
-        handle = EmulatorHandle(server.url, "s3cret")
-        tenant = handle.create_tenant()
-        seen = run_script("dashboard.mjs", tenant, tenant, tenant.account_id, "--admin", "s3cret")
-        handle.close()
+        with closing(EmulatorHandle(server.url, "s3cret")) as handle:
+            tenant = handle.create_tenant()
+            seen = run_script(
+                "dashboard.mjs", tenant, tenant, tenant.account_id, "--admin", "s3cret"
+            )
     finally:
         server.stop()
     asked = seen["asksForTheToken"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,10 +25,11 @@ from tests.helpers import bearer
 
 
 @pytest.fixture
-def router(emulator: EmulatorHandle, tenant: Tenant) -> OpenRouter:
-    return OpenRouter(
+def router(emulator: EmulatorHandle, tenant: Tenant) -> Iterator[OpenRouter]:
+    with OpenRouter(
         api_key=tenant.api_key, server_url=emulator.base_url, x_open_router_title="SDK test"
-    )
+    ) as sdk:
+        yield sdk
 
 
 def test_openrouter_sdk_chat(router: OpenRouter, tenant: Tenant) -> None:
@@ -90,23 +92,29 @@ def test_openrouter_sdk_current_key_and_credits(emulator: EmulatorHandle, tenant
     with httpx.Client(base_url=tenant.base_url, headers=bearer(tenant.user_token)) as keys:
         secret = keys.post("/keys", json=body).json()["key"]
     emulator.top_up(tenant.account_id, 1_000_000)
-    router = OpenRouter(api_key=secret, server_url=emulator.base_url)
-    answer = router.chat.send(
-        model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "spend a little"}]
-    )
-    charge = answer.usage.cost  # OpenRouter's usage: what it cost, in USD
-    key = router.api_keys.get_current_key_metadata().data
-    assert key.label == "app" and key.limit == 0.05 and key.limit_reset == "daily"
-    assert key.usage == key.usage_daily == key.usage_monthly == charge > 0
-    assert key.limit_remaining == pytest.approx(0.05 - charge)
-    (budget,) = key.budgets
-    assert (budget.scope, budget.spend_usd, budget.reset_interval) == ("key_limit", charge, "daily")
-    emulator.advance(86_400)
-    next_day = router.api_keys.get_current_key_metadata().data
-    assert (
-        next_day.usage_daily == 0 and next_day.usage == charge and next_day.limit_remaining == 0.05
-    )
-    credits = router.credits.get_credits().data
+    with OpenRouter(api_key=secret, server_url=emulator.base_url) as router:
+        answer = router.chat.send(
+            model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "spend a little"}]
+        )
+        charge = answer.usage.cost  # OpenRouter's usage: what it cost, in USD
+        key = router.api_keys.get_current_key_metadata().data
+        assert key.label == "app" and key.limit == 0.05 and key.limit_reset == "daily"
+        assert key.usage == key.usage_daily == key.usage_monthly == charge > 0
+        assert key.limit_remaining == pytest.approx(0.05 - charge)
+        (budget,) = key.budgets
+        assert (budget.scope, budget.spend_usd, budget.reset_interval) == (
+            "key_limit",
+            charge,
+            "daily",
+        )
+        emulator.advance(86_400)
+        next_day = router.api_keys.get_current_key_metadata().data
+        assert (
+            next_day.usage_daily == 0
+            and next_day.usage == charge
+            and next_day.limit_remaining == 0.05
+        )
+        credits = router.credits.get_credits().data
     with tenant.client() as http:
         balance = http.get("/ai-gateway/balance").json()["balance_micros"]
     assert credits.total_credits == (tenant.balance_micros + 1_000_000) / 1_000_000
@@ -161,8 +169,10 @@ def test_openrouter_sdk_errors_carry_the_status_on_the_raw_response(
     """The SDK expects OpenRouter's numeric `error.code`; the service's is a string (the
     chat-completions envelope), so the SDK's own validation error is raised, as against
     the real service (docs/fidelity.md, Errors)."""
-    broke = OpenRouter(api_key="sk-emu-broke", server_url=demo.base_url)
-    with pytest.raises(ResponseValidationError) as raised:
+    with (
+        OpenRouter(api_key="sk-emu-broke", server_url=demo.base_url) as broke,
+        pytest.raises(ResponseValidationError) as raised,
+    ):
         broke.chat.send(model="openai/gpt-4o-mini", messages=[{"role": "user", "content": "hi"}])
     assert raised.value.raw_response.status_code == 402
     assert raised.value.raw_response.json()["error"]["code"] == "insufficient_credits"
