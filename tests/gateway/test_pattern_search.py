@@ -42,7 +42,9 @@ def test_a_slow_search_stops_at_the_budget_and_names_its_pattern() -> None:
     start = time.perf_counter()
     with pytest.raises(PatternTooSlow) as raised:
         search("^(a|aa)+!", "a" * 40)
-    assert time.perf_counter() - start < BUDGET_S + 1
+    # Unbounded, this search runs for minutes; the slack is for a loaded machine (two
+    # test workers beside other work once took more than the budget and a second).
+    assert time.perf_counter() - start < BUDGET_S + 10
     assert raised.value.pattern == "^(a|aa)+!"
     assert "takes too long to match" in raised.value.sentence()
 
