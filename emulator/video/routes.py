@@ -83,7 +83,6 @@ def get_generation(request: DirectRequest) -> Reply:
 
 
 VIDEO = RouteAuth("api_key", ("video",))
-GATEWAY = RouteAuth("api_key", ("ai.gateway",))
 VIDEO_OR_GATEWAY = RouteAuth("api_key", ("video",), by_query=("id", ("ai.gateway",)))
 StatsId = Annotated[
     str | None,
