@@ -87,8 +87,8 @@ def _document_auth(operation: dict[str, Any], auth: RouteAuth) -> None:
     if auth.scopes:
         needs = f"Needs an API key with the scope {auth.describe_scopes()}"
         if auth.by_query is not None:
-            name, scopes = auth.by_query
-            needs += f"; with `{name}`, the scope {RouteAuth('api_key', scopes).describe_scopes()}"
+            name = auth.by_query[0]
+            needs += f"; with `{name}`, the scope {auth.for_query({name}).describe_scopes()}"
         said = operation.get("description")
         operation["description"] = f"{said}\n\n{needs}." if said else f"{needs}."
 

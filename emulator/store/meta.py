@@ -36,12 +36,17 @@ def adopt_request_count(conn: sqlite3.Connection) -> None:
     a clean stop): its sequence goes on from there."""
     made = get_meta(conn, "requests_made")
     if made is not None:
-        conn.execute(
-            "INSERT INTO sequences (name, value) VALUES (?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
-            [REQUEST_SEQUENCE, int(made)],
-        )
+        raise_sequences(conn, {REQUEST_SEQUENCE: int(made)})
         conn.execute("DELETE FROM meta WHERE key = 'requests_made'")
+
+
+def raise_sequences(conn: sqlite3.Connection, floors: dict[str, int]) -> None:
+    """Each named sequence to at least its floor: no number up to it is given again."""
+    conn.executemany(
+        "INSERT INTO sequences (name, value) VALUES (?, ?) "
+        "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
+        list(floors.items()),
+    )
 
 
 class GivenIdentities:
@@ -63,11 +68,7 @@ class GivenIdentities:
 
     def keep(self, conn: sqlite3.Connection) -> None:
         """After: none of them given again."""
-        conn.executemany(
-            "INSERT INTO sequences (name, value) VALUES (?, ?) "
-            "ON CONFLICT(name) DO UPDATE SET value = MAX(value, excluded.value)",
-            list(self._high.items()),
-        )
+        raise_sequences(conn, self._high)
 
 
 # Two small key-value tables: `meta` (run state such as the clock) and
