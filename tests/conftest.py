@@ -16,6 +16,8 @@ from emulator.server import BackgroundServer
 from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 
+pytest_plugins = ["tests.leaks"]  # fails a test that leaves a client unclosed
+
 
 @pytest.fixture
 def tenant(emulator_tenant: Tenant) -> Tenant:
