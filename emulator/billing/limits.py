@@ -6,7 +6,7 @@ frees it). A request over either limit is 429 `rate_limit_exceeded` with
 `Retry-After`; every gateway answer says where the caller stands in
 `X-RateLimit-Limit`, `-Remaining` and `-Reset` (seconds until the window ends).
 `count` keeps windows of any length the same way (the free tier's minute and
-day: `gateway.free_tier`), and `uncount` gives a count back.
+day: `gateway.free_tier`), `counted` reads one, and `uncount` gives a count back.
 """
 
 from __future__ import annotations
@@ -93,6 +93,11 @@ class RateLimiter:
             for key, _ in keys:
                 self._long_counts[key] = self._long_counts.get(key, 0) + 1
         return None
+
+    def counted(self, now: float, scope: str, length: int) -> int:
+        """What `count` counted in the scope's window of that length that holds `now`."""
+        with self._lock:
+            return self._long_counts.get((scope, length, int(now // length)), 0)
 
     def uncount(self, counted: list[tuple[str, int, int]]) -> None:
         """Give back what `count` counted ((scope, window length, window index) keys)."""

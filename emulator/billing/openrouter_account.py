@@ -13,6 +13,7 @@ from emulator.billing.money import usd_number
 from emulator.billing.windows import window_bounds
 from emulator.clock import iso
 from emulator.errors import NotFound
+from emulator.gateway import free_tier
 from emulator.jobs.service import settled_read
 from emulator.store.accounts import credited, get_account
 from emulator.store.jobs import key_job_spend
@@ -45,6 +46,7 @@ def current_key(rt: Runtime, caller: Caller) -> dict[str, Any]:
         jobs = key_job_spend(conn, key.id, since, now)
         # The name as it is now: the cached key is renewed by changes to what auth reads.
         named = get_key(conn, key.account_id, key.id)
+        given = credited(conn, key.account_id)
     total, daily, weekly, monthly, window = (g + j for g, j in zip(gateway, jobs, strict=True))
     budgets = [_budget(key, window, resets)] if key.spend_limit_micros is not None else []
     limit = key.spend_limit_micros
@@ -63,13 +65,13 @@ def current_key(rt: Runtime, caller: Caller) -> dict[str, Any]:
             "byok_usage_weekly": 0.0,
             "byok_usage_monthly": 0.0,
             "include_byok_in_limit": False,
-            "is_free_tier": False,
+            "is_free_tier": given == 0,  # OpenRouter: never paid for credits
             "is_management_key": False,
             "is_provisioning_key": False,
             "budgets": budgets,
             "effective_budget": budgets[0] if budgets else None,
             "allowed_data_regions": ["global"],
-            "free_model_daily_requests": {"limit": 0, "remaining": 0, "used": 0},
+            "free_model_daily_requests": free_tier.daily_requests(rt, key.account_id, given),
             "rate_limit": _LEGACY_RATE_LIMIT,  # OpenRouter's says -1 too
             "creator_user_id": None,
             "organization_id": None,

@@ -86,6 +86,23 @@ def is_free(route: Route) -> bool:
     return route.model.endswith(SUFFIX)
 
 
+def daily_limit(given: int) -> int:
+    """Free-variant requests a day for an account given `given` micros of credits."""
+    return PER_DAY_WITH_CREDITS if given >= CREDITS_FOR_MORE else PER_DAY
+
+
+def daily_requests(rt: Runtime, account_id: str, given: int) -> dict[str, int]:
+    """The account's free-variant requests of this UTC day against its daily limit, in
+    OpenRouter's `free_model_daily_requests` shape (`GET /key`)."""
+    limit = daily_limit(given)
+    used = rt.limiter.counted(rt.clock.now(), _day_scope(account_id), DAY)
+    return {"limit": limit, "remaining": max(0, limit - used), "used": used}
+
+
+def _day_scope(account_id: str) -> str:
+    return f"free-day:{account_id}"
+
+
 def admit(rt: Runtime, account_id: str) -> list[tuple[str, int, int]]:
     """Count a request to a free variant against the account's free limits (the windows
     counted, for `RateLimiter.uncount`), or refuse it with 429 naming the window that
@@ -93,10 +110,10 @@ def admit(rt: Runtime, account_id: str) -> list[tuple[str, int, int]]:
     now = rt.clock.now()
     with rt.store.read() as conn:
         given = credited(conn, account_id)
-    per_day = PER_DAY_WITH_CREDITS if given >= CREDITS_FOR_MORE else PER_DAY
+    per_day = daily_limit(given)
     windows = [
         (f"free-minute:{account_id}", PER_MINUTE, MINUTE),
-        (f"free-day:{account_id}", per_day, DAY),
+        (_day_scope(account_id), per_day, DAY),
     ]
     refused = rt.limiter.count(now, windows)
     if refused is None:

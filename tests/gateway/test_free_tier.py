@@ -143,3 +143,27 @@ def test_retry_after_names_the_window_that_frees_last(emulator: EmulatorHandle) 
         refused = chat(http)  # both full: the next minute would not help
         assert "50 requests a day" in assert_error(refused, 429, "rate_limit_exceeded")["message"]
         assert int(refused.headers["retry-after"]) == 86_400 - 180
+
+
+def test_get_key_reports_the_day_s_free_requests(emulator: EmulatorHandle) -> None:
+    """`GET /key`'s `free_model_daily_requests` is the counter the limit reads: this UTC
+    day's free requests (not those given back) against 50, or 1,000 once given $10;
+    `is_free_tier` says the account was never given credits."""
+    broke = emulator.create_tenant(balance_micros=0, rate_limit_rpm=1000)
+    now = emulator.clock()["epoch_seconds"]
+    emulator.advance(86_400 - now % 86_400 + 3600)  # an hour into a UTC day
+    with broke.client() as http:
+
+        def daily(free_tier: bool = False) -> dict[str, Any]:
+            key = http.get("/key").json()["data"]
+            assert key["is_free_tier"] is free_tier
+            return key["free_model_daily_requests"]
+
+        assert daily(free_tier=True) == {"limit": 50, "remaining": 50, "used": 0}
+        assert all(chat(http).status_code == 200 for _ in range(3))
+        assert_error(chat(http, models=["openai/gpt-4o"]), 402, "insufficient_credits")
+        assert daily(free_tier=True) == {"limit": 50, "remaining": 47, "used": 3}
+        emulator.top_up(broke.account_id, 10_000_000)
+        assert daily() == {"limit": 1000, "remaining": 997, "used": 3}
+        emulator.advance(86_400)
+        assert daily() == {"limit": 1000, "remaining": 1000, "used": 0}
