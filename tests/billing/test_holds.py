@@ -15,7 +15,8 @@ from emulator.settings import Settings
 from emulator.store import reservations
 from emulator.store.accounts import get_account
 from emulator.store.usage import UsageEvent, get_usage_event
-from emulator.testing import Tenant
+from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import assert_error
 
 
 def _event(rt_id: str, charge: int) -> UsageEvent:
@@ -169,3 +170,67 @@ def test_an_answer_says_the_charge_settling_made(
     assert event["charge_micros"] == usage["charge_micros"] == 7
     assert usage["cost"] == 0.000007
     assert event["metadata"]["charge_capped_from_micros"] > 7
+
+
+SLOW_STREAM = {
+    "model": "emulator/slow",
+    "messages": [{"role": "user", "content": "[emulator:tokens=30]"}],
+    "max_tokens": 30,
+    "stream": True,
+}
+
+
+def test_a_second_stream_cannot_spend_what_the_first_holds(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    with tenant.client() as http:
+        hold = http.post("/ai-gateway/quote", json=SLOW_STREAM).json()["hold_micros"]
+    small = emulator.create_tenant(balance_micros=hold * 3 // 2)  # one hold, not two
+    with small.client(timeout=30) as http:
+        with http.stream("POST", "/chat/completions", json=SLOW_STREAM) as first:
+            lines = first.iter_lines()  # kept: dropping it would close the stream
+            next(lines)  # its hold is active
+            second = http.post("/chat/completions", json=SLOW_STREAM)
+            assert_error(second, 402, "insufficient_credits", "billing_error")
+            assert [line for line in lines if line][-1] == "data: [DONE]"
+        balance = http.get("/ai-gateway/balance").json()["balance_micros"]
+    assert hold * 3 // 2 - hold <= balance < hold * 3 // 2
+
+
+ASKS = {
+    "three answers": {
+        "model": "openai/gpt-4o-mini",
+        "n": 3,
+        "max_tokens": 20,
+        "messages": [{"role": "user", "content": "Explain indexes in depth"}],
+    },
+    "a fallback route": {
+        "model": "emulator/flaky",
+        "max_tokens": 40,
+        "messages": [{"role": "user", "content": "[emulator:tokens=40]"}],
+    },
+}
+
+
+@pytest.mark.parametrize("ask", ASKS)
+def test_the_hold_covers_every_answer_and_every_route(tenant: Tenant, ask: str) -> None:
+    with tenant.client() as http:
+        answer = http.post("/chat/completions", json=ASKS[ask])
+        assert answer.status_code == 200, answer.text[:200]
+        (held,) = http.get("/ai-gateway/reservations").json()["data"]
+        event = http.get(f"/ai-gateway/usage/{answer.headers['x-generation-id']}").json()
+    assert 0 < event["charge_micros"] <= held["amount_micros"]
+    assert "charge_capped_from_micros" not in event["metadata"]
+
+
+def test_a_hold_asks_no_more_output_than_the_route_gives(tenant: Tenant) -> None:
+    """gpt-4o-mini's routes give at most 16,384 tokens: a larger `max_tokens` holds as
+    much as that, and none holds as much as no cap."""
+    body = {"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "hi"}]}
+    with tenant.client() as http:
+
+        def hold(**cap: int) -> int:
+            return int(http.post("/ai-gateway/quote", json={**body, **cap}).json()["hold_micros"])
+
+        at_cap = hold(max_tokens=16_384)
+        assert hold(max_tokens=1_000_000) == hold() == at_cap > hold(max_tokens=16_383)

@@ -28,6 +28,14 @@ def window_charge(tenant: Tenant, key_id: str) -> int:
     return int(r.json()["usage"]["window_charge_micros"])
 
 
+SLOW_STREAM = {
+    "model": "emulator/slow",
+    "messages": [{"role": "user", "content": "[emulator:tokens=30]"}],
+    "max_tokens": 30,
+    "stream": True,
+}
+
+
 def test_a_daily_limit_refuses_then_frees_at_midnight(
     emulator: EmulatorHandle, tenant: Tenant
 ) -> None:
@@ -69,15 +77,9 @@ def test_a_limit_without_interval_says_it_never_resets(tenant: Tenant) -> None:
 
 def test_what_remains_of_a_limit_leaves_out_the_holds_in_flight(tenant: Tenant) -> None:
     key = limited_key(tenant, 1_000, "daily")
-    slow = {
-        "model": "emulator/slow",
-        "messages": [{"role": "user", "content": "[emulator:tokens=30]"}],
-        "max_tokens": 30,
-        "stream": True,
-    }
     quote_body = {"model": "openai/gpt-4o", "input": "hi", "max_output_tokens": 5}
     with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"]), timeout=30) as http:
-        with http.stream("POST", "/chat/completions", json=slow) as running:
+        with http.stream("POST", "/chat/completions", json=SLOW_STREAM) as running:
             lines = running.iter_lines()  # kept: dropping it would close the stream
             next(lines)  # the stream has started: its hold is active
             (hold,) = http.get("/ai-gateway/reservations", params={"status": "active"}).json()[
@@ -91,6 +93,50 @@ def test_what_remains_of_a_limit_leaves_out_the_holds_in_flight(tenant: Tenant) 
         spend = http.post("/ai-gateway/quote", json=quote_body).json()["spend_limit"]
     assert spend["held_micros"] == 0
     assert spend["remaining_micros"] == 1_000 - spend["used_micros"]
+
+
+def test_a_second_stream_cannot_spend_what_the_first_holds(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        hold = http.post("/ai-gateway/quote", json=SLOW_STREAM).json()["hold_micros"]
+    key = limited_key(tenant, hold * 3 // 2, "daily")  # room for one hold, not two
+    limited = httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"]), timeout=30)
+    with limited as http, http.stream("POST", "/chat/completions", json=SLOW_STREAM) as first:
+        lines = first.iter_lines()  # kept: dropping it would close the stream
+        next(lines)  # its hold is active
+        second = http.post("/chat/completions", json=SLOW_STREAM)
+        error = assert_error(second, 402, "budget_exceeded", "billing_error")
+        assert error["metadata"]["used_micros"] == 0  # refused for what is held
+        assert [line for line in lines if line][-1] == "data: [DONE]"
+    assert 0 < window_charge(tenant, key["id"]) <= hold
+
+
+def test_a_charge_at_a_window_s_first_instant_counts_in_it(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    price = charge_of_exact(emulator)
+    key = limited_key(tenant, price, "daily")
+    now = emulator.clock()["epoch_seconds"]
+    emulator.advance(86400 - now % 86400)  # midnight UTC exactly (the test clock stands)
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+        assert http.post("/chat/completions", json=EXACT).status_code == 200
+        assert window_charge(tenant, key["id"]) == price
+        assert_error(http.post("/chat/completions", json=EXACT), 402, "budget_exceeded")
+
+
+def test_a_weekly_window_starts_on_monday(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    price = charge_of_exact(emulator)
+    key = limited_key(tenant, 10 * price, "weekly")
+    day = 86400
+    now = emulator.clock()["epoch_seconds"]
+    monday = now - now % day + day * ((7 - (now // day + 3) % 7) % 7 or 7)  # 1970-01-01: Thursday
+    emulator.advance(monday - day / 2 - now)  # Sunday noon
+    with httpx.Client(base_url=tenant.base_url, headers=bearer(key["key"])) as http:
+        assert http.post("/chat/completions", json=EXACT).status_code == 200
+    assert window_charge(tenant, key["id"]) == price
+    emulator.advance(day / 2 - 1)
+    assert window_charge(tenant, key["id"]) == price  # Sunday's last second
+    emulator.advance(1)
+    assert window_charge(tenant, key["id"]) == 0  # Monday 00:00
 
 
 def test_a_spend_limit_holds_under_concurrency(emulator: EmulatorHandle) -> None:
@@ -133,6 +179,9 @@ def test_a_key_s_limit_covers_its_video_jobs_and_a_refund_frees_it(
         chat = http.post("/chat/completions", json=EXACT)  # one limit for both
         assert_error(chat, 402, "budget_exceeded")
         emulator.advance(600)  # the failing job fails: its refund frees its share
+        # read first, before a request writes the refund: a failed job is refunded by then
+        assert window_charge(tenant, key["id"]) == JOB_PRICE
+        assert http.get("/key").json()["data"]["usage_daily"] == JOB_PRICE / 1_000_000
         assert generate(http).status_code == 200
         assert window_charge(tenant, key["id"]) == 2 * JOB_PRICE
         assert http.get("/key").json()["data"]["usage_daily"] == 2 * JOB_PRICE / 1_000_000

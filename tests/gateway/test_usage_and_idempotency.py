@@ -140,6 +140,26 @@ def test_the_same_key_and_body_replays_without_a_new_event(tenant: Tenant, endpo
         assert_error(mismatch, 422, "idempotency_key_mismatch", "invalid_request_error")
 
 
+def test_a_key_is_free_again_exactly_a_day_later(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    body = {"model": "emulator/echo", "messages": HELLO}
+    with tenant.client(headers={"Idempotency-Key": "day"}) as http:
+        assert http.post("/chat/completions", json=body).status_code == 200
+        emulator.advance(24 * 3600 - 1)
+        assert http.post("/chat/completions", json=body).headers["idempotent-replayed"] == "true"
+        emulator.advance(1)  # "within 24 hours": the 24th hour's end is not within
+        again = http.post("/chat/completions", json=body)
+        assert again.status_code == 200 and "idempotent-replayed" not in again.headers
+        assert len(events(http)) == 2
+
+
+def test_the_same_key_and_body_on_another_endpoint_is_a_mismatch(tenant: Tenant) -> None:
+    body = {"model": "emulator/echo", "max_tokens": 5, "messages": HELLO}
+    with tenant.client(headers={"Idempotency-Key": "cross"}) as http:
+        assert http.post("/chat/completions", json=body).status_code == 200
+        other = http.post("/messages", json=body)
+    assert_error(other, 422, "idempotency_key_mismatch", "invalid_request_error")
+
+
 def test_a_replayed_stream_is_the_same_stream(tenant: Tenant) -> None:
     body = {"model": "emulator/echo", "messages": HELLO, "stream": True}
     with tenant.client(
