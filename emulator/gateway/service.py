@@ -206,6 +206,11 @@ def _rng(rt: Runtime, route: Route, call: Call, index: int) -> LazyRng:
     return LazyRng(lambda label="completion": rt.ids.rng(label, model, repr(call.request), index))
 
 
+# A failed attempt is a refused connection or an error at once, not a generation:
+# it reports a few milliseconds, whatever the provider's fixture latency is.
+FAILED_ATTEMPT_LATENCY_MS = 5
+
+
 def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
     return {
         "provider": route.provider,
@@ -213,7 +218,7 @@ def _attempt(route: Route, status: str, error: str | None) -> dict[str, Any]:
         "wire_format": route.wire_format,
         "status": status,
         "error_code": error,
-        "latency_ms": route.latency_ms if status == "succeeded" else 5,
+        "latency_ms": route.latency_ms if status == "succeeded" else FAILED_ATTEMPT_LATENCY_MS,
     }
 
 

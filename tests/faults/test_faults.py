@@ -84,6 +84,10 @@ def test_failing_a_provider_route_makes_a_recorded_fallback(
         attempts = event["route_attempts"]
         assert attempts[0]["provider"] == "openai" and attempts[0]["error_code"] == "fault_injected"
         assert attempts[-1]["status"] == "succeeded"
+        model = client.get(f"/models/{event['model']}").json()
+        served = next(p for p in model["providers"] if p["name"] == attempts[-1]["provider"])
+        # a failed attempt answers at once; a served one takes its provider's latency
+        assert attempts[0]["latency_ms"] == 5 < attempts[-1]["latency_ms"] == served["latency_ms"]
         assert rule.hits == 1
         again = client.post("/chat/completions", json=CHAT)  # the rule is spent
         assert again.json()["provider"] == "openai"
