@@ -24,6 +24,7 @@ from emulator.faults import apply as fault_apply
 from emulator.faults import header as fault_header
 from emulator.faults.rules import Subject
 from emulator.gateway.routing import provider_slugs
+from emulator.query_integers import INTEGER_QUERY, check_integers
 from emulator.runtime import Runtime
 
 JSON = "application/json"
@@ -63,6 +64,7 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         # Fail closed: every route of ours must say what it takes.
         raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
     if auth.kind == "optional" and not _faults_may_apply(runtime_of(connection), connection.scope):
+        _check_query(connection)
         return  # before the headers are parsed: the catalog is hot
     if auth.by_query is not None:
         auth = auth.for_query(connection.query_params.keys())
@@ -76,6 +78,14 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
         connection.body,
         connection.receive,
     )
+    _check_query(connection)
+
+
+def _check_query(connection: Request[Any, Any, Any]) -> None:
+    """What litestar's conversion lets through: `limit=2.0` (`query_integers`)."""
+    integers = connection.route_handler.opt.get(INTEGER_QUERY)
+    if integers and connection.scope["query_string"]:
+        check_integers(integers, connection.query_params.multi_items())
 
 
 async def admit(

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from emulator.testing import Tenant
+from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, bearer
 
 # Lists paged by row sequence: (path under /api/v1, which credential, the list's name
@@ -81,7 +81,13 @@ def test_a_models_cursor_nested_too_deep_is_422(tenant: Tenant) -> None:
 
 @pytest.mark.parametrize(
     ("limit", "says"),
-    [("x", "Expected an integer."), ("1.5", "Expected an integer."), ("0", "an integer >= 1")],
+    [
+        ("x", "Expected an integer."),
+        ("1.5", "Expected an integer."),
+        ("2.0", "Expected an integer."),  # an integer in a number's notation
+        ("1e1", "Expected an integer."),
+        ("0", "an integer >= 1"),
+    ],
 )
 @pytest.mark.parametrize(
     ("path", "credential"), [(p, c) for p, c, _ in SEQ_LISTS] + [("/models", "api_key")]
@@ -94,6 +100,39 @@ def test_a_limit_not_a_whole_number_in_range_is_422_in_plain_words(
     error = assert_error(answer, 422, "invalid_request")
     assert error["param"] == "limit" and says in error["message"], error
     assert "`int" not in error["message"] and "null" not in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "query"),
+    [
+        ("/_emulator/requests", "status=200.0"),
+        ("/_emulator/requests", "limit=1&limit=1e0"),  # every value, not the last only
+        ("/_emulator/accounts", "limit=5.0"),
+        ("/_emulator/faults", "limit=5.0"),
+        ("/_emulator/snapshots", "limit=5.0"),
+        ("/_emulator/providers", "limit=5.0"),
+        ("/_emulator/accounts/{account}/ledger", "limit=5.0"),
+        ("/api/v1/responses/{response}", "stream=true&starting_after=1.0"),
+    ],
+)
+def test_every_integer_parameter_takes_an_integer_as_written(
+    emulator: EmulatorHandle, tenant: Tenant, path: str, query: str
+) -> None:
+    """litestar's conversion would take `5.0` as 5; the real API refuses it."""
+    with tenant.client() as http:
+        ask = {"model": "emulator/echo", "input": "hi", "background": True, "stream": True}
+        made = http.post("/responses", json=ask).text  # its events may be streamed again
+    made_id = json.loads(made.split("data: ", 1)[1].split("\n", 1)[0])["response"]["id"]
+    url = emulator.url + path.format(account=tenant.account_id, response=made_id)
+    headers = bearer(tenant.api_key)
+    words = httpx.get(f"{url}?{query.replace('.0', 'x').replace('1e0', 'x')}", headers=headers)
+    assert words.status_code in (400, 422)  # the OpenAI routes answer 400
+    error = assert_error(
+        httpx.get(f"{url}?{query}", headers=headers), words.status_code, "invalid_request"
+    )
+    assert error == words.json()["error"] and error["message"].endswith("Expected an integer.")
+    fixed = query.replace(".0", "").replace("1e0", "1")
+    assert httpx.get(f"{url}?{fixed}", headers=headers).status_code == 200
 
 
 @pytest.mark.parametrize(
