@@ -16,6 +16,7 @@ from emulator.store import reservations
 from emulator.store.accounts import get_account
 from emulator.store.usage import UsageEvent, get_usage_event
 from emulator.testing import EmulatorHandle, Tenant
+from tests.billing.test_spend_limits import SLOW_STREAM
 from tests.helpers import assert_error
 
 
@@ -170,14 +171,6 @@ def test_an_answer_says_the_charge_settling_made(
     assert event["charge_micros"] == usage["charge_micros"] == 7
     assert usage["cost"] == 0.000007
     assert event["metadata"]["charge_capped_from_micros"] > 7
-
-
-SLOW_STREAM = {
-    "model": "emulator/slow",
-    "messages": [{"role": "user", "content": "[emulator:tokens=30]"}],
-    "max_tokens": 30,
-    "stream": True,
-}
 
 
 def test_a_second_stream_cannot_spend_what_the_first_holds(
