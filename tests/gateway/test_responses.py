@@ -343,10 +343,40 @@ def test_a_system_prompt_alone_is_answered(tenant: Tenant, path: str, model: str
     """An empty system message is all the conversation: the provider takes it as its
     own instructions and answers a conversation with no turns."""
     message = {"role": "system", "content": ""}
-    key = "input" if path == "/responses" else "messages"
+    body = {"model": model, "input" if path == "/responses" else "messages": [message]}
     with tenant.client() as http:
-        answered = http.post(path, json={"model": model, key: [message]})
-    assert answered.status_code == 200, answered.text
+        start = http.get("/ai-gateway/balance").json()["balance_micros"]
+        quoted = http.post("/ai-gateway/quote", json=body).json()
+        answered = http.post(path, json=body)
+        assert answered.status_code == 200, answered.text
+        event = http.get(f"/ai-gateway/usage/{answered.headers['x-generation-id']}").json()
+        spent = start - http.get("/ai-gateway/balance").json()["balance_micros"]
+    answer = answered.json()
+    usage = answer["usage"]
+    if path == "/responses":
+        assert answer["status"] == "completed"
+        (item,) = answer["output"]
+        assert (item["type"], item["role"], item["status"]) == ("message", "assistant", "completed")
+        text = answer["output_text"]
+        assert [part["text"] for part in item["content"]] == [text]
+        prompt, completion = usage["input_tokens"], usage["output_tokens"]
+    else:
+        (choice,) = answer["choices"]
+        assert choice["message"]["role"] == "assistant" and choice["finish_reason"] == "stop"
+        text = choice["message"]["content"]
+        prompt, completion = usage["prompt_tokens"], usage["completion_tokens"]
+    if model == "emulator/echo":  # it says back the last user text, and there is none
+        assert text == "" and completion == 0
+    else:  # a model that writes its own text writes some, about nothing in particular
+        assert text.strip() and completion > 0
+    # The prompt is the system message's framing alone: 3 tokens as a chat-format
+    # provider's message (the echo's), none as a responses- or messages-format
+    # provider's instructions (whose text is empty); as quoted.
+    assert prompt == (3 if model == "emulator/echo" else 0) == quoted["estimated_input_tokens"]
+    assert usage["total_tokens"] == prompt + completion
+    assert event["status"] == "succeeded" and event["model"] == model
+    assert (event["prompt_tokens"], event["completion_tokens"]) == (prompt, completion)
+    assert event["charge_micros"] == usage["charge_micros"] == spent > 0
 
 
 @pytest.mark.parametrize("choice", ["required", {"type": "function", "name": "lookup_order"}])
@@ -394,10 +424,26 @@ def test_a_seed_in_metadata_is_a_string_of_digits_and_seeds_the_content(tenant: 
 
 @pytest.mark.parametrize("seed", ["--5", "\u00b2", "9" * 40, "x"])
 def test_a_seed_that_is_no_number_seeds_nothing(tenant: Tenant, seed: str) -> None:
-    body = {"model": "openai/gpt-4o", "input": "Tell me about tea", "metadata": {"seed": seed}}
+    """A `metadata.seed` that is no string of ASCII digits (at most 20) is metadata
+    like any other: kept and shown back, and the answer, its tokens and its charge are
+    those of the same request without it."""
+    plain = {"model": "openai/gpt-4o", "input": "Tell me about tea"}
+    body = {**plain, "metadata": {"seed": seed}}
     with tenant.client() as http:
-        assert http.post("/responses", json=body).status_code == 200
-        assert http.post("/responses/input_tokens", json=body).status_code == 200
+        unseeded = http.post("/responses", json=plain).json()
+        seeded = http.post("/responses", json={**plain, "metadata": {"seed": "1"}}).json()
+        answered = http.post("/responses", json=body)
+        counted = http.post("/responses/input_tokens", json=body)
+        counted_plain = http.post("/responses/input_tokens", json=plain).json()
+    assert answered.status_code == 200, answered.text
+    answer = answered.json()
+    assert answer["metadata"] == {"seed": seed}  # as sent
+    # A seed changes the text (this one, "1", does): this one does not.
+    assert answer["output_text"] == unseeded["output_text"] != seeded["output_text"]
+    assert answer["usage"] == unseeded["usage"]  # the same tokens, the same charge
+    assert counted.status_code == 200, counted.text
+    assert counted.json() == counted_plain
+    assert counted_plain["input_tokens"] == answer["usage"]["input_tokens"]
 
 
 def test_the_stream_helper_takes_a_debug_stream(client: openai.OpenAI) -> None:
