@@ -89,6 +89,13 @@ def test_detail_is_one_of_three_and_an_image_has_a_source(
     assert error["param"].endswith(param) and says in error["message"], error
 
 
-def test_a_file_id_stands_for_an_image(client: openai.OpenAI) -> None:
+def test_a_file_id_stands_for_an_image(client: openai.OpenAI, tenant: Tenant) -> None:
+    """A `file_id` is never looked up: it counts and is billed as any image is."""
+    before = spent(tenant)
     answer = client.responses.create(**responses_with({"file_id": "file-abc", "detail": "auto"}))
-    assert answer.status == "completed"
+    by_url = client.responses.create(**responses_with({"image_url": "https://example.com/a.png"}))
+    assert answer.status == "completed" and answer.output_text
+    assert answer.usage and by_url.usage
+    assert answer.usage.input_tokens == by_url.usage.input_tokens > 85  # the image's tokens
+    charges = [a.usage.model_extra["charge_micros"] for a in (answer, by_url) if a.usage]
+    assert min(charges) > 0 and spent(tenant) == before + sum(charges)

@@ -159,22 +159,57 @@ def test_an_unknown_video_model_is_404_with_the_closest_ids(tenant: Tenant) -> N
         assert client.get("/ai-gateway/balance").json()["balance_micros"] == start
 
 
-def test_image_tasks_take_base64_images_data_urls_or_urls(tenant: Tenant) -> None:
+def test_image_tasks_take_base64_images_data_urls_or_urls(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """Each way of giving the images queues a job of its task type, charged once (5 s
+    in standard mode: 175,000 micros), that ends in a playable video."""
     with tenant.client() as client:
-        one = generate(client, task_type="image2video", image_list=[{"image": JPEG}])
-        assert one.status_code == 200, one.text
-        data_url = generate(
-            client, task_type="image2video", image_list=[{"image": f"data:image/png;base64,{PNG}"}]
-        )
-        assert data_url.status_code == 200, data_url.text
-        by_url = generate(client, task_type="image2video", image_url="https://example.com/a.png")
-        assert by_url.status_code == 200
-        several = generate(
-            client,
-            task_type="multi-image2video",
-            image_list=[{"image": PNG}, {"image_url": "https://example.com/b.webp"}],
-        )
-        assert several.status_code == 200, several.text
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
+        made = [
+            generate(client, task_type="image2video", image_list=[{"image": JPEG}]),
+            generate(
+                client,
+                task_type="image2video",
+                image_list=[{"image": f"data:image/png;base64,{PNG}"}],
+            ),
+            generate(client, task_type="image2video", image_url="https://example.com/a.png"),
+            generate(
+                client,
+                task_type="multi-image2video",
+                image_list=[{"image": PNG}, {"image_url": "https://example.com/b.webp"}],
+            ),
+        ]
+        for answer in made:
+            assert answer.status_code == 200, answer.text
+        records = [answer.json() for answer in made]
+        types = ["image2video"] * 3 + ["multi-image2video"]
+        for record, task_type in zip(records, types, strict=True):
+            assert record["id"].startswith("vgen_") and record["object"] == "generation"
+            assert (record["status"], record["progress"], record["video_url"]) == (
+                "queued",
+                0,
+                None,
+            )
+            assert record["task_type"] == record["metadata"]["task_type"] == task_type
+            assert record["model"] == BODY["model"] and record["prompt"] == BODY["prompt"]
+            assert record["charge_micros"] == 175_000 and record["refunded"] is False
+        ids = [record["id"] for record in records]
+        assert len(set(ids)) == 4
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 4 * 175_000
+        charges = emulator.ledger(tenant.account_id, kind="job_charge")
+        assert {e["reference"]: e["amount"] for e in charges} == dict.fromkeys(ids, -175_000)
+        emulator.advance(600)
+        for record in records:
+            done = client.get(f"/generation/{record['id']}").json()
+            assert (done["status"], done["progress"], done["error"]) == ("completed", 100, None)
+            assert done["task_type"] == record["task_type"] and done["refunded"] is False
+            media = httpx.get(done["video_url"])
+            assert media.status_code == 200 and media.headers["content-type"] == "video/mp4"
+            assert len(media.content) == done["file_size"]
+            seconds, width, height = mp4_facts(media.content)
+            assert round(seconds) == 5 and width > height  # 16:9
+        assert client.get("/ai-gateway/balance").json()["balance_micros"] == start - 4 * 175_000
 
 
 def test_idempotency_key_replays_and_charges_once(tenant: Tenant) -> None:

@@ -258,8 +258,11 @@ def test_a_short_balance_for_lipsync_gives_lipsync_advice(emulator: EmulatorHand
     assert "lip-sync" in message and "duration" not in message and "mode" not in message
 
 
-def test_multi_elements(tenant: Tenant) -> None:
+def test_multi_elements(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    """A swap (with the element's image) and a removal (with none) are queued tasks of
+    180,000 micros each, shown with what they were given; the refusals cost nothing."""
     with tenant.client() as client:
+        start = client.get("/ai-gateway/balance").json()["balance_micros"]
         body = {
             "video_url": "https://example.com/v.mp4",
             "edit_mode": "swap",
@@ -269,11 +272,33 @@ def test_multi_elements(tenant: Tenant) -> None:
         task = client.post("/vidprov/multi-elements", json=body)
         assert task.status_code == 200 and task.json()["task_type"] == "multi_elements"
         removal = {**body, "edit_mode": "removal", "image_list": []}
-        assert client.post("/vidprov/multi-elements", json=removal).status_code == 200
+        removed = client.post("/vidprov/multi-elements", json=removal)
+        assert removed.status_code == 200, removed.text
         missing = client.post("/vidprov/multi-elements", json={**body, "image_list": []})
         assert_error(missing, 422, "invalid_image_count")
         bad_mode = client.post("/vidprov/multi-elements", json={**body, "edit_mode": "blur"})
         assert_error(bad_mode, 422, "invalid_request")
+        spent = start - client.get("/ai-gateway/balance").json()["balance_micros"]
+    tasks = [task.json(), removed.json()]
+    for made, (mode, images) in zip(tasks, [("swap", 1), ("removal", 0)], strict=True):
+        assert made["id"].startswith("task_") and made["task_id"] == made["id"]
+        assert made["provider_task_id"] and made["object"] == "provider_task"
+        assert made["task_type"] == "multi_elements"
+        assert (made["status"], made["task_status"], made["task_result"]) == (
+            "queued",
+            "submitted",
+            None,
+        )
+        assert made["inputs"] == {
+            "edit_mode": mode,
+            "prompt": body["prompt"],
+            "video": body["video_url"],
+            "images": images,
+        }
+        assert made["charge_micros"] == 180_000 and made["refunded"] is False
+    assert spent == 2 * 180_000
+    charges = emulator.ledger(tenant.account_id, kind="job_charge")
+    assert {e["reference"]: e["amount"] for e in charges} == {t["id"]: -180_000 for t in tasks}
 
 
 def test_a_failed_task_shows_the_providers_words_and_is_refunded(
