@@ -155,6 +155,31 @@ def test_sort_as_an_object_and_its_partition(client: openai.OpenAI, tenant: Tena
     assert assert_error(bad, 400, "invalid_request")["param"] == "provider.sort.by"
 
 
+def test_sort_by_price_adds_the_prompt_and_completion_prices(
+    client: openai.OpenAI, tenant: Tenant
+) -> None:
+    """`price` is a route's prompt plus completion price, not either alone. Across
+    models (`partition: "none"`), deepseek-r1 on deepseek (0.55 + 2.19 USD per million
+    tokens) has the cheaper prompt, and llama-3.3 on together (0.88 + 0.88) the cheaper
+    whole: llama-3.3 on together is tried first. Within one model the fixtures' prices
+    never set the prompt's order against the whole's."""
+    r1, llama = "deepseek/deepseek-r1", "meta-llama/llama-3.3-70b-instruct"
+    body = {
+        "models": [llama],
+        "provider": {
+            "only": ["deepseek", "together"],  # not groq: cheaper in both
+            "sort": {"by": "price", "partition": "none"},
+        },
+    }
+    assert served(client, r1, **body) == (llama, "together")
+    with tenant.client() as http:
+        quote = http.post("/ai-gateway/quote", json={"model": r1, "messages": HELLO, **body})
+    assert (quote.json()["model"], quote.json()["provider"]) == (llama, "together")
+    # Sorted by model (the default), r1's own cheapest route comes first.
+    by_model = {**body, "provider": {**body["provider"], "sort": "price"}}
+    assert served(client, r1, **by_model) == (r1, "deepseek")
+
+
 def test_models_without_model_are_served_by_the_first(
     client: openai.OpenAI, tenant: Tenant
 ) -> None:
