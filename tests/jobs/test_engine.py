@@ -76,3 +76,31 @@ def test_advancing_by_the_eta_shown_ends_the_job(
     if state.status != "completed":
         assert state.eta_seconds is not None and state.eta_seconds > 0
         assert state_at(job, now + state.eta_seconds).status == "completed"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    processing=st.floats(0, 0.002, allow_nan=False),
+    offsets=st.lists(st.floats(0, 0.01, allow_nan=False), min_size=2, max_size=10),
+)
+def test_a_failing_job_of_under_a_millisecond_never_shows_completed(
+    processing: float, offsets: list[float]
+) -> None:
+    """At a speed that makes processing shorter than the half millisecond a job's end is
+    rounded by, the planned failure still comes first: completed is never shown, and
+    the state once ended stays."""
+    failing = replace(
+        JOB,
+        queued_s=0.0,
+        processing_s=processing,
+        fail_ts=planned_failure(1000.0, Schedule(0, processing)),
+    )
+    states = [state_at(failing, 1000.0 + t) for t in sorted(offsets)]
+    assert "completed" not in [s.status for s in states]
+    for before, after in itertools.pairwise(states):
+        if before.status == "failed":
+            assert after == before
+    shown = state_at(failing, 1000.0)
+    if shown.status != "failed":
+        assert shown.eta_seconds is not None
+        assert state_at(failing, 1000.0 + shown.eta_seconds).status == "failed"

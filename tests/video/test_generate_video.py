@@ -318,6 +318,28 @@ def test_instant_job_speed_completes_at_creation() -> None:
         server.stop()
 
 
+def test_at_the_highest_job_speed_a_failing_job_never_shows_completed() -> None:
+    """Processing under a millisecond: the planned failure still comes first (it was
+    shown completed, with a playable video, then turned failed a moment later)."""
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings
+
+    settings = Settings(db=":memory:", clock="manual", job_speed=1_000_000, log_level="warning")
+    server = BackgroundServer(settings).start()
+    try:
+        with httpx.Client(
+            base_url=f"{server.url}/api/v1", headers=bearer("sk-emu-demo-video")
+        ) as c:
+            made = generate(c, prompt="a fox [emulator:fail]").json()
+            assert made["status"] != "completed" and made["video_url"] is None
+            control = f"{server.url}/_emulator"
+            assert httpx.post(f"{control}/clock", json={"advance_seconds": 0.001}).is_success
+            failed = c.get(f"/generation/{made['id']}").json()
+            assert failed["status"] == "failed" and failed["refunded"] is True
+    finally:
+        server.stop()
+
+
 def test_concurrent_generations_never_overdraw(emulator: EmulatorHandle) -> None:
     """20 requests from 8 threads against a balance that pays for exactly 5 jobs."""
     from concurrent.futures import ThreadPoolExecutor
