@@ -73,8 +73,9 @@ def state_at(job: JobRow, now: float) -> JobState:
         return JobState("queued", 0, round(end - now, 3), None, None)
     if near < end:
         return JobState("processing", _progress(job, now), round(end - now, 3), iso(start), None)
-    if job.fail_ts is not None:  # planned before its end, within that half: not completed,
-        # or it would be shown completed and then fail (a job of under a millisecond)
+    if job.fail_ts is not None:
+        # Its failure (planned before its end) is not reached yet: shown completed, a
+        # job of under a millisecond would fail a moment later. The eta ends it.
         eta = max(0.001, round(job.fail_ts - now, 3))
         return JobState("processing", _progress(job, now), eta, iso(start), None)
     return JobState("completed", 100, None, iso(start), iso(end))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import httpx
 import pytest
@@ -298,46 +300,41 @@ def test_the_video_scope_is_needed(http: httpx.Client) -> None:
     assert_error(answer, 403, "insufficient_scope")
 
 
-def test_instant_job_speed_completes_at_creation() -> None:
+@contextmanager
+def video_server(job_speed: float | None) -> Iterator[tuple[str, httpx.Client]]:
+    """A server of its own at this job speed, on a manual clock: its control plane's
+    URL and a client of the demo video key."""
     from emulator.server import BackgroundServer
     from emulator.settings import Settings
 
-    server = BackgroundServer(
-        Settings(db=":memory:", clock="manual", job_speed=None, log_level="warning")
-    ).start()
+    settings = Settings(db=":memory:", clock="manual", job_speed=job_speed, log_level="warning")
+    server = BackgroundServer(settings).start()
     try:
-        with httpx.Client(
-            base_url=f"{server.url}/api/v1", headers=bearer("sk-emu-demo-video")
-        ) as c:
-            record = generate(c).json()
-            assert record["status"] == "completed" and record["progress"] == 100
-            assert httpx.get(record["video_url"]).content[4:8] == b"ftyp"
-            failed = generate(c, prompt="[emulator:fail]").json()
-            assert failed["status"] == "failed" and failed["refunded"]
+        api = f"{server.url}/api/v1"
+        with httpx.Client(base_url=api, headers=bearer("sk-emu-demo-video")) as client:
+            yield f"{server.url}/_emulator", client
     finally:
         server.stop()
+
+
+def test_instant_job_speed_completes_at_creation() -> None:
+    with video_server(None) as (_, c):
+        record = generate(c).json()
+        assert record["status"] == "completed" and record["progress"] == 100
+        assert httpx.get(record["video_url"]).content[4:8] == b"ftyp"
+        failed = generate(c, prompt="[emulator:fail]").json()
+        assert failed["status"] == "failed" and failed["refunded"]
 
 
 def test_at_the_highest_job_speed_a_failing_job_never_shows_completed() -> None:
     """Processing under a millisecond: the planned failure still comes first (it was
     shown completed, with a playable video, then turned failed a moment later)."""
-    from emulator.server import BackgroundServer
-    from emulator.settings import Settings
-
-    settings = Settings(db=":memory:", clock="manual", job_speed=1_000_000, log_level="warning")
-    server = BackgroundServer(settings).start()
-    try:
-        with httpx.Client(
-            base_url=f"{server.url}/api/v1", headers=bearer("sk-emu-demo-video")
-        ) as c:
-            made = generate(c, prompt="a fox [emulator:fail]").json()
-            assert made["status"] != "completed" and made["video_url"] is None
-            control = f"{server.url}/_emulator"
-            assert httpx.post(f"{control}/clock", json={"advance_seconds": 0.001}).is_success
-            failed = c.get(f"/generation/{made['id']}").json()
-            assert failed["status"] == "failed" and failed["refunded"] is True
-    finally:
-        server.stop()
+    with video_server(1_000_000) as (control, c):
+        made = generate(c, prompt="a fox [emulator:fail]").json()
+        assert made["status"] != "completed" and made["video_url"] is None
+        assert httpx.post(f"{control}/clock", json={"advance_seconds": 0.001}).is_success
+        failed = c.get(f"/generation/{made['id']}").json()
+        assert failed["status"] == "failed" and failed["refunded"] is True
 
 
 def test_concurrent_generations_never_overdraw(emulator: EmulatorHandle) -> None:
