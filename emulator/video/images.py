@@ -10,6 +10,8 @@ from emulator.bodies import HTTP_URL, MAX_URL_CHARS
 from emulator.errors import ValidationFailed
 
 MAX_IMAGE_BYTES = 10 * 1024 * 1024
+# A data URL's stated type must be one of these, and its bytes must be that format.
+IMAGE_TYPES = {"image/png": "png", "image/jpeg": "jpeg", "image/webp": "webp"}
 _URL = re.compile(HTTP_URL)
 
 
@@ -30,9 +32,12 @@ def check_image(value: str, param: str) -> str:
         if len(text) > MAX_URL_CHARS or not _URL.match(text):
             raise _bad(param, "a URL needs a host, no whitespace and at most 2,000 characters")
         return "url"
-    payload = base64_payload(text)
+    media_type, payload = base64_payload(text)
     if payload is None:
         raise _bad(param, "a data URL must be base64 (data:image/png;base64,...)")
+    if media_type is not None and media_type not in IMAGE_TYPES:
+        allowed = ", ".join(IMAGE_TYPES)
+        raise _bad(param, f"unsupported MIME type {media_type!r} in the data URL; use {allowed}")
     try:
         data = base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -42,16 +47,19 @@ def check_image(value: str, param: str) -> str:
     found = image_format(data)
     if found is None:
         raise _bad(param, "the decoded bytes are not a PNG, JPEG or WebP image")
+    if media_type is not None and IMAGE_TYPES[media_type] != found:
+        raise _bad(param, f"the data is not an image of type {media_type} (it is a {found})")
     return found
 
 
-def base64_payload(text: str) -> str | None:
-    """The base64 of plain base64 or of a data URL (`data:image/png;base64,...`); None
-    for a data URL that is not base64."""
+def base64_payload(text: str) -> tuple[str | None, str | None]:
+    """The media type a data URL states (None for plain base64) and its base64; the
+    base64 is None for a data URL that is not base64 (`data:image/png,...`)."""
     if not text.startswith("data:"):
-        return text
+        return None, text
     header, _, payload = text.partition(",")
-    return payload if header.endswith(";base64") else None
+    media_type = header[len("data:") :].split(";")[0].strip().lower()
+    return media_type, payload if header.endswith(";base64") else None
 
 
 def _bad(param: str, why: str) -> ValidationFailed:

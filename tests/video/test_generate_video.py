@@ -16,6 +16,8 @@ PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(40)).decode()
 JPEG = base64.b64encode(b"\xff\xd8\xff\xe0" + bytes(40)).decode()
 GIF = base64.b64encode(b"GIF89a" + bytes(40)).decode()
 FIRST, COUNT = "image_list[0].image", "invalid_image_count"
+# Data URLs whose stated type is not an image, is not the bytes' type, or is missing.
+TEXT_PNG, JPEG_PNG, UNTYPED = (f"data:{t};base64,{PNG}" for t in ("text/plain", "image/jpeg", ""))
 BODY = {
     "model": "vidprov/v1.6",
     "task_type": "text2video",
@@ -133,6 +135,9 @@ def test_another_accounts_key_cannot_read_the_record(
         ({"image_list": [{"image": PNG}]}, "image_list", "invalid_image_count"),
         ({"task_type": "image2video", "image_list": [{"image": "%%%"}]}, FIRST, "invalid_image"),
         ({"task_type": "image2video", "image_list": [{"image": GIF}]}, FIRST, "invalid_image"),
+        ({"task_type": "image2video", "image_list": [{"image": TEXT_PNG}]}, FIRST, "invalid_image"),
+        ({"task_type": "image2video", "image_list": [{"image": JPEG_PNG}]}, FIRST, "invalid_image"),
+        ({"task_type": "image2video", "image_list": [{"image": UNTYPED}]}, FIRST, "invalid_image"),
         ({"task_type": "multi-image2video", "image_list": [{"image": PNG}]}, "image_list", COUNT),
         ({"prompt": ""}, "prompt", None),
         ({"prompt": " \n\u200b"}, "prompt", None),

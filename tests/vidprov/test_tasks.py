@@ -117,10 +117,22 @@ def test_single_image_effects_and_wrong_inputs(tenant: Tenant) -> None:
                 "image",
                 "invalid_image",
             ),
+            (
+                {"effect_scene": "squish", "image": "data:text/plain;base64," + PNG},
+                "image",
+                "invalid_image",
+            ),
+            (
+                {"effect_scene": "squish", "image": "data:image/webp;base64," + PNG},
+                "image",
+                "invalid_image",
+            ),
         ]
         for body, param, code in cases:
             error = assert_error(client.post("/vidprov/videos/effects", json=body), 422, code)
             assert error["param"] == param, (body, error)
+        typed = {"effect_scene": "squish", "image": "data:IMAGE/PNG;base64," + PNG}
+        assert client.post("/vidprov/videos/effects", json=typed).status_code == 200
 
 
 def test_lipsync_with_audio_or_text(tenant: Tenant) -> None:
@@ -150,6 +162,14 @@ def test_lipsync_with_audio_or_text(tenant: Tenant) -> None:
         for body, param in cases:
             response = client.post("/vidprov/lipsync", json=body)
             assert response.status_code == 422 and response.json()["error"]["param"] == param
+        for stated in ("image/png", "audio/mpeg", ""):
+            wrong = {"video_url": VIDEO, "audio": f"data:{stated};base64," + wav_base64()}
+            error = assert_error(client.post("/vidprov/lipsync", json=wrong), 422, "invalid_audio")
+            assert error["param"] == "audio" and (stated or "''") in error["message"], error
+        for audio in ("data:audio/wav," + wav_base64(), "%%%"):
+            wrong = {"video_url": VIDEO, "audio": audio}
+            error = assert_error(client.post("/vidprov/lipsync", json=wrong), 422, "invalid_audio")
+            assert error["param"] == "audio", error
 
 
 def test_lipsync_infers_its_mode_and_checks_a_given_one(tenant: Tenant) -> None:
