@@ -27,6 +27,7 @@ class Answer:
     body: dict[str, Any] | None = None  # a whole JSON answer...
     stream: AsyncIterator[bytes] | None = None  # ...or server-sent events
     made: list[bytes] | None = None  # a stream that runs on without its client: its lines
+    on_whole: list[Callable[[], None]] | None = None  # the stream's `Call.on_whole`
     provider: str | None = None  # the one that served it (for the journal)
 
 
@@ -85,6 +86,8 @@ def respond(
         headers = {**answer.headers, "cache-control": "no-cache"}
         chunks = answer.stream
         if claimed is not None:
-            chunks = idempotency.recorded(rt, claimed, answer.headers, chunks, answer.made)
+            chunks = idempotency.recorded(
+                rt, claimed, answer.headers, chunks, answer.made, answer.on_whole
+            )
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)
     return Reply(encoded, headers=answer.headers)

@@ -95,7 +95,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
             return sse_lines(_priced(rt, call, served, chunks))
 
         stream = paced_stream(rt, caller, call, served, render, tail=b"data: [DONE]\n\n")
-        return Answer(answer_headers, stream=stream, provider=served.route.provider)
+        provider = served.route.provider
+        return Answer(answer_headers, stream=stream, provider=provider, on_whole=call.on_whole)
     completions = served.completions
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -106,11 +106,24 @@ async def recorded(
     headers: dict[str, str],
     chunks: AsyncIterator[bytes],
     made: list[bytes] | None = None,
+    on_whole: list[Callable[[], None]] | None = None,
 ) -> AsyncIterator[bytes]:
     """Pass a stream through, keeping its bytes for replay once it ends whole (not in an
     error event: only successful answers are kept). `made`: the stream runs on when its
-    client leaves (a background response), making these lines: kept whole all the same."""
+    client leaves (a background response), making these lines: kept whole all the same.
+    `on_whole`: hooks the stream runs in its settling transaction if it ends whole; the
+    record is written there, so a crash cannot leave the stream charged and its key free."""
     kept: list[bytes] = []
+    written = False
+
+    def keep() -> None:
+        nonlocal written
+        whole = kept if made is None else made
+        done(rt, claim_, 200, "text/event-stream", headers, b"".join(whole))
+        written = True
+
+    if on_whole is not None:
+        on_whole.append(keep)
     complete = False
     try:
         async for chunk in chunks:
@@ -123,7 +136,8 @@ async def recorded(
             if close is not None:
                 await close()  # it makes the rest of its lines as it closes
             kept, complete = made, bool(made) and not isinstance(made[-1], ErrorEvent)
-        if complete:
-            done(rt, claim_, 200, "text/event-stream", headers, b"".join(kept))
-        else:
-            release(rt, claim_)
+        if not written:  # else kept in the stream's settling transaction
+            if complete:
+                done(rt, claim_, 200, "text/event-stream", headers, b"".join(kept))
+            else:
+                release(rt, claim_)

@@ -125,7 +125,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             return typed_sse_lines(_priced(rt, call, served, events))
 
         stream = paced_stream(rt, caller, call, served, render)
-        return Answer(headers, stream=stream, provider=served.route.provider)
+        provider = served.route.provider
+        return Answer(headers, stream=stream, provider=provider, on_whole=call.on_whole)
     completion = served.completions[0]
     if hidden:
         completion = replace(completion, reasoning=None)

@@ -125,7 +125,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
 
         made: list[bytes] | None = None if run is None else []  # runs on: kept whole
         paced = paced_stream(rt, caller, call, served, render, made=made)
-        return Answer(answer_headers, stream=paced, made=made, provider=provider)
+        return Answer(
+            answer_headers, stream=paced, made=made, provider=provider, on_whole=call.on_whole
+        )
     completion = served.completions[0]
     whole = responses.render_response(
         completion, id=ident, model=model, created=created, extra=extra, shown=shown

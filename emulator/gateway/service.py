@@ -8,7 +8,7 @@ metadata. Every request writes one usage event, and settles or releases its hold
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +84,8 @@ class Call:
     echo_upstream: bool = False
     upstream: dict[str, Any] | None = None
     web: web_search.WebSearch | None = None  # the `web` plugin or `:online`
+    # Run in a stream's settling transaction when it ended whole (its idempotent record).
+    on_whole: list[Callable[[], None]] = field(default_factory=list)
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)

@@ -223,7 +223,11 @@ async def paced_stream(
             reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
             spent = service.Spent(prompt, output, reasoning, reason, end, cache)
-        service.record_usage(rt, caller, call, served, spent)
+        with rt.store.write():  # one transaction: a crash cannot leave one done alone
+            service.record_usage(rt, caller, call, served, spent)
+            if spent.stream_end == "complete":
+                for hook in call.on_whole:
+                    hook()
 
 
 def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> tuple[int, int]:
