@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from litestar import Litestar
 from litestar.di import Provide
 from litestar.exceptions import HTTPException
@@ -42,7 +44,7 @@ from emulator.snapshots.service import restore_file, save_file
 from emulator.video.routes import GET_GENERATION, VideoController
 from emulator.vidprov.routes import VidprovController
 from emulator.web import authenticate_request, provide_caller, provide_runtime
-from emulator.wire import route_methods, with_wire_headers
+from emulator.wire import refuse_unavailable_state, route_methods, with_wire_headers
 
 # The routes clients call in tight loops, served in front of litestar (`emulator.direct`).
 DIRECT_ROUTES = (LIST_MODELS, CHAT_COMPLETIONS, RESPONSES, MESSAGES, GET_GENERATION)
@@ -117,7 +119,13 @@ def with_outside_changes(inner: ASGIApp, rt: Runtime) -> ASGIApp:
     last one (`emulator reset` beside the server: `Runtime.adopt_outside_state`)."""
 
     async def handler(scope: Scope, receive: Receive, send: Send) -> None:
-        rt.store.check_outside()  # a query only when the file's data_version moved
+        try:
+            rt.store.check_outside()  # a query only when the file's data_version moved
+        except sqlite3.DatabaseError as exc:
+            if scope["type"] == "http":  # type: ignore[comparison-overlap]
+                await refuse_unavailable_state(exc, scope, receive, send)
+                return
+            raise
         await inner(scope, receive, send)
 
     return handler

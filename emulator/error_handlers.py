@@ -150,7 +150,7 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
         if exc.status_code < 500:
             return InvalidRequest(detail)
     # Not its subclasses (a constraint failed, a misused cursor): those are our bugs.
-    if isinstance(exc, sqlite3.DatabaseError) and type(exc) in _STATE_TROUBLE:
+    if isinstance(exc, sqlite3.DatabaseError) and is_state_trouble(exc):
         return state_unavailable(method, path, exc)
     log.exception("unexpected error on %s %s", method, path, exc_info=exc)
     return InternalError(
@@ -160,6 +160,11 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
 
 
 _STATE_TROUBLE = (sqlite3.DatabaseError, sqlite3.OperationalError)
+
+
+def is_state_trouble(exc: sqlite3.DatabaseError) -> bool:
+    """The machine's trouble with the file (locked, full, damaged), not a bug of ours."""
+    return type(exc) in _STATE_TROUBLE
 
 
 def state_unavailable(method: str, path: str, exc: sqlite3.DatabaseError) -> StateUnavailable:

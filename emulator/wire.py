@@ -9,6 +9,7 @@ raw header tuples, no parsing unless a browser sent an `Origin`.
 from __future__ import annotations
 
 import re
+import sqlite3
 from collections.abc import Callable, Iterable
 from typing import cast
 
@@ -56,7 +57,11 @@ def with_wire_headers(
             return
         if "//" in scope["path"]:
             scope = _single_slashes(scope)
-        request_id = new_request_id()
+        try:
+            request_id = new_request_id()  # now and then a write: a block of numbers
+        except sqlite3.DatabaseError as exc:
+            await refuse_unavailable_state(exc, scope, receive, send, [version])
+            return
         scope.setdefault("state", {})["request_id"] = request_id
         extra = [(b"x-request-id", request_id.encode()), version]
         if scope["path"].startswith(ANTHROPIC_PATHS):
@@ -187,6 +192,25 @@ async def _refuse(
     reply = error_reply(error)
     reply.headers.update((name.decode(), value.decode()) for name, value in extra)
     await send_reply(reply, scope, receive, send)
+
+
+async def refuse_unavailable_state(
+    exc: sqlite3.DatabaseError,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    """The state file failed before the app could answer (another program holds its
+    lock): 503 `state_unavailable` in the envelope, as the app's handlers say it.
+    Anything else SQLite raised is a bug and goes on up."""
+    from emulator.error_handlers import is_state_trouble, state_unavailable
+
+    if not is_state_trouble(exc):
+        raise exc
+    error = state_unavailable(str(scope.get("method", "")), scope["path"], exc)
+    extra = extra or [(b"x-emulator-version", __version__.encode())]
+    await _refuse(error, extra, scope, receive, send)
 
 
 async def _no_content(send: Send, headers: list[tuple[bytes, bytes]]) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import sqlite3
+from pathlib import Path
 
 import httpx
 import pytest
@@ -274,3 +275,44 @@ def test_a_state_file_in_trouble_is_a_503_saying_what_to_do(
             error = assert_error(answer, 503, "state_unavailable", "api_error")
             assert said in error["message"] and "state file (--db)" in error["message"]
             assert answer.headers[retry_header[0]] == retry_header[1]
+
+
+def test_a_lock_another_program_holds_is_a_503_before_the_app_too(tmp_path: Path) -> None:
+    """A write lock held from outside (`sqlite3 state.db` in a shell, mid-transaction)
+    fails the server's own first steps (a request's id, a look at what others wrote)
+    as it fails a route: 503 `state_unavailable` in the envelope, never a bare 500."""
+    path = str(tmp_path / "state.db")
+    app = create_app(Settings(db=path))
+    chat = {"model": "emulator/echo", "messages": [{"role": "user", "content": "hi"}]}
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        client.headers.update(bearer("sk-emu-demo-all"))
+        app.state.runtime.store.conn.execute("PRAGMA busy_timeout = 50")  # not 5 s a try
+        outside = sqlite3.connect(path, isolation_level=None)
+        outside.execute("BEGIN IMMEDIATE")
+        try:
+            for _ in range(3):  # the first: a new block of request ids
+                answer = client.post("/api/v1/chat/completions", json=chat)
+                error = assert_error(answer, 503, "state_unavailable", "api_error")
+                assert "another program holds a write lock" in error["message"]
+                assert answer.headers["retry-after"] == "1"
+        finally:
+            outside.execute("ROLLBACK")
+            outside.close()
+        assert client.post("/api/v1/chat/completions", json=chat).status_code == 200
+
+
+def test_a_damaged_file_seen_before_the_app_is_a_503(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The look at what other programs wrote comes first: a file it finds damaged is
+    the machine's trouble, said in the envelope."""
+    app = create_app(Settings(db=str(tmp_path / "state.db")))
+
+    def damaged() -> None:
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        monkeypatch.setattr(app.state.runtime.store, "check_outside", damaged)
+        answer = client.get("/api/v1/models")
+        error = assert_error(answer, 503, "state_unavailable", "api_error")
+        assert "malformed" in error["message"] and answer.headers["x-should-retry"] == "false"
