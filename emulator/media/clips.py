@@ -58,8 +58,14 @@ def _resolve(fixtures_dir: Path, relative: str) -> Path:
     return own if own.is_file() else default_fixtures_dir() / relative
 
 
-@functools.lru_cache(maxsize=64)
 def read_bytes(path: Path) -> bytes:
+    """The clip's bytes, read again once the file changed (a user's edited fixtures)."""
+    found = path.stat()
+    return _read(path, found.st_mtime_ns, found.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read(path: Path, mtime_ns: int, size: int) -> bytes:  # the stamp: the cache's key
     return path.read_bytes()
 
 
