@@ -86,8 +86,8 @@ def respond(
         headers = {**answer.headers, "cache-control": "no-cache"}
         chunks = answer.stream
         if claimed is not None:
-            chunks = idempotency.recorded(
-                rt, claimed, answer.headers, chunks, answer.made, answer.on_whole
-            )
+            # Kept with its headers as sent: a replay says `no-cache` too.
+            made, on_whole = answer.made, answer.on_whole
+            chunks = idempotency.recorded(rt, claimed, headers, chunks, made, on_whole)
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)
     return Reply(encoded, headers=answer.headers)

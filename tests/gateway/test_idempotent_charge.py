@@ -84,6 +84,7 @@ def test_a_stream_is_kept_in_its_charges_transaction(
         replay = client.post(path, json=body, headers=KEY)
         assert replay.headers["idempotent-replayed"] == "true"
         assert replay.content == answer.content
+        assert replay.headers["cache-control"] == answer.headers["cache-control"] == "no-cache"
         charged = before - client.get("/api/v1/ai-gateway/balance").json()["balance_micros"]
         usage = client.get("/api/v1/ai-gateway/usage").json()["data"]
         assert len(usage) == 1 and charged == usage[0]["charge_micros"] > 0

@@ -169,6 +169,7 @@ def test_a_replayed_stream_is_the_same_stream(tenant: Tenant) -> None:
         second = http.post("/chat/completions", json=body)
     assert second.headers["idempotent-replayed"] == "true"
     assert second.headers["content-type"] == "text/event-stream" and second.text == first.text
+    assert second.headers["cache-control"] == first.headers["cache-control"] == "no-cache"
 
 
 def test_the_key_is_in_use_while_the_first_stream_runs(
