@@ -123,12 +123,17 @@ def encode(body: Any) -> bytes:
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-def anthropic_fields(created: datetime, name: str) -> dict[str, Any]:
+def anthropic_fields(
+    created: datetime, name: str, context: int | None, output: int | None
+) -> dict[str, Any]:
     """What Anthropic's Models API items carry beside OpenRouter's (its SDKs read them)."""
     return {
         "type": "model",
         "display_name": name,
         "created_at": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "lifecycle": "active",
+        "max_input_tokens": context,
+        "max_tokens": output,
     }
 
 
@@ -152,7 +157,9 @@ def model_wire(
         "canonical_slug": model.id,
         "object": "model",
         "created": int(created.timestamp()),
-        **anthropic_fields(created, body["name"]),
+        **anthropic_fields(
+            created, body["name"], body["context_length"], body["max_output_tokens"]
+        ),
         "owned_by": model.vendor,
         "vendor": model.vendor,
         "name": body["name"],
@@ -207,7 +214,7 @@ def video_model_wire(model: dict[str, Any]) -> dict[str, Any]:
         "canonical_slug": model["id"],
         "object": "model",
         "created": int(created.timestamp()),
-        **anthropic_fields(created, model["name"]),
+        **anthropic_fields(created, model["name"], None, None),
         "owned_by": vendor,
         "vendor": vendor,
         "name": model["name"],

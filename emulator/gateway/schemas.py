@@ -103,6 +103,9 @@ class ModelOut(WireModel):
     type: Literal["model"]  # Anthropic's: type, display_name, created_at (RFC 3339)
     display_name: str
     created_at: str
+    lifecycle: Literal["active"]
+    max_input_tokens: int | None  # Anthropic's names for the two below
+    max_tokens: int | None
     owned_by: str
     vendor: str
     name: str

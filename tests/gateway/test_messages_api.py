@@ -654,8 +654,14 @@ def test_anthropics_sdk_pages_through_the_models(
 
 
 def test_anthropics_sdk_reads_its_model_fields(claude: anthropic.Anthropic) -> None:
-    """`type`, `display_name` and `created_at`, as Anthropic's Models API gives them."""
+    """`type`, `display_name`, `created_at`, `lifecycle` and the token limits, as
+    Anthropic's Models API gives them."""
     sonnet = claude.models.retrieve("anthropic/claude-sonnet-4")
     assert (sonnet.type, sonnet.display_name) == ("model", "Claude Sonnet 4")
     assert sonnet.created_at.tzinfo is not None and sonnet.created_at.year >= 2024
+    assert (sonnet.lifecycle, sonnet.max_input_tokens, sonnet.max_tokens) == (
+        "active",
+        200_000,
+        64_000,
+    )
     assert all(m.type == "model" and m.display_name for m in claude.models.list(limit=50))
