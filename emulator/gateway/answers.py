@@ -87,6 +87,7 @@ def respond(
         chunks = answer.stream
         if claimed is not None:
             # Kept with its headers as sent: a replay says `no-cache` too.
+            assert answer.on_whole is not None, "a stream's answer carries its call's on_whole"
             made, on_whole = answer.made, answer.on_whole
             chunks = idempotency.recorded(rt, claimed, headers, chunks, made, on_whole)
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from emulator.errors import Conflict, IdempotencyKeyMismatch, ValidationFailed
-from emulator.gateway.streaming import ErrorEvent
 from emulator.store import idempotency as records
 
 if TYPE_CHECKING:
@@ -105,14 +104,14 @@ async def recorded(
     claim_: Claim,
     headers: dict[str, str],
     chunks: AsyncIterator[bytes],
-    made: list[bytes] | None = None,
-    on_whole: list[Callable[[], None]] | None = None,
+    made: list[bytes] | None,
+    on_whole: list[Callable[[], None]],
 ) -> AsyncIterator[bytes]:
-    """Pass a stream through, keeping its bytes for replay once it ends whole (not in an
-    error event: only successful answers are kept). `made`: the stream runs on when its
-    client leaves (a background response), making these lines: kept whole all the same.
-    `on_whole`: hooks the stream runs in its settling transaction if it ends whole; the
-    record is written there, so a crash cannot leave the stream charged and its key free."""
+    """Pass a stream through, keeping its bytes for replay if it ends whole (not cut, its
+    client still there: only successful answers are kept). The stream runs the hook this
+    adds to `on_whole` in its settling transaction, so a crash cannot leave it charged
+    and its key free. `made`: the stream runs on when its client leaves (a background
+    response), making these lines: kept whole all the same."""
     kept: list[bytes] = []
     written = False
 
@@ -122,22 +121,17 @@ async def recorded(
         done(rt, claim_, 200, "text/event-stream", headers, b"".join(whole))
         written = True
 
-    if on_whole is not None:
-        on_whole.append(keep)
-    complete = False
+    on_whole.append(keep)
+    ended = False
     try:
         async for chunk in chunks:
             kept.append(chunk)
             yield chunk
-        complete = not (kept and isinstance(kept[-1], ErrorEvent))
+        ended = True
     finally:
-        if made is not None and not complete:
+        if made is not None and not ended:
             close = getattr(chunks, "aclose", None)
             if close is not None:
-                await close()  # it makes the rest of its lines as it closes
-            kept, complete = made, bool(made) and not isinstance(made[-1], ErrorEvent)
-        if not written:  # else kept in the stream's settling transaction
-            if complete:
-                done(rt, claim_, 200, "text/event-stream", headers, b"".join(kept))
-            else:
-                release(rt, claim_)
+                await close()  # it makes the rest of its lines, and settles, as it closes
+        if not written:  # cut, or its client left: the key is free again
+            release(rt, claim_)
