@@ -86,4 +86,5 @@ def _can_serve(model: dict[str, Any], request: Request, tokens: int) -> bool:
         return False
     if request.response_format and not capable.get("structured_output"):
         return False
-    return bool(tokens <= model["context_length"])
+    output = min(request.max_tokens, model["max_output_tokens"]) if request.max_tokens else 0
+    return bool(tokens + output <= model["context_length"])

@@ -3,7 +3,10 @@
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
 `tool_choice` is `none`; `vision` for image parts; catalog `capabilities`)
-and its provider's context can hold the prompt (`context_length`). With
+and its provider's context can hold the prompt and the output asked for
+(`context_length`; the output counts when `max_tokens` is set, capped to the
+route's output limit, as OpenRouter's "you requested about N tokens (P of text
+input, M in the output)"). With
 `provider.require_parameters`, it must also take every parameter the request
 sets: reasoning settings (the `reasoning` capability; without it a model that
 cannot reason ignores them, as OpenRouter's providers do), a JSON output
@@ -14,7 +17,7 @@ for OpenRouter's middle-out compression (`middle_out`). If that leaves no
 route, the answer names the need: 503 `no_route_available`
 for a capability or parameter (`param` `tools`, `logprobs`, the format's
 field, or the prompt's field), 400 `context_length_exceeded` for a prompt too
-long for every route.
+long for every route (`param` the output's field when the prompt alone fits).
 A request that is clearly short is not tokenized: one pass over its messages
 bounds its tokens (about 1 us a request).
 """
@@ -46,6 +49,7 @@ _FIELDS = {
     "responses": ("input", "text.format"),
     "messages": ("messages", "output_config.format"),
 }
+_OUTPUT_FIELDS = {"responses": "max_output_tokens"}  # else `max_tokens`
 
 
 def able_routes(
@@ -82,24 +86,53 @@ def able_routes(
             needs.add("structured_output")
     if needs:
         routes = _capable(view, routes, request, needs, endpoint)
-    if all(most <= r.context_length for r in routes):
+    if all(most <= _room(r, request) for r in routes):
         return routes, request  # surely fits: no need to count
-    fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= r.context_length]
+    fitting = [r for r in routes if prompt_tokens(request, r.wire_format) <= _room(r, request)]
     sent = request
     if not fitting and compression is not False:
         fitting, request = _compressed(routes, request, compression)
     if not fitting:
-        longest = max(routes, key=lambda r: r.context_length)
-        tokens = prompt_tokens(sent, longest.wire_format)
-        raise InvalidRequest(
-            f"This request's prompt is {tokens:,} tokens and the "
-            f"longest context of its routes is {longest.context_length:,} ({longest.model!r} "
-            f"on {longest.provider!r}). Shorten the messages, or choose a model with a longer "
-            "`context_length`.",
+        raise _too_long(routes, sent, prompt_param, _OUTPUT_FIELDS.get(endpoint, "max_tokens"))
+    return fitting, request
+
+
+def _room(route: Route, request: Request) -> int:
+    """The prompt tokens the route's context holds beside the output asked for."""
+    return route.context_length - _asked_output(route, request)
+
+
+def _asked_output(route: Route, request: Request) -> int:
+    if not request.max_tokens:
+        return 0  # none asked: the provider's output stops where the context ends
+    return min(request.max_tokens, route.max_output_tokens)
+
+
+def _too_long(
+    routes: list[Route], request: Request, prompt_param: str, output_param: str
+) -> InvalidRequest:
+    roomiest = max(routes, key=lambda r: _room(r, request))
+    tokens = prompt_tokens(request, roomiest.wire_format)
+    output = _asked_output(roomiest, request)
+    where = (
+        f"the longest context of its routes is {roomiest.context_length:,} "
+        f"({roomiest.model!r} on {roomiest.provider!r})"
+    )
+    if tokens > roomiest.context_length or not output:
+        return InvalidRequest(
+            f"This request's prompt is {tokens:,} tokens and {where}. Shorten the "
+            "messages, or choose a model with a longer `context_length`.",
             param=prompt_param,
             code="context_length_exceeded",
         )
-    return fitting, request
+    return InvalidRequest(
+        f"This request asks for about {tokens + output:,} tokens ({tokens:,} of prompt, "
+        f"{output:,} of output: `{output_param}`) and {where}. Lower `{output_param}`, "
+        "shorten the messages, or use middle-out compression "
+        '(`transforms: ["middle-out"]`).',
+        param=output_param,
+        code="context_length_exceeded",
+    )
 
 
 def _compressed(
@@ -112,8 +145,8 @@ def _compressed(
     target = roomy[0] if roomy else max(routes, key=lambda r: r.context_length)
     if not middle_out.applies(mode, target.context_length):
         return [], request
-    shorter = middle_out.compress(request, target.wire_format, target.context_length)
-    fitting = [r for r in routes if prompt_tokens(shorter, r.wire_format) <= r.context_length]
+    shorter = middle_out.compress(request, target.wire_format, _room(target, request))
+    fitting = [r for r in routes if prompt_tokens(shorter, r.wire_format) <= _room(r, request)]
     return fitting, shorter
 
 

@@ -93,3 +93,17 @@ def test_the_quote_and_the_token_count_pick_as_the_request_does(
             ).json()
         assert quote["model"] == made.model
         assert count["provider"] == quote["provider"]
+
+
+def test_a_pick_leaves_room_for_the_output_asked_for(tenant: Tenant) -> None:
+    body = {
+        "model": "openrouter/auto",
+        "messages": [{"role": "user", "content": "a " * 125_000}],  # gpt-4o-mini holds 128,000
+        "plugins": [{"id": "auto-router", "allowed_models": ["openai/gpt-4o-mini"]}],
+    }
+    with tenant.client() as http:
+        served = http.post("/chat/completions", json={**body, "max_tokens": 8})
+        none = http.post("/chat/completions", json={**body, "max_tokens": 5_000})
+    assert served.status_code == 200, served.text
+    assert served.json()["model"] == "openai/gpt-4o-mini"
+    assert assert_error(none, 503, "no_route_available")["param"] == "model"

@@ -70,6 +70,46 @@ def test_a_prompt_longer_than_every_context_is_400(tenant: Tenant, endpoint: str
     assert balance["pending_micros"] == 0  # refused before any hold
 
 
+@pytest.mark.parametrize(
+    ("path", "field"),
+    [
+        ("/chat/completions", "max_tokens"),
+        ("/chat/completions", "max_completion_tokens"),
+        ("/responses", "max_output_tokens"),
+        ("/messages", "max_tokens"),
+    ],
+)
+def test_the_output_asked_for_must_fit_beside_the_prompt(
+    tenant: Tenant, path: str, field: str
+) -> None:
+    text = "a " * 30_000  # 30,000 tokens; emulator/echo holds 32,768 and answers 4,096
+    body: dict[str, Any] = (
+        {"input": text}
+        if path == "/responses"
+        else {"messages": [{"role": "user", "content": text}]}
+    )
+    with tenant.client() as http:
+        refused = http.post(path, json={"model": "emulator/echo", field: 4_000, **body})
+        served = http.post(path, json={"model": "emulator/echo", field: 1_000, **body})
+        balance = http.get("/ai-gateway/balance").json()
+    error = assert_error(refused, 400, "context_length_exceeded", "invalid_request_error")
+    wire_field = "max_tokens" if field == "max_completion_tokens" else field
+    assert error["param"] == wire_field
+    assert "4,000 of output" in error["message"] and "32,768" in error["message"]
+    assert served.status_code == 200, served.text
+    assert balance["pending_micros"] == 0
+
+
+def test_middle_out_leaves_room_for_the_output_asked_for(tenant: Tenant) -> None:
+    turns = [{"role": "user", "content": f"turn {i} " + "b " * 2_000} for i in range(16)]
+    asked = {"model": "emulator/echo", "messages": turns, "max_tokens": 4_000}
+    refused = chat(tenant, **asked)  # 32,000 tokens fit alone, not with 4,000 more
+    assert assert_error(refused, 400, "context_length_exceeded")["param"] == "max_tokens"
+    served = chat(tenant, transforms=["middle-out"], **asked)
+    assert served.status_code == 200, served.text
+    assert served.json()["usage"]["prompt_tokens"] <= 32_768 - 4_000
+
+
 def test_a_long_text_of_few_tokens_is_counted_and_served(tenant: Tenant) -> None:
     text = "abcdefgh " * 5_000  # 45,000 characters, but 10,000 tokens: it fits
     served = chat(tenant, model="emulator/echo", messages=[{"role": "user", "content": text}])
