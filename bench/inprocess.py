@@ -80,7 +80,9 @@ async def per_request_us(call: Call, count: int) -> float:
 
 async def emulator_calls() -> dict[str, Call]:
     app = create_app(Settings(db=":memory:"))
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://b") as c:
+    transport = httpx.ASGITransport(app=app)
+    # a loopback address: the control plane answers a loopback server only there
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as c:
         tenant = await c.post(
             "/_emulator/accounts", json={"rate_limit_rpm": 10**7, "balance_micros": 10**12}
         )
