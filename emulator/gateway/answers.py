@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import contextlib
+import gc
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,7 +71,7 @@ def respond(
         # One transaction from the hold to the settlement (for a stream: to the
         # generation): nothing waits in between, so nothing could see it half done.
         # An answer of "every route failed" keeps its release and usage event.
-        with rt.store.write(keep=(UpstreamError,)):
+        with rt.store.write(keep=(UpstreamError,)), _collector_paused():
             answer = produce()
             if answer.stream is None:
                 encoded = msgspec.json.encode(answer.body)  # litestar's encoder: faster
@@ -92,3 +94,20 @@ def respond(
             chunks = idempotency.recorded(rt, claimed, headers, chunks, made, on_whole)
         return Reply(headers=headers, media_type=EVENT_STREAM, stream=chunks)
     return Reply(encoded, headers=answer.headers)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while an answer is made: a large one (n choices of
+    thousands of tokens, each with 20 alternatives: millions of dicts, none in a cycle)
+    would otherwise set it scanning the growing heap again and again, most of the time
+    the answer takes, and the server answers nothing else meanwhile. Refcounting frees
+    the answer as ever; what cycles a request leaves are collected after it."""
+    if not gc.isenabled():  # paused already (another thread's answer), or start-up
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

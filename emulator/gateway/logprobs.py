@@ -135,19 +135,25 @@ def entry_json(entry: TokenLogprob, *, with_bytes: bool = True) -> dict[str, Any
     """An entry as OpenAI's APIs write it: `token`, `logprob`, `bytes` (UTF-8) and
     `top_logprobs`. The responses stream's events leave out `bytes`."""
     if with_bytes:
-        top = [_top_json(token, logprob) for token, logprob in entry.top]
+        top = [
+            {"token": token, "logprob": logprob, "bytes": _utf8(token)}
+            for token, logprob in entry.top
+        ]
         return {
             "token": entry.token,
             "logprob": entry.logprob,
-            "bytes": list(entry.token.encode()),
+            "bytes": _utf8(entry.token),
             "top_logprobs": top,
         }
     top = [{"token": token, "logprob": logprob} for token, logprob in entry.top]
     return {"token": entry.token, "logprob": entry.logprob, "top_logprobs": top}
 
 
-def _top_json(token: str, logprob: float) -> dict[str, Any]:
-    return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+@functools.lru_cache(maxsize=4096)
+def _utf8(token: str) -> list[int]:
+    """The token's UTF-8 bytes as the wire lists them; one list for every entry of the
+    same token (only ever encoded), as most of them are a few common words'."""
+    return list(token.encode())
 
 
 def entry_of(raw: dict[str, Any]) -> TokenLogprob:
