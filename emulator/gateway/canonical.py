@@ -186,12 +186,23 @@ def allowed_tools(
     return tuple(tool for tool in tools if tool.name in wanted), mode
 
 
+@dataclass(frozen=True, slots=True)
+class ForcedTool:
+    """A `tool_choice` that names a tool: the model must call that one. Not the name
+    alone, so that a tool named `auto`, `none` or `required` can be forced too."""
+
+    name: str
+
+    def __repr__(self) -> str:
+        return repr(self.name)  # a Request's repr keys its answer: the same as before
+
+
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Request:
     messages: tuple[Message, ...]
     max_tokens: int | None = None
     tools: tuple[Tool, ...] = ()
-    tool_choice: str = "auto"  # auto, none, required, or the name of a tool
+    tool_choice: str | ForcedTool = "auto"  # auto, none, required, or a tool to call
     response_format: dict[str, Any] | None = None  # {"type": "json_object"|"json_schema", ...}
     stop: tuple[str, ...] = ()
     seed: int | None = None

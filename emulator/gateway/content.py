@@ -30,7 +30,7 @@ import re
 from dataclasses import replace
 
 from emulator.gateway import logprobs, web_search
-from emulator.gateway.canonical import Completion, Message, Request, Tool, ToolCall
+from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
@@ -192,7 +192,7 @@ def _allows(request: Request, rule: ScriptedReply) -> bool:
     if choice == "none":
         return False
     named = {name for name, _ in rule.tool_calls}
-    if choice not in ("auto", "required") and named != {choice}:
+    if isinstance(choice, ForcedTool) and named != {choice.name}:
         return False
     return named <= {t.name for t in request.tools}
 
@@ -232,7 +232,8 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
     if not request.tools or request.tool_choice == "none":
         return ()
     last_role = request.messages[-1].role if request.messages else None
-    named = [t for t in request.tools if t.name == request.tool_choice]
+    choice = request.tool_choice
+    named = [t for t in request.tools if isinstance(choice, ForcedTool) and t.name == choice.name]
     if named:
         tool = named[0]
     elif request.tool_choice == "required" or (

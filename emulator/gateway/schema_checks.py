@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from emulator.errors import ValidationFailed
-from emulator.gateway.canonical import Request, Tool
+from emulator.gateway.canonical import ForcedTool, Request, Tool
 from emulator.gateway.schema_values import SchemaProblem, check_schema
 
 _TOOL_PLACES = {"responses": ("tools[{}]", "parameters"), "messages": ("tools[{}]", "input_schema")}
@@ -42,8 +42,8 @@ def check_tools(request: Request, endpoint: str) -> None:
         raise ValidationFailed(
             "tool_choice `required` needs at least one tool in `tools`.", param="tool_choice"
         )
-    named = request.tool_choice not in ("auto", "none", "required")
-    if named and request.tool_choice not in {t.name for t in request.tools}:
+    choice = request.tool_choice
+    if isinstance(choice, ForcedTool) and choice.name not in {t.name for t in request.tools}:
         raise ValidationFailed(
             f"tool_choice names {request.tool_choice!r}, which is not among `tools`.",
             param="tool_choice",

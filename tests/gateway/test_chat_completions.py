@@ -207,6 +207,21 @@ def test_tool_choice_none_and_named(client: openai.OpenAI) -> None:
     assert named.choices[0].message.tool_calls[0].function.name == "get_weather"
 
 
+@pytest.mark.parametrize("name", ["none", "auto", "required"])
+def test_a_tool_named_as_a_mode_can_be_forced(client: openai.OpenAI, name: str) -> None:
+    tools: Any = [WEATHER_TOOL, {**WEATHER_TOOL, "function": {"name": name}}]
+    forced = {"type": "function", "function": {"name": name}}
+    # anthropic: the request goes on in the messages format, its own tool_choice
+    for model in ("openai/gpt-4o", "anthropic/claude-3.5-haiku"):
+        answer = client.chat.completions.create(
+            model=model,
+            messages=HELLO,
+            tools=tools,
+            tool_choice=forced,  # type: ignore[arg-type]
+        )
+        assert [c.function.name for c in answer.choices[0].message.tool_calls or ()] == [name]
+
+
 def allowed(mode: str, name: str, nested: bool = True) -> Any:
     """OpenAI's `allowed_tools` choice, as chat (`nested`) or responses write it."""
     if nested:

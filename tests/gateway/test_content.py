@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from emulator.gateway.canonical import Message, Request, Tool, ToolCall
+from emulator.gateway.canonical import ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.content import generate
 from emulator.ids import Ids, LazyRng
 from emulator.testing import Tenant
@@ -72,7 +72,10 @@ def test_the_first_scripted_reply_that_applies_wins() -> None:
     # request that demands a call gets a generated one.
     assert answer("a/b", (text, both), tools=tools) == ("Booked.", [])
     assert answer("a/b", (text, both), tools=tools, tool_choice="required") == (None, ["book"])
-    assert answer("a/b", (text,), tools=tools, tool_choice="notify") == (None, ["notify"])
+    assert answer("a/b", (text,), tools=tools, tool_choice=ForcedTool("notify")) == (
+        None,
+        ["notify"],
+    )
 
 
 def test_the_tokens_directive_holds_for_the_answer_after_tool_results() -> None:

@@ -74,6 +74,20 @@ def test_a_streamed_message_sends_anthropics_events(
     assert streamed["charge_micros"] == charge and streamed["metadata"]["stream"] is True
 
 
+def test_a_tool_named_as_a_mode_can_be_forced(claude: anthropic.Anthropic) -> None:
+    tools: Any = [{"name": name, "input_schema": {"type": "object"}} for name in ("lookup", "none")]
+    forced = claude.messages.create(
+        model=SONNET, max_tokens=300, tools=tools, messages=QUESTION,
+        tool_choice={"type": "tool", "name": "none"},
+    )  # fmt: skip
+    assert forced.stop_reason == "tool_use"
+    assert [b.name for b in forced.content if b.type == "tool_use"] == ["none"]
+    kept = claude.messages.create(
+        model=SONNET, max_tokens=300, tools=tools, messages=QUESTION, tool_choice={"type": "none"}
+    )
+    assert kept.stop_reason == "end_turn"
+
+
 def test_a_tool_round_trip(claude: anthropic.Anthropic) -> None:
     tools: Any = [
         {

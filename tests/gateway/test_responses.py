@@ -265,6 +265,17 @@ def test_responses_match_the_sdk_types_whole_and_streamed(tenant: Tenant, case: 
     )
 
 
+def test_a_tool_named_auto_can_be_forced(client: openai.OpenAI) -> None:
+    auto = {"type": "function", "name": "auto", "parameters": {"type": "object"}}
+    answer = client.responses.create(
+        model="openai/gpt-4o", input="Hello", tools=[TOOL, auto],  # type: ignore[list-item]
+        tool_choice={"type": "function", "name": "auto"},
+    )  # fmt: skip
+    assert [(item.type, getattr(item, "name", None)) for item in answer.output] == [
+        ("function_call", "auto")
+    ]
+
+
 def test_a_tool_call_is_cut_at_max_output_tokens_and_charged_no_more(tenant: Tenant) -> None:
     body = {"model": "openai/gpt-4o", "input": "Find order 7", "tools": [TOOL]}
     with tenant.client() as http:

@@ -11,6 +11,7 @@ from emulator.gateway.canonical import (
     Completion,
     Delta,
     Finish,
+    ForcedTool,
     Message,
     Reasoning,
     ReasoningDelta,
@@ -115,7 +116,7 @@ def test_requests_round_trip(fmt: str, parallel: bool) -> None:
         messages=CONVERSATION,
         max_tokens=50,
         tools=(WEATHER,),
-        tool_choice="get_weather",
+        tool_choice=ForcedTool("get_weather"),
         stop=("\n\n",) if fmt != "responses" else (),
         temperature=0.5,
         seed=7,
@@ -124,6 +125,17 @@ def test_requests_round_trip(fmt: str, parallel: bool) -> None:
     wire = WIRE[fmt]
     back = wire.parse_request(json.loads(json.dumps(wire.render_request(request, "m"))))
     assert back == request
+
+
+@pytest.mark.parametrize("name", ["auto", "none", "required"])
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_tool_named_as_a_mode_is_forced_by_name(fmt: str, name: str) -> None:
+    tool = Tool(name, "", {"type": "object"})
+    for choice in (ForcedTool(name), name):  # the tool forced, or the mode
+        request = Request(messages=CONVERSATION, tools=(tool,), tool_choice=choice)
+        wire = WIRE[fmt]
+        back = wire.parse_request(json.loads(json.dumps(wire.render_request(request, "m"))))
+        assert back.tool_choice == choice
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -265,7 +277,7 @@ def test_a_request_with_another_max_tokens_keeps_every_other_field() -> None:
         messages=(Message(role="user", text="hi"),),
         max_tokens=9,
         tools=(Tool("t", "d", {"type": "object"}),),
-        tool_choice="t",
+        tool_choice=ForcedTool("t"),
         response_format={"type": "json_object"},
         stop=("x",),
         seed=3,

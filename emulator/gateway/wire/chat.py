@@ -11,6 +11,7 @@ from emulator.gateway.canonical import (
     Completion,
     Delta,
     Finish,
+    ForcedTool,
     Message,
     Reasoning,
     ReasoningDelta,
@@ -54,7 +55,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             where = "tool_choice.allowed_tools.tools"
             tools, choice = allowed_tools(tools, names, allowed["mode"], where)
         else:
-            choice = choice.get("function", {}).get("name", "auto")
+            choice = ForcedTool(choice["function"]["name"])
     fmt = body.get("response_format") or {}
     stop = body.get("stop") or ()
     request = Request(
@@ -179,10 +180,11 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
             }
             for t in request.tools
         ]
+        choice = request.tool_choice
         body["tool_choice"] = (
-            request.tool_choice
-            if request.tool_choice in ("auto", "none", "required")
-            else {"type": "function", "function": {"name": request.tool_choice}}
+            {"type": "function", "function": {"name": choice.name}}
+            if isinstance(choice, ForcedTool)
+            else choice
         )
     if request.response_format:
         fmt = request.response_format

@@ -15,6 +15,7 @@ from emulator.gateway.canonical import (
     Delta,
     Finish,
     FinishReason,
+    ForcedTool,
     Message,
     Reasoning,
     ReasoningDelta,
@@ -66,9 +67,9 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["tools"] = [_render_tool(t) for t in request.tools]
         choice = request.tool_choice
         body["tool_choice"] = (
-            {"type": {"required": "any"}.get(choice, choice)}
-            if choice in ("auto", "none", "required")
-            else {"type": "tool", "name": choice}
+            {"type": "tool", "name": choice.name}
+            if isinstance(choice, ForcedTool)
+            else {"type": {"required": "any"}.get(choice, choice)}
         )
         if not request.parallel_tool_calls:
             body["tool_choice"]["disable_parallel_tool_use"] = True
@@ -195,10 +196,10 @@ def parse_request(body: dict[str, Any]) -> Request:
     ttls = breakpoint_ttls(tools, messages)
     if ttls:  # at most four, an hour's first, as Anthropic's API checks them
         check_breakpoints(ttls, "messages")
-    choice = body.get("tool_choice", {}).get("type", "auto")
-    choice = {"any": "required"}.get(choice, choice)
-    if choice == "tool":
-        choice = body["tool_choice"]["name"]
+    kind = body.get("tool_choice", {}).get("type", "auto")
+    choice: str | ForcedTool = {"any": "required"}.get(kind, kind)
+    if kind == "tool":
+        choice = ForcedTool(body["tool_choice"]["name"])
     reasoning, unasked = _reasoning(body.get("thinking"))
     fmt, field = body.get("output_format"), "output_format"
     if fmt is None:

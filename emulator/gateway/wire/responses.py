@@ -13,6 +13,7 @@ from emulator.gateway.canonical import (
     EFFORT_TOKENS,
     CacheUse,
     Completion,
+    ForcedTool,
     Message,
     Reasoning,
     Request,
@@ -74,7 +75,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             names = [t["name"] for t in choice["tools"]]
             tools, choice = allowed_tools(tools, names, choice["mode"], "tool_choice.tools")
         else:
-            choice = choice.get("name", "auto")
+            choice = ForcedTool(choice["name"])
     fmt = (body.get("text") or {}).get("format") or {}
     return Request(
         messages=tuple(messages),
@@ -206,9 +207,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         ]
         choice = request.tool_choice
         body["tool_choice"] = (
-            choice
-            if choice in ("auto", "none", "required")
-            else {"type": "function", "name": choice}
+            {"type": "function", "name": choice.name} if isinstance(choice, ForcedTool) else choice
         )
     if request.response_format:
         fmt = request.response_format
