@@ -11,12 +11,19 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from hypothesis import settings
 
 from emulator.server import BackgroundServer
 from emulator.settings import Settings
 from emulator.testing import EmulatorHandle, Tenant
 
 pytest_plugins = ["tests.leaks"]  # fails a test that leaves a client unclosed
+
+# Property tests draw the same examples on every run, so a suite never fails on a
+# draw it did not make before. `pytest --hypothesis-profile=explore` draws new ones.
+settings.register_profile("fixed", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile("fixed")
 
 
 @pytest.fixture
