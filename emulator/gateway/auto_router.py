@@ -22,6 +22,7 @@ from emulator.errors import NoRouteAvailable
 from emulator.gateway.canonical import Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
+from emulator.gateway.requirements import asked_output
 
 AUTO = "openrouter/auto"
 PLUGIN = "auto-router"
@@ -86,5 +87,5 @@ def _can_serve(model: dict[str, Any], request: Request, tokens: int) -> bool:
         return False
     if request.response_format and not capable.get("structured_output"):
         return False
-    output = min(request.max_tokens, model["max_output_tokens"]) if request.max_tokens else 0
+    output = asked_output(request, model["max_output_tokens"])
     return bool(tokens + output <= model["context_length"])

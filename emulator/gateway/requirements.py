@@ -99,13 +99,15 @@ def able_routes(
 
 def _room(route: Route, request: Request) -> int:
     """The prompt tokens the route's context holds beside the output asked for."""
-    return route.context_length - _asked_output(route, request)
+    return route.context_length - asked_output(request, route.max_output_tokens)
 
 
-def _asked_output(route: Route, request: Request) -> int:
+def asked_output(request: Request, output_limit: int) -> int:
+    """The output tokens a context must hold beside the prompt: `max_tokens`, capped to
+    the model's or provider's `output_limit`."""
     if not request.max_tokens:
         return 0  # none asked: the provider's output stops where the context ends
-    return min(request.max_tokens, route.max_output_tokens)
+    return min(request.max_tokens, output_limit)
 
 
 def _too_long(
@@ -113,7 +115,7 @@ def _too_long(
 ) -> InvalidRequest:
     roomiest = max(routes, key=lambda r: _room(r, request))
     tokens = prompt_tokens(request, roomiest.wire_format)
-    output = _asked_output(roomiest, request)
+    output = asked_output(request, roomiest.max_output_tokens)
     where = (
         f"the longest context of its routes is {roomiest.context_length:,} "
         f"({roomiest.model!r} on {roomiest.provider!r})"

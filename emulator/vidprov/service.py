@@ -229,37 +229,27 @@ def _check_audio(value: str) -> None:
     """The base64 (or a data URL) of a WAV or MP3 file, as images take either."""
     media_type, payload = base64_payload(value.strip())
     if payload is None:
-        raise ValidationFailed(
-            "`audio`: a data URL must be base64 (data:audio/wav;base64,...).",
-            param="audio",
-            code="invalid_audio",
-        )
+        raise _bad_audio("`audio`: a data URL must be base64 (data:audio/wav;base64,...).")
     if media_type is not None and media_type not in AUDIO_TYPES:
         allowed = ", ".join(AUDIO_TYPES)
-        raise ValidationFailed(
-            f"`audio`: unsupported MIME type {media_type!r} in the data URL; use {allowed}.",
-            param="audio",
-            code="invalid_audio",
+        raise _bad_audio(
+            f"`audio`: unsupported MIME type {media_type!r} in the data URL; use {allowed}."
         )
     try:
         data = base64.b64decode(payload, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise ValidationFailed(
-            "`audio` is not valid base64.", param="audio", code="invalid_audio"
-        ) from exc
+        raise _bad_audio("`audio` is not valid base64.") from exc
     wav = data[:4] == b"RIFF" and data[8:12] == b"WAVE"
     mp3 = data[:3] == b"ID3" or (len(data) > 1 and data[0] == 0xFF and data[1] & 0xE0 == 0xE0)
     if not (wav or mp3):
-        raise ValidationFailed(
-            "`audio` must be the base64 of a WAV or MP3 file.", param="audio", code="invalid_audio"
-        )
+        raise _bad_audio("`audio` must be the base64 of a WAV or MP3 file.")
     found = "wav" if wav else "mp3"
     if media_type is not None and AUDIO_TYPES[media_type] != found:
-        raise ValidationFailed(
-            f"`audio`: the data is not audio of type {media_type} (it is a {found}).",
-            param="audio",
-            code="invalid_audio",
-        )
+        raise _bad_audio(f"`audio`: the data is not audio of type {media_type} (it is a {found}).")
+
+
+def _bad_audio(message: str) -> ValidationFailed:
+    return ValidationFailed(message, param="audio", code="invalid_audio")
 
 
 def _queue(
