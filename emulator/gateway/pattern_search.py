@@ -9,8 +9,10 @@ matching time (`match_budget`; drawing and checking values around the searches d
 not count): past it, `PatternTooSlow` names the pattern, and the caller refuses
 the schema (a 400) or takes the rule as not matching.
 
-jsonschema calls `re.search` itself for `pattern`, `patternProperties` and
-`additionalProperties`; `timed_jsonschema` gives those modules this search instead.
+Patterns are ECMA-262's, as JSON Schema says (`pattern_dialect`). jsonschema calls
+`re.search` itself for `pattern`, `patternProperties` and `additionalProperties`, and
+`re.compile` for the `regex` format; `timed_jsonschema` gives those modules this search,
+and `pattern_dialect.checked`, instead.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from contextvars import ContextVar
 from functools import lru_cache
 
 import regex
+
+from emulator.gateway.pattern_dialect import checked, for_matching
 
 # What one request may spend matching a schema's patterns: a search takes microseconds
 # (one of 4,096 characters, 50), so a schema of the largest size the emulator draws
@@ -74,34 +78,41 @@ def search_compiled(pattern: regex.Pattern[str], text: str) -> bool:
 
 
 def search(pattern: str, text: str) -> bool:
-    """`re.search(pattern, text)` as a truth, under the budget; `re.error` when the
-    pattern does not compile, as `re` raises it."""
-    return search_compiled(_compiled(pattern), text)
+    """Whether the ECMA-262 `pattern` matches somewhere in `text` (`re.search` as a
+    truth), under the budget; `re.error` when the pattern does not compile, as `re`
+    raises it."""
+    try:
+        return search_compiled(compiled(pattern), text)
+    except PatternTooSlow:
+        raise PatternTooSlow(pattern) from None  # named as the client wrote it
 
 
 @lru_cache(maxsize=1024)
-def _compiled(pattern: str) -> regex.Pattern[str]:
+def compiled(pattern: str) -> regex.Pattern[str]:
+    """The ECMA-262 `pattern`, compiled with its meaning (`pattern_dialect`)."""
     try:
-        return regex.compile(pattern)
+        return regex.compile(for_matching(pattern))
     except regex.error as exc:
         raise re.error(str(exc)) from exc
 
 
 @lru_cache(maxsize=1)
 def timed_jsonschema() -> None:
-    """Point jsonschema's keyword checks at `search` (once a process): they look up
-    `re.search` on their module's `re`, so that name gets a stand-in."""
-    from jsonschema import _keywords, _legacy_keywords, _utils
+    """Point jsonschema's keyword and format checks at `search` and `compiled` (once a
+    process): they look up `re.search` and `re.compile` on their module's `re`, so that
+    name gets a stand-in."""
+    from jsonschema import _format, _keywords, _legacy_keywords, _utils
 
-    for module in (_keywords, _legacy_keywords, _utils):
+    for module in (_format, _keywords, _legacy_keywords, _utils):
         module.re = _TimedRe()  # type: ignore[attr-defined]
 
 
 class _TimedRe:
-    """`re` as jsonschema's keyword modules see it: `search` under the budget, the rest
-    `re`'s own."""
+    """`re` as jsonschema's modules see it: `search` under the budget and `compile` of
+    ECMA-262 patterns, the rest `re`'s own."""
 
     search = staticmethod(search)
+    compile = staticmethod(checked)
 
     def __getattr__(self, name: str) -> object:
         return getattr(re, name)

@@ -30,6 +30,7 @@ from re import _constants as sre  # type: ignore[attr-defined]
 from re import _parser  # type: ignore[attr-defined]
 from typing import Any
 
+from emulator.gateway.pattern_dialect import for_parsing
 from emulator.gateway.pattern_search import search
 
 # Characters a class or `.` is drawn from when it does not name its own.
@@ -79,7 +80,7 @@ def string_for_pattern(
     if pattern_cost(pattern)[1] > _MOST:  # matching it at all would hold the server
         return None
     try:
-        built = _emit(_parser.parse(pattern), _Build(rng, extra))
+        built = _emit(_parser.parse(for_parsing(pattern)), _Build(rng, extra))
         if search(pattern, built):
             return built
     except (re.error, _Unsupported, RecursionError, OverflowError, ValueError):
@@ -98,7 +99,7 @@ def pattern_cost(pattern: str) -> tuple[int, int]:
     that match nothing too. (0, 0) when the pattern does not parse (the JSON schema
     check refuses it)."""
     try:
-        return _least(_parser.parse(pattern), {})
+        return _least(_parser.parse(for_parsing(pattern)), {})
     except (re.error, RecursionError, OverflowError, ValueError):
         return 0, 0
 

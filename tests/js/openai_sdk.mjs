@@ -39,6 +39,13 @@ const Recipe = z.object({
   ingredients: z.array(z.string()),
 });
 
+// zod writes these as patterns of JavaScript's dialect: `\p{...}`, named groups.
+const Tagged = z.object({
+  mood: z.string().emoji(),
+  release: z.string().regex(/^(?<year>\d{4})-(?<month>\d{2})$/u),
+  name: z.string().regex(/^\p{Lu}\p{Ll}+$/u),
+});
+
 function summary(completion) {
   const [choice] = completion.choices;
   return {
@@ -148,6 +155,17 @@ async function structuredOutput() {
   expect(parsed !== null, "the SDK parsed the answer");
   expect(Recipe.safeParse(JSON.parse(choice.message.content)).success, "the JSON validates");
   return { parsed, finish_reason: choice.finish_reason, usage: completion.usage };
+}
+
+async function structuredOutputPatterns() {
+  const completion = await client.chat.completions.parse({
+    model: CHAT_MODEL,
+    messages: [{ role: "user", content: "Tag a film release" }],
+    response_format: zodResponseFormat(Tagged, "tagged"),
+  });
+  const [choice] = completion.choices;
+  expect(Tagged.safeParse(JSON.parse(choice.message.content)).success, "zod accepts the answer");
+  return { parsed: choice.message.parsed };
 }
 
 function responseSummary(response) {
@@ -325,6 +343,7 @@ await runChecks({
   tool_round_trip: toolRoundTrip,
   tool_stream_helper: toolStreamHelper,
   structured_output: structuredOutput,
+  structured_output_patterns: structuredOutputPatterns,
   responses,
   responses_stream: responsesStream,
   responses_create_stream: responsesCreateStream,

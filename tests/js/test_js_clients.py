@@ -147,6 +147,14 @@ def test_node_structured_output_parses_with_zod(node_openai: dict[str, Any]) -> 
     assert all(isinstance(item, str) for item in parsed["ingredients"])
 
 
+def test_node_structured_output_takes_zods_patterns(node_openai: dict[str, Any]) -> None:
+    """`.emoji()` and `.regex(/\\p{Lu}.../u)` are patterns of JavaScript's dialect; the
+    script checked the answer with zod itself."""
+    parsed = node_openai["structured_output_patterns"]["parsed"]
+    assert set(parsed) == {"mood", "release", "name"}
+    assert parsed["name"][0].isupper() and parsed["release"][4] == "-"
+
+
 def test_node_responses_plain_and_streamed(
     node_openai: dict[str, Any], openai_tenant: Tenant
 ) -> None:
