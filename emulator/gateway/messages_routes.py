@@ -108,6 +108,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     served = service.serve(rt, caller, call)
     ident, model = message_id(served.id), served.route.model
     hidden = service.hides_reasoning(call.request, served.route)
+    omitted = (body.get("thinking") or {}).get("display") == "omitted"
     headers = {"X-Generation-Id": served.id}
     if call.stream:
 
@@ -121,6 +122,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 model=model,
                 start=(finish.input_tokens, finish.cache),
                 provider=served.route.provider,
+                omit_thinking=omitted,
             )
             return typed_sse_lines(_priced(rt, call, served, events))
 
@@ -130,7 +132,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     completion = served.completions[0]
     if hidden:
         completion = replace(completion, reasoning=None)
-    whole = messages.render_response(completion, id=ident, model=model)
+    whole = messages.render_response(completion, id=ident, model=model, omit_thinking=omitted)
     whole["provider"] = served.route.provider
     spent = service.Spent(
         completion.input_tokens,

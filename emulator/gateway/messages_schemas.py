@@ -183,11 +183,15 @@ class ToolChoice(OpenWireModel):
 class Thinking(OpenWireModel):
     type: Literal["enabled", "disabled", "adaptive"]  # adaptive: the model's own budget
     budget_tokens: Annotated[int, Field(ge=1024)] | None = None
+    # `omitted`: thinking blocks carry their signature but no text (still billed whole)
+    display: Literal["summarized", "omitted"] | None = None
 
     @model_validator(mode="after")
     def _enabled_has_a_budget(self) -> Thinking:
         if self.type == "enabled" and self.budget_tokens is None:
             raise ValueError("thinking `enabled` needs `budget_tokens` (1,024 or more)")
+        if self.type == "disabled" and self.display is not None:
+            raise ValueError("thinking `disabled` takes no `display`: there is no thinking")
         return self
 
 

@@ -261,6 +261,40 @@ def test_thinking_comes_first_and_signed(claude: anthropic.Anthropic) -> None:
     assert "budget_tokens must be less than max_tokens" in str(refused.value)
 
 
+def test_omitted_thinking_is_an_empty_signed_block_billed_whole(
+    claude: anthropic.Anthropic,
+) -> None:
+    """`display: "omitted"` (Opus 4.7's default upstream): the block keeps its place and
+    the signature of the whole thinking, which stays billed, but carries no text; the
+    stream has no thinking_delta, only the signature."""
+    ask: Any = {"model": SONNET, "max_tokens": 4000, "messages": QUESTION}
+    shown = claude.messages.create(
+        **ask, thinking={"type": "enabled", "budget_tokens": 1024, "display": "summarized"}
+    )
+    hidden = claude.messages.create(
+        **ask, thinking={"type": "enabled", "budget_tokens": 1024, "display": "omitted"}
+    )
+    thought = shown.content[0]
+    assert thought.type == "thinking" and thought.thinking
+    block = hidden.content[0]
+    assert block.type == "thinking" and block.thinking == ""
+    assert block.signature == signature(thought.thinking)
+    assert hidden.content[1] == shown.content[1]
+    assert hidden.usage.output_tokens == shown.usage.output_tokens
+    with claude.messages.stream(
+        **ask, thinking={"type": "adaptive", "display": "omitted"}
+    ) as stream:
+        kinds = [(event.type, getattr(event, "delta", None)) for event in stream]
+        final = stream.get_final_message()
+    deltas = [delta.type for kind, delta in kinds if kind == "content_block_delta" and delta]
+    assert "thinking_delta" not in deltas and deltas.count("signature_delta") == 1
+    assert final.content[0].type == "thinking" and final.content[0].thinking == ""
+    assert final.content[0].signature
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(**ask, thinking={"type": "adaptive", "display": "hidden"})
+    assert "display" in str(refused.value)
+
+
 def test_cache_control_blocks_cache_as_anthropic_counts_them(claude: anthropic.Anthropic) -> None:
     system: Any = [
         {

@@ -306,11 +306,16 @@ def _block_text(content: Any) -> str:
     return "\n".join(b.get("text") or "" for b in content if b.get("type") == "text")
 
 
-def render_response(completion: Completion, *, id: str, model: str) -> dict[str, Any]:
+def render_response(
+    completion: Completion, *, id: str, model: str, omit_thinking: bool = False
+) -> dict[str, Any]:
+    """The whole message. `omit_thinking` (`thinking.display: "omitted"`): the thinking
+    block keeps its signature, which stands for the whole thinking, but not its text."""
     content: list[dict[str, Any]] = []
     if completion.reasoning is not None:
         thought = completion.reasoning
-        content.append({"type": "thinking", "thinking": thought, "signature": signature(thought)})
+        shown = "" if omit_thinking else thought
+        content.append({"type": "thinking", "thinking": shown, "signature": signature(thought)})
     if completion.text:  # no empty text block, as the stream opens none
         content.append({"type": "text", "text": completion.text})
     content += [
@@ -385,9 +390,11 @@ def render_events(
     model: str,
     start: tuple[int, CacheUse | None] = (0, None),
     provider: str | None = None,
+    omit_thinking: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """message_start, content blocks (start, deltas, stop), message_delta, message_stop.
-    Reasoning is a first `thinking` block: its deltas, then its signature. `start`: the
+    Reasoning is a first `thinking` block: its deltas (none when `omit_thinking`), then
+    its signature. `start`: the
     prompt's tokens and cache use, which message_start's usage tells (the final usage
     is message_delta's). `provider`, the gateway's serving provider, is in message_start's
     message as in the whole answer (none in a provider's own stream)."""
@@ -417,8 +424,9 @@ def render_events(
                 thinking = {"type": "thinking", "thinking": "", "signature": ""}
                 yield {"type": "content_block_start", "index": block, "content_block": thinking}
             thoughts.append(delta.text)
-            piece = {"type": "thinking_delta", "thinking": delta.text}
-            yield {"type": "content_block_delta", "index": block, "delta": piece}
+            if not omit_thinking:
+                piece = {"type": "thinking_delta", "thinking": delta.text}
+                yield {"type": "content_block_delta", "index": block, "delta": piece}
         elif isinstance(delta, TextDelta):
             if not open_block:
                 block, open_block = block + 1, True
