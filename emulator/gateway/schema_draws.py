@@ -130,13 +130,33 @@ def _minimal(refs: tuple[str, ...]) -> bool:
     return len(set(refs)) < len(refs)
 
 
+def _optional(g: Gen, part: Any, name: str, refs: tuple[str, ...]) -> Any:
+    """A value for a part the schema does not require (an optional property, an item
+    past `minItems`), or _SKIPPED when the try cannot draw it (too large, recursion
+    without end): the value goes on without it, its budgets as before it."""
+    nodes, chars = g.nodes, g.chars
+    try:
+        return _value(part, g, name, refs)
+    except Failed:
+        g.nodes, g.chars = nodes, chars
+        return _SKIPPED
+
+
+_SKIPPED = object()
+
+
 def _object(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if g.strict:
         return _strict_object(schema, g, refs)
     properties = schema.get("properties", {})
+    required = schema.get("required", ())
     if _minimal(refs):
-        properties = {k: v for k, v in properties.items() if k in schema.get("required", ())}
-    return {key: _value(sub, g, key, refs) for key, sub in properties.items()}
+        properties = {k: v for k, v in properties.items() if k in required}
+    out = {
+        key: _value(sub, g, key, refs) if key in required else _optional(g, sub, key, refs)
+        for key, sub in properties.items()
+    }
+    return {key: value for key, value in out.items() if value is not _SKIPPED}
 
 
 def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
@@ -146,7 +166,13 @@ def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> 
     high = max(low, min(schema.get("maxItems", 3), low + 2))
     count = low if _minimal(refs) else g.rng.randint(low, high)
     items = schema.get("items", {"type": "string"})
-    return [_value(items, g, name, refs) for _ in range(count)]
+    out = [_value(items, g, name, refs) for _ in range(min(low, count))]
+    for _ in range(count - len(out)):
+        value = _optional(g, items, name, refs)
+        if value is _SKIPPED:
+            break
+        out.append(value)
+    return out
 
 
 def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
@@ -374,8 +400,14 @@ def _strict_object(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> dic
     high = schema.get("maxProperties")
     if high is not None:
         keys = keys[: max(high, len(required))]
-    out = {key: _value(_property(schema, key), g, key, refs) for key in keys}
-    spare = iter([k for k in optional if k not in out])
+    drawn = {
+        key: _value(_property(schema, key), g, key, refs)
+        if key in required
+        else _optional(g, _property(schema, key), key, refs)
+        for key in keys
+    }
+    out = {key: value for key, value in drawn.items() if value is not _SKIPPED}
+    spare = iter([k for k in optional if k not in drawn])
     for index in range(min(schema.get("minProperties", 0), 4096)):
         if len(out) >= schema.get("minProperties", 0):
             break
@@ -440,7 +472,10 @@ def _strict_array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ..
         sub = prefix[index] if index < len(prefix) else items
         if contains is not None and len(prefix) <= index < len(prefix) + wanted:
             sub = {"allOf": [sub, contains]} if isinstance(sub, dict) else contains
-        value = _value(sub, g, name, refs)
+        if index < floor:
+            value = _value(sub, g, name, refs)
+        elif (value := _optional(g, sub, name, refs)) is _SKIPPED:
+            break
         key = _canonical(value)
         if schema.get("uniqueItems") and key in seen:
             continue

@@ -13,6 +13,7 @@ import json
 import random
 from typing import Any
 
+import openai
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -168,6 +169,48 @@ def test_optional_repeats_stop_once_a_pattern_string_is_long() -> None:
 
 def test_an_unchecked_pattern_too_costly_to_match_gives_no_string() -> None:
     assert string_for_pattern("(?:){200000}x", random.Random(0), WORDS) is None
+
+
+HUGE = {"type": "array", "items": {"type": "string", "minLength": 4096}, "minItems": 4096}
+HOLDS_HUGE = {
+    "type": "object",
+    "properties": {"a": {"type": "string"}, "bb": HUGE},
+    "required": ["a", "bb"],
+}
+
+
+@pytest.mark.parametrize(
+    ("schema", "smallest"),
+    [
+        ({"type": "array", "items": HOLDS_HUGE, "minItems": 0}, []),
+        ({"type": "object", "properties": {"big": HUGE}}, {}),
+        (
+            {"type": "object", "properties": {"n": {"const": 1}, "big": HUGE}, "required": ["n"]},
+            {"n": 1},
+        ),
+        ({"type": "array", "items": HOLDS_HUGE, "minItems": 0, "uniqueItems": True}, []),
+        ({"type": "object", "properties": {"big": HUGE}, "maxProperties": 1}, {}),
+    ],
+)
+def test_an_optional_part_too_large_to_draw_is_left_out(schema: Any, smallest: Any) -> None:
+    """Property tests found an array of at least no items, each item 16 MB, refused as
+    having no value: every try drew an item, and ran out of room. `[]` is valid."""
+    check_schema(schema)
+    for seed in range(3):
+        assert value_for(schema, random.Random(seed)) == smallest
+
+
+def test_such_a_schema_is_answered_over_http(client: openai.OpenAI) -> None:
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "big": HUGE}}
+    tool: Any = {"type": "function", "function": {"name": "f", "parameters": schema}}
+    completion = client.chat.completions.create(
+        model="openai/gpt-4o",
+        messages=[{"role": "user", "content": "hi"}],
+        tools=[tool],
+        tool_choice="required",
+    )
+    call: Any = (completion.choices[0].message.tool_calls or [])[0]
+    assert set(json.loads(call.function.arguments)) == {"n"}
 
 
 # Nested arrays and objects of strings: the smallest valid value's size is exact.
