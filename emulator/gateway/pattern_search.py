@@ -82,13 +82,13 @@ def search(pattern: str, text: str) -> bool:
     truth), under the budget; `re.error` when the pattern does not compile, as `re`
     raises it."""
     try:
-        return search_compiled(compiled(pattern), text)
+        return search_compiled(_compiled(pattern), text)
     except PatternTooSlow:
         raise PatternTooSlow(pattern) from None  # named as the client wrote it
 
 
 @lru_cache(maxsize=1024)
-def compiled(pattern: str) -> regex.Pattern[str]:
+def _compiled(pattern: str) -> regex.Pattern[str]:
     """The ECMA-262 `pattern`, compiled with its meaning (`pattern_dialect`)."""
     try:
         return regex.compile(for_matching(pattern))
@@ -98,7 +98,7 @@ def compiled(pattern: str) -> regex.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def timed_jsonschema() -> None:
-    """Point jsonschema's keyword and format checks at `search` and `compiled` (once a
+    """Point jsonschema's keyword and format checks at `search` and `checked` (once a
     process): they look up `re.search` and `re.compile` on their module's `re`, so that
     name gets a stand-in."""
     from jsonschema import _format, _keywords, _legacy_keywords, _utils

@@ -1,8 +1,9 @@
 """Strings that match a JSON schema `pattern`, drawn from a seeded generator.
 
-The pattern is parsed by Python's own regular-expression parser and a string
-is built from the tree: literals, character classes (ranges, `\\d`, `\\w`,
-`\\s`, negated sets), `.`, alternation, groups and back-references, and the
+The pattern (ECMA-262's, said in `re`'s words: `pattern_dialect.for_parsing`)
+is parsed by Python's own regular-expression parser and a string is built from
+the tree: literals, character classes (ranges, `\\d`, `\\w`, `\\s`, negated
+sets), `.`, alternation, groups and back-references, and the
 quantifiers `?`, `*`, `+`, `{n}`, `{n,m}` (open-ended ones draw at most a few
 more than their minimum). Anchors and word boundaries add nothing. Whatever
 the tree cannot express (lookarounds, conditionals), or a built string that
