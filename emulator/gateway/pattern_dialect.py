@@ -22,18 +22,18 @@ from functools import lru_cache
 
 import regex
 
-_WORD = "0-9A-Za-z_"
 # ECMA-262's WhiteSpace and LineTerminator (Python's `\s` adds \x1c-\x1f and \x85,
 # and lacks \ufeff).
 _SPACE = [(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A)]
 _SPACE += [(0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
 _SPACE += [(0xFEFF, 0xFEFF)]
-_ASCII_BOUNDARY = f"(?:(?<=[{_WORD}])(?![{_WORD}])|(?<![{_WORD}])(?=[{_WORD}]))"
-_ASCII_INSIDE = f"(?:(?<=[{_WORD}])(?=[{_WORD}])|(?<![{_WORD}])(?![{_WORD}]))"
 # Characters a `\p{...}` class is built from when they have the property: common ones
 # first, so `\p{L}` draws letters a reader expects; the rest of Unicode when none do.
 _SAMPLE = string.ascii_letters + string.digits + "_-. @éüñçßøåÉÑαβγΩжЖщ中文字あア한😀🎉👍✨"
 _FOUND = 8  # characters taken from the rest of Unicode
+# What an escape may read past its letter (`{10FFFF}`, a group's name, a property's):
+# the rest of a long pattern, copied at each escape, made rewriting it quadratic.
+_LOOKAHEAD = 256
 
 
 def _ranges(pairs: list[tuple[int, int]]) -> str:
@@ -50,21 +50,27 @@ def _complement(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 _DIGITS = [(0x30, 0x39)]
-_WORDS = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+_WORD_CHARS = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
 # What `\d`, `\D`, `\w`, `\W`, `\s`, `\S` stand for inside a class, with ECMA's meaning.
 _CLASS_ESCAPES = {
     "d": _ranges(_DIGITS),
     "D": _ranges(_complement(_DIGITS)),
-    "w": _ranges(_WORDS),
-    "W": _ranges(_complement(_WORDS)),
+    "w": _ranges(_WORD_CHARS),
+    "W": _ranges(_complement(_WORD_CHARS)),
     "s": _ranges(_SPACE),
     "S": _ranges(_complement(_SPACE)),
 }
+# `\b` and `\B`: between an ASCII word character and another character, or not.
+_W = f"[{_CLASS_ESCAPES['w']}]"
+_BOUNDARIES = {
+    "b": f"(?:(?<={_W})(?!{_W})|(?<!{_W})(?={_W}))",
+    "B": f"(?:(?<={_W})(?={_W})|(?<!{_W})(?!{_W}))",
+}
 
 
-@lru_cache(maxsize=1024)
 def for_matching(pattern: str) -> str:
-    """`pattern` (ECMA-262) as the `regex` module reads it, with ECMA's meaning."""
+    """`pattern` (ECMA-262) as the `regex` module reads it, with ECMA's meaning (its
+    caller, `pattern_search`, keeps the compiled pattern)."""
     return _rewrite(pattern, _matching_escape)
 
 
@@ -94,9 +100,8 @@ def _rewrite(pattern: str, escape: _Escape) -> str:
     while i < len(pattern):
         char = pattern[i]
         if char == "\\" and i + 1 < len(pattern):
-            done = _common_escape(pattern, i + 1, in_class) or escape(
-                pattern[i + 1], pattern[i + 2 :], in_class
-            )
+            letter, rest = pattern[i + 1], pattern[i + 2 : i + 2 + _LOOKAHEAD]
+            done = _common_escape(letter, rest, in_class) or escape(letter, rest, in_class)
             text, used = done if done is not None else (pattern[i : i + 2], 0)
             out.append(text)
             i += 2 + used
@@ -119,10 +124,9 @@ def _rewrite(pattern: str, escape: _Escape) -> str:
     return "".join(out)
 
 
-def _common_escape(pattern: str, at: int, in_class: bool) -> tuple[str, int] | None:
+def _common_escape(letter: str, rest: str, in_class: bool) -> tuple[str, int] | None:
     """The escapes both engines need said otherwise: `\\u{...}` and surrogate pairs,
     `\\cX`, `\\k<name>`."""
-    letter, rest = pattern[at], pattern[at + 1 :]
     if letter == "u":
         if (m := regex.match(r"\{([0-9A-Fa-f]{1,6})\}", rest)) and int(m[1], 16) <= 0x10FFFF:
             return f"\\U{int(m[1], 16):08x}", m.end()
@@ -141,8 +145,8 @@ def _matching_escape(letter: str, rest: str, in_class: bool) -> tuple[str, int] 
     if letter in _CLASS_ESCAPES:
         inside = _CLASS_ESCAPES[letter]
         return (inside, 0) if in_class else (f"[{inside}]", 0)
-    if letter in "bB" and not in_class:  # inside a class, `\b` is a backspace
-        return (_ASCII_BOUNDARY if letter == "b" else _ASCII_INSIDE), 0
+    if letter in _BOUNDARIES and not in_class:  # inside a class, `\b` is a backspace
+        return _BOUNDARIES[letter], 0
     return None
 
 

@@ -130,10 +130,15 @@ def _minimal(refs: tuple[str, ...]) -> bool:
     return len(set(refs)) < len(refs)
 
 
-def _optional(g: Gen, part: Any, name: str, refs: tuple[str, ...]) -> Any:
-    """A value for a part the schema does not require (an optional property, an item
-    past `minItems`), or _SKIPPED when the try cannot draw it (too large, recursion
-    without end): the value goes on without it, its budgets as before it."""
+_SKIPPED = object()  # a part left out (`_part`)
+
+
+def _part(g: Gen, part: Any, name: str, refs: tuple[str, ...], required: bool) -> Any:
+    """A value for a property or an item. One the schema does not require (an optional
+    property, an item past `minItems`) is _SKIPPED when the try cannot draw it (too
+    large, recursion without end): the value goes on without it, its budgets as before."""
+    if required:
+        return _value(part, g, name, refs)
     nodes, chars = g.nodes, g.chars
     try:
         return _value(part, g, name, refs)
@@ -142,7 +147,12 @@ def _optional(g: Gen, part: Any, name: str, refs: tuple[str, ...]) -> Any:
         return _SKIPPED
 
 
-_SKIPPED = object()
+def _properties(
+    g: Gen, parts: dict[str, Any], required: Any, refs: tuple[str, ...]
+) -> dict[str, Any]:
+    """A value for each of `parts` by name, but the optional ones left out (`_part`)."""
+    drawn = {key: _part(g, sub, key, refs, key in required) for key, sub in parts.items()}
+    return {key: value for key, value in drawn.items() if value is not _SKIPPED}
 
 
 def _object(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
@@ -152,11 +162,7 @@ def _object(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) ->
     required = schema.get("required", ())
     if _minimal(refs):
         properties = {k: v for k, v in properties.items() if k in required}
-    out = {
-        key: _value(sub, g, key, refs) if key in required else _optional(g, sub, key, refs)
-        for key, sub in properties.items()
-    }
-    return {key: value for key, value in out.items() if value is not _SKIPPED}
+    return _properties(g, properties, required, refs)
 
 
 def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
@@ -166,9 +172,9 @@ def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> 
     high = max(low, min(schema.get("maxItems", 3), low + 2))
     count = low if _minimal(refs) else g.rng.randint(low, high)
     items = schema.get("items", {"type": "string"})
-    out = [_value(items, g, name, refs) for _ in range(min(low, count))]
-    for _ in range(count - len(out)):
-        value = _optional(g, items, name, refs)
+    out = []
+    for index in range(count):
+        value = _part(g, items, name, refs, index < low)
         if value is _SKIPPED:
             break
         out.append(value)
@@ -400,14 +406,8 @@ def _strict_object(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> dic
     high = schema.get("maxProperties")
     if high is not None:
         keys = keys[: max(high, len(required))]
-    drawn = {
-        key: _value(_property(schema, key), g, key, refs)
-        if key in required
-        else _optional(g, _property(schema, key), key, refs)
-        for key in keys
-    }
-    out = {key: value for key, value in drawn.items() if value is not _SKIPPED}
-    spare = iter([k for k in optional if k not in drawn])
+    out = _properties(g, {key: _property(schema, key) for key in keys}, required, refs)
+    spare = iter([k for k in optional if k not in keys])
     for index in range(min(schema.get("minProperties", 0), 4096)):
         if len(out) >= schema.get("minProperties", 0):
             break
@@ -472,9 +472,7 @@ def _strict_array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ..
         sub = prefix[index] if index < len(prefix) else items
         if contains is not None and len(prefix) <= index < len(prefix) + wanted:
             sub = {"allOf": [sub, contains]} if isinstance(sub, dict) else contains
-        if index < floor:
-            value = _value(sub, g, name, refs)
-        elif (value := _optional(g, sub, name, refs)) is _SKIPPED:
+        if (value := _part(g, sub, name, refs, index < floor)) is _SKIPPED:
             break
         key = _canonical(value)
         if schema.get("uniqueItems") and key in seen:
