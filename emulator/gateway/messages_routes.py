@@ -19,9 +19,9 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import service
+from emulator.gateway import search_citations, search_results, service
 from emulator.gateway.answers import Answer, gateway_reply
-from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
+from emulator.gateway.canonical import Delta, Finish, ReasoningDelta, TextDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
 from emulator.gateway.records import MessageObject
 from emulator.gateway.schema_checks import check_tools
@@ -109,6 +109,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     ident, model = message_id(served.id), served.route.model
     hidden = service.hides_reasoning(call.request, served.route)
     omitted = (body.get("thinking") or {}).get("display") == "omitted"
+    searched = search_results.found(body["messages"])
     headers = {"X-Generation-Id": served.id}
     if call.stream:
 
@@ -124,6 +125,10 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 provider=served.route.provider,
                 omit_thinking=omitted,
             )
+            text = "".join(d.text for d in served.deltas if isinstance(d, TextDelta))
+            blocks = search_citations.cited_blocks(text, searched)
+            if any("citations" in block for block in blocks):
+                events = search_citations.cited_events(events, blocks)
             return typed_sse_lines(_priced(rt, call, served, events))
 
         stream = paced_stream(rt, caller, call, served, render)
@@ -133,6 +138,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     if hidden:
         completion = replace(completion, reasoning=None)
     whole = messages.render_response(completion, id=ident, model=model, omit_thinking=omitted)
+    search_citations.cite_content(whole["content"], searched)
     whole["provider"] = served.route.provider
     spent = service.Spent(
         completion.input_tokens,

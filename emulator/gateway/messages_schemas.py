@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import ThreadUnsupported, ValidationFailed
+from emulator.gateway import search_results
 from emulator.gateway.chat_schemas import (
     CacheControl,
     DebugOptions,
@@ -24,12 +25,40 @@ from emulator.gateway.chat_schemas import (
 from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
 
 
+def _check_search_result(data: Any) -> Any:
+    """A `search_result` block as Anthropic's API takes it (in a user turn or a tool
+    result): a `source` and a `title`, its `content` text blocks, `citations.enabled`
+    a boolean. Other blocks pass as they came."""
+    if not isinstance(data, dict) or data.get("type") != "search_result":
+        return data
+    for name in ("source", "title"):
+        if not isinstance(data.get(name), str):
+            raise ValueError(f"a `search_result` block needs `{name}`, a string")
+    content = data.get("content")
+    if not isinstance(content, list) or not content:
+        raise ValueError("search_result.content: a list of one or more text blocks is needed")
+    for index, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") != "text":
+            raise ValueError(f"search_result.content[{index}]: only text blocks are allowed")
+        if not isinstance(part.get("text"), str):
+            raise ValueError(f"search_result.content[{index}]: a `text` block needs `text`")
+        _has_words(part["text"])
+    citations = data.get("citations")
+    if citations is not None and not (
+        isinstance(citations, dict) and isinstance(citations.get("enabled", False), bool)
+    ):
+        raise ValueError("search_result.citations: an object with a boolean `enabled`")
+    return data
+
+
 class ResultPart(OpenWireModel):
     """A block of a `tool_result`'s content."""
 
     type: Literal["text", "image", "document", "search_result"]
     text: str | None = None
     cache_control: CacheControl | None = None
+
+    _search_result = model_validator(mode="before")(_check_search_result)
 
     @model_validator(mode="after")
     def _has_its_fields(self) -> ResultPart:
@@ -41,7 +70,14 @@ class Block(OpenWireModel):
     """A content block: what each type needs is checked, the rest is the type's own."""
 
     type: Literal[
-        "text", "image", "document", "tool_use", "tool_result", "thinking", "redacted_thinking"
+        "text",
+        "image",
+        "document",
+        "search_result",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
     ]
     text: str | None = None
     id: str | None = None
@@ -51,6 +87,8 @@ class Block(OpenWireModel):
     content: str | list[ResultPart] | None = None
     is_error: bool | None = None  # a tool_result's
     cache_control: CacheControl | None = None
+
+    _search_result = model_validator(mode="before")(_check_search_result)
 
     @model_validator(mode="after")
     def _has_its_fields(self) -> Block:
@@ -237,6 +275,14 @@ class Prompt(OpenWireModel):
                 "older `output_format`), not both.",
                 param="output_format",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _citations_all_or_none(self) -> Prompt:
+        structured = self.output_format is not None or bool(
+            self.output_config and self.output_config.format
+        )
+        search_results.check(search_results.found(self.messages), structured)
         return self
 
     @model_validator(mode="after")

@@ -146,6 +146,38 @@ await runChecks({
       signed: message.content[0].signature?.length > 0,
     };
   },
+  async searchResults() {
+    // Search results with citations, whole and streamed: the stream's `citation` events
+    // and its final message, whose blocks must be the whole answer's.
+    const result = (source, text) => ({
+      type: "search_result",
+      source,
+      title: `About ${source}`,
+      content: [{ type: "text", text }],
+      citations: { enabled: true },
+    });
+    const messages = [
+      {
+        role: "user",
+        content: [
+          result("https://docs.example.com/a", "Indexes are sorted copies of columns."),
+          result("kb://b", "A query planner picks an index when it helps."),
+          { type: "text", text: "How do indexes speed up queries?" },
+        ],
+      },
+    ];
+    const asked = { model: MODEL, max_tokens: 400, messages };
+    const whole = await client.messages.create(asked);
+    const stream = client.messages.stream(asked);
+    const cited = [];
+    stream.on("citation", (citation) => cited.push(citation.search_result_index));
+    const final = await stream.finalMessage();
+    return {
+      same: JSON.stringify(final.content) === JSON.stringify(whole.content),
+      cited,
+      citations: whole.content.flatMap((block) => block.citations ?? []),
+    };
+  },
   async countTokens() {
     const counted = await client.messages.countTokens({ model: MODEL, messages: QUESTION });
     return { inputTokens: counted.input_tokens };

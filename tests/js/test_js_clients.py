@@ -418,6 +418,10 @@ def test_anthropic_ts_sdk_takes_tools_stops_thinking_auth_and_errors(
     assert stop["stopReason"] == "stop_sequence" and stop["stopSequence"] == "."
     assert stop["text"] and "." not in stop["text"]
     assert node_anthropic["thinking"] == {"blocks": ["thinking", "text"], "signed": True}
+    searched = node_anthropic["searchResults"]
+    assert searched["same"] and searched["cited"] == [0, 1]
+    assert [c["type"] for c in searched["citations"]] == ["search_result_location"] * 2
+    assert searched["citations"][1]["cited_text"] == "A query planner picks an index when it helps."
     assert node_anthropic["structuredOutput"] == {"whole": True, "streamed": True}
     assert node_anthropic["toolRunner"] == {"turns": ["tool_use", "end_turn"]}
     assert node_anthropic["xApiKey"]["stopReason"] in ("end_turn", "max_tokens")

@@ -33,6 +33,7 @@ from emulator.gateway.canonical import (
     effort_tokens,
     merged_marks,
 )
+from emulator.gateway.search_results import as_text
 from emulator.gateway.tokens import count_text
 
 STOP_REASONS: dict[str, str] = {
@@ -256,6 +257,7 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
     content = raw["content"]
     if isinstance(content, str):
         return [Message(raw["role"], content)]
+    content = [_readable(b) for b in content]
     results = [b for b in content if b["type"] == "tool_result"]
     if results:  # the results, then what the turn says beside them (a user's words)
         said = [b for b in content if b["type"] != "tool_result"]
@@ -280,6 +282,14 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
 _TEXT = frozenset({"text"})
 
 
+def _readable(block: dict[str, Any]) -> dict[str, Any]:
+    """A search result is read as the text of it, its breakpoint kept."""
+    if block.get("type") != "search_result":
+        return block
+    text = {"type": "text", "text": as_text(block)}
+    return text | ({"cache_control": block["cache_control"]} if "cache_control" in block else {})
+
+
 def _images(count: int) -> list[dict[str, Any]]:
     return [
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
@@ -288,6 +298,8 @@ def _images(count: int) -> list[dict[str, Any]]:
 
 def _tool_result(block: dict[str, Any]) -> Message:
     content = block.get("content") or ""  # optional: a result may say nothing
+    if isinstance(content, list):
+        content = [_readable(b) for b in content]
     text = _block_text(content)
     message = Message("tool", text, tool_call_id=block["tool_use_id"])
     if isinstance(content, list):  # its own blocks may mark where a prefix ends

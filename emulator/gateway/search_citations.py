@@ -1,0 +1,104 @@
+"""The citations of search results (`search_results`) in a `/messages` answer, whole
+and streamed, as Anthropic's API gives them: the answer's text comes as several text
+blocks, those that cite carrying `citations` of type `search_result_location`.
+
+Each sentence in turn cites the next search result (of those with citations enabled),
+until the sentences or the results run out; the rest of the text is one block without
+citations. A sentence cites the one text block of its result that shares most words
+with it (the first, when none do). The blocks' texts join back into the answer's text,
+so what is billed and streamed as text is unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from emulator.gateway.search_results import SearchResult
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_WORD = re.compile(r"\w+")
+
+
+def cited_blocks(text: str, results: list[SearchResult]) -> list[dict[str, Any]]:
+    """The answer's text as text blocks, with the citations described above."""
+    citable = [r for r in results if r.cited]
+    if not citable or not text:
+        return [{"type": "text", "text": text}] if text else []
+    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(text) if m.end() < len(text))]
+    ends = [*starts[1:], len(text)]
+    blocks: list[dict[str, Any]] = []
+    for start, end, result in zip(starts, ends, citable, strict=False):
+        sentence = text[start:end]
+        blocks.append({"type": "text", "text": sentence, "citations": [_cite(sentence, result)]})
+    rest = text[ends[len(blocks) - 1] :]
+    if rest:
+        blocks.append({"type": "text", "text": rest})
+    return blocks
+
+
+def _cite(sentence: str, result: SearchResult) -> dict[str, Any]:
+    words = set(_WORD.findall(sentence.lower()))
+    shared = [len(words & set(_WORD.findall(text.lower()))) for text in result.texts]
+    block = shared.index(max(shared))
+    return {
+        "type": "search_result_location",
+        "source": result.source,
+        "title": result.title,
+        "cited_text": result.texts[block],
+        "search_result_index": result.index,
+        "start_block_index": block,
+        "end_block_index": block + 1,
+    }
+
+
+def cite_content(content: list[dict[str, Any]], results: list[SearchResult]) -> None:
+    """A whole answer's text block becomes its cited blocks."""
+    for at, block in enumerate(content):
+        if block["type"] == "text":
+            content[at : at + 1] = cited_blocks(block["text"], results)
+            return
+
+
+def cited_events(
+    events: Iterable[dict[str, Any]], blocks: list[dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """A stream's text block as the `blocks` (`cited_blocks` of its whole text): each
+    opens, sends its citations (`citations_delta`) then its text, and closes; the
+    blocks after it are renumbered."""
+    shift = 0  # blocks added before the ones still to come
+    base: int | None = None  # the text's first block, while it streams
+    current = taken = 0  # the block being sent, and how much of its text is sent
+    for event in events:
+        kind = event["type"]
+        if kind == "content_block_start" and event["content_block"]["type"] == "text":
+            base, current, taken = event["index"], 0, 0
+            yield from _opened(base, blocks[0])
+        elif base is not None and kind == "content_block_delta":
+            piece = event["delta"]["text"]
+            while piece:
+                more = current + 1 < len(blocks)  # the last block takes what is left
+                if more and taken == len(blocks[current]["text"]):
+                    yield {"type": "content_block_stop", "index": base + current}
+                    current, taken, more = current + 1, 0, current + 2 < len(blocks)
+                    yield from _opened(base + current, blocks[current])
+                part = piece[: len(blocks[current]["text"]) - taken] if more else piece
+                taken, piece = taken + len(part), piece[len(part) :]
+                delta = {"type": "text_delta", "text": part}
+                yield {"type": "content_block_delta", "index": base + current, "delta": delta}
+        elif base is not None and kind == "content_block_stop":
+            yield {"type": "content_block_stop", "index": base + current}
+            base, shift = None, current
+        elif "index" in event:
+            yield {**event, "index": event["index"] + shift}
+        else:
+            yield event
+
+
+def _opened(index: int, block: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    opened = {"type": "text", "text": ""}
+    yield {"type": "content_block_start", "index": index, "content_block": opened}
+    for citation in block.get("citations", ()):
+        delta = {"type": "citations_delta", "citation": citation}
+        yield {"type": "content_block_delta", "index": index, "delta": delta}
