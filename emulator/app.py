@@ -28,7 +28,7 @@ from emulator.gateway.chat_routes import CHAT_COMPLETIONS, ChatController
 from emulator.gateway.messages_routes import MESSAGES, MessagesController
 from emulator.gateway.responses_routes import RESPONSES, ResponsesController
 from emulator.gateway.routes import LIST_MODELS, CatalogController
-from emulator.gateway.stored_routes import StoredResponsesController
+from emulator.gateway.stored_routes import StoredResponsesController, compact
 from emulator.jobs.routes import JobsControlController
 from emulator.journal.capture import with_journal
 from emulator.journal.routes import JournalController
@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             ResponsesController,
             MessagesController,
             StoredResponsesController,
+            compact,
             BalanceController,
             OpenRouterAccountController,
             QuoteController,

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Annotated, Any, Literal
 
-from litestar import Controller, delete, get, post
+from litestar import Controller, Request, delete, get, post, route
 from litestar.params import FromPath, QueryParameter
 
+from emulator.errors import NotFound
 from emulator.gateway import background, stored_responses
 from emulator.gateway.answers import EVENT_STREAM
 from emulator.gateway.records import InputItemList, ResponseDeleted, ResponseObject
@@ -102,6 +103,24 @@ class StoredResponsesController(Controller):
         self, rt: RuntimeDep, caller: CallerDep, response_id: FromPath[str]
     ) -> dict[str, Any]:
         return stored_responses.cancel(rt, caller.account_id, response_id)
+
+
+@route(
+    f"{API_PREFIX}/responses/compact",
+    http_method=["GET", "POST", "DELETE"],
+    opt=auth_opt("api_key", "ai.gateway"),
+    include_in_schema=False,
+)
+async def compact(request: Request[Any, Any, Any], rt: RuntimeDep, caller: CallerDep) -> None:
+    """OpenAI's response compaction (the SDK's `responses.compact`): a clear 404, where
+    the path would otherwise read as a POST on a stored response (a 405). Its other
+    methods are a stored response's, of id `compact`: none is."""
+    if request.method == "POST":
+        raise NotFound(
+            "Response compaction (`POST /responses/compact`) is not emulated: send the "
+            "conversation whole, or continue it with `previous_response_id`."
+        )
+    stored_responses.fetch(rt, caller.account_id, "compact")
 
 
 async def _sent(lines: Iterator[bytes]) -> AsyncIterator[bytes]:

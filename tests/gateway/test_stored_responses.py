@@ -307,3 +307,17 @@ def test_an_unknown_input_item_cursor_names_the_parameter_sent(tenant: Tenant, p
         made = http.post("/responses", json={"model": "openai/gpt-4o", "input": "hi"}).json()
         answer = http.get(f"/responses/{made['id']}/input_items", params={param: "zzz"})
     assert assert_error(answer, 400, "invalid_request")["param"] == param
+
+
+def test_compaction_is_a_clear_404_and_compact_no_stored_response(
+    client: openai.OpenAI, tenant: Tenant
+) -> None:
+    with pytest.raises(openai.NotFoundError) as raised:
+        client.responses.compact(model="openai/gpt-4o", input="Summarise our talk so far")
+    assert "not emulated" in raised.value.message and "previous_response_id" in raised.value.message
+    with pytest.raises(openai.NotFoundError) as fetched:
+        client.responses.retrieve("compact")
+    assert "'compact' not found" in fetched.value.message
+    with tenant.client() as http:
+        assert http.delete("/responses/compact").status_code == 404
+        assert http.post("/responses/compact", headers={"authorization": ""}).status_code == 401
