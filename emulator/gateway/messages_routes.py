@@ -19,7 +19,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import search_citations, search_results, service
+from emulator.gateway import service, source_citations, sources
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta, TextDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
@@ -109,7 +109,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     ident, model = message_id(served.id), served.route.model
     hidden = service.hides_reasoning(call.request, served.route)
     omitted = (body.get("thinking") or {}).get("display") == "omitted"
-    searched = search_results.found(body["messages"])
+    cited = sources.found(body["messages"])
     headers = {"X-Generation-Id": served.id}
     if call.stream:
 
@@ -126,9 +126,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 omit_thinking=omitted,
             )
             text = "".join(d.text for d in served.deltas if isinstance(d, TextDelta))
-            blocks = search_citations.cited_blocks(text, searched)
+            blocks = source_citations.cited_blocks(text, cited)
             if any("citations" in block for block in blocks):
-                events = search_citations.cited_events(events, blocks)
+                events = source_citations.cited_events(events, blocks)
             return typed_sse_lines(_priced(rt, call, served, events))
 
         stream = paced_stream(rt, caller, call, served, render)
@@ -138,7 +138,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     if hidden:
         completion = replace(completion, reasoning=None)
     whole = messages.render_response(completion, id=ident, model=model, omit_thinking=omitted)
-    search_citations.cite_content(whole["content"], searched)
+    source_citations.cite_content(whole["content"], cited)
     whole["provider"] = served.route.provider
     spent = service.Spent(
         completion.input_tokens,

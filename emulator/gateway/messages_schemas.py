@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import ThreadUnsupported, ValidationFailed
-from emulator.gateway import search_results
+from emulator.gateway import sources
 from emulator.gateway.chat_schemas import (
     CacheControl,
     DebugOptions,
@@ -120,6 +120,8 @@ def _check_block(block: Block | ResultPart) -> None:
         _has_words(block.text)
     if kind == "image":
         _check_image_source(getattr(block, "source", None))
+    if kind == "document":
+        _check_document_source(getattr(block, "source", None))
 
 
 def _check_image_source(source: Any) -> None:
@@ -148,6 +150,31 @@ def _check_image_source(source: Any) -> None:
             raise ValueError("image.source.file.file_id: a file id is required")
     else:
         raise ValueError("image.source.type: Input should be 'base64', 'url' or 'file'")
+
+
+_DOCUMENT_SOURCES = {
+    "text": ("data", "text/plain"),
+    "base64": ("data", "application/pdf"),
+    "url": ("url", None),
+    "file": ("file_id", None),
+    "content": ("content", None),
+}
+
+
+def _check_document_source(source: Any) -> None:
+    """A document's `source` as Anthropic's API takes it: plain text, a base64 PDF, a
+    PDF's URL, a file id, or content blocks (a string, or a list of blocks)."""
+    kind = source.get("type") if isinstance(source, dict) else None
+    if kind not in _DOCUMENT_SOURCES:
+        raise ValueError(
+            "document.source.type: Input should be 'text', 'base64', 'url', 'file' or 'content'"
+        )
+    field, media_type = _DOCUMENT_SOURCES[kind]
+    value = source.get(field)
+    if not (isinstance(value, str) or (kind == "content" and isinstance(value, list))):
+        raise ValueError(f"document.source.{kind}.{field} is required")
+    if media_type is not None and source.get("media_type") != media_type:
+        raise ValueError(f"document.source.{kind}.media_type: Input should be '{media_type}'")
 
 
 def _check_image_type(media_type: Any) -> None:
@@ -278,11 +305,11 @@ class Prompt(OpenWireModel):
         return self
 
     @model_validator(mode="after")
-    def _citations_all_or_none(self) -> Prompt:
+    def _citations_allowed(self) -> Prompt:
         structured = self.output_format is not None or bool(
             self.output_config and self.output_config.format
         )
-        search_results.check(search_results.found(self.messages), structured)
+        sources.check(sources.found(self.messages), structured)
         return self
 
     @model_validator(mode="after")

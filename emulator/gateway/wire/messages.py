@@ -33,7 +33,7 @@ from emulator.gateway.canonical import (
     effort_tokens,
     merged_marks,
 )
-from emulator.gateway.search_results import as_text
+from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
 
 STOP_REASONS: dict[str, str] = {
@@ -283,10 +283,12 @@ _TEXT = frozenset({"text"})
 
 
 def _readable(block: dict[str, Any]) -> dict[str, Any]:
-    """A search result is read as the text of it, its breakpoint kept."""
-    if block.get("type") != "search_result":
+    """A search result or a document is read as the text of it (`sources.as_text`), its
+    breakpoint kept; a document with no text read (a PDF, a URL) stays as it is."""
+    said = as_text(block) if block.get("type") in ("search_result", "document") else ""
+    if not said:
         return block
-    text = {"type": "text", "text": as_text(block)}
+    text = {"type": "text", "text": said}
     return text | ({"cache_control": block["cache_control"]} if "cache_control" in block else {})
 
 

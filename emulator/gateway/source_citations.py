@@ -1,63 +1,44 @@
-"""The citations of search results (`search_results`) in a `/messages` answer, whole
-and streamed, as Anthropic's API gives them: the answer's text comes as several text
-blocks, those that cite carrying `citations` of type `search_result_location`.
+"""The citations of a `/messages` request's sources (`sources`: search results and
+documents) in its answer, whole and streamed, as Anthropic's API gives them: the
+answer's text comes as several text blocks, those that cite carrying `citations`
+(`search_result_location`, `char_location` or `content_block_location`).
 
-Each sentence in turn cites the next search result (of those with citations enabled),
-until the sentences or the results run out; the rest of the text is one block without
-citations. A sentence cites the one text block of its result that shares most words
-with it (the first, when none do). The blocks' texts join back into the answer's text,
-so what is billed and streamed as text is unchanged.
+Each sentence in turn cites the next source with citations enabled, until the
+sentences or the sources run out; the rest of the text is one block without
+citations. A sentence cites the part of its source (a search result's text block, a
+plain text's sentence, a content source's text block) that shares most words with it.
+The blocks' texts join back into the answer's text, so what is billed and streamed as
+text is unchanged.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from emulator.gateway.search_results import SearchResult
-
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-_WORD = re.compile(r"\w+")
+from emulator.gateway.sources import Source, sentence_spans
 
 
-def cited_blocks(text: str, results: list[SearchResult]) -> list[dict[str, Any]]:
+def cited_blocks(text: str, sources: list[Source]) -> list[dict[str, Any]]:
     """The answer's text as text blocks, with the citations described above."""
-    citable = [r for r in results if r.cited]
+    citable = [s for s in sources if s.cited]
     if not citable or not text:
         return [{"type": "text", "text": text}] if text else []
-    starts = [0, *(m.end() for m in _SENTENCE_END.finditer(text) if m.end() < len(text))]
-    ends = [*starts[1:], len(text)]
     blocks: list[dict[str, Any]] = []
-    for start, end, result in zip(starts, ends, citable, strict=False):
+    end = 0
+    for (start, end), source in zip(sentence_spans(text), citable, strict=False):
         sentence = text[start:end]
-        blocks.append({"type": "text", "text": sentence, "citations": [_cite(sentence, result)]})
-    rest = text[ends[len(blocks) - 1] :]
-    if rest:
-        blocks.append({"type": "text", "text": rest})
+        blocks.append({"type": "text", "text": sentence, "citations": [source.citation(sentence)]})
+    if text[end:]:
+        blocks.append({"type": "text", "text": text[end:]})
     return blocks
 
 
-def _cite(sentence: str, result: SearchResult) -> dict[str, Any]:
-    words = set(_WORD.findall(sentence.lower()))
-    shared = [len(words & set(_WORD.findall(text.lower()))) for text in result.texts]
-    block = shared.index(max(shared))
-    return {
-        "type": "search_result_location",
-        "source": result.source,
-        "title": result.title,
-        "cited_text": result.texts[block],
-        "search_result_index": result.index,
-        "start_block_index": block,
-        "end_block_index": block + 1,
-    }
-
-
-def cite_content(content: list[dict[str, Any]], results: list[SearchResult]) -> None:
+def cite_content(content: list[dict[str, Any]], sources: list[Source]) -> None:
     """A whole answer's text block becomes its cited blocks."""
     for at, block in enumerate(content):
         if block["type"] == "text":
-            content[at : at + 1] = cited_blocks(block["text"], results)
+            content[at : at + 1] = cited_blocks(block["text"], sources)
             return
 
 

@@ -1,6 +1,7 @@
-"""Anthropic's `search_result` blocks on `/messages` through Anthropic's SDK: read as
-the prompt's text, cited (`search_result_location`) whole and streamed when their
-citations are enabled, and refused as Anthropic's API refuses them."""
+"""Anthropic's `search_result` and `document` blocks on `/messages` through Anthropic's
+SDK: read as the prompt's text, cited (`search_result_location`, `char_location`,
+`content_block_location`) whole and streamed when their citations are enabled, and
+refused as Anthropic's API refuses them."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 import anthropic
 import pytest
 
-from emulator.gateway.search_citations import cited_blocks, cited_events
-from emulator.gateway.search_results import SearchResult
+from emulator.gateway.source_citations import cited_blocks, cited_events
+from emulator.gateway.sources import SearchResult
 from emulator.testing import Tenant
 from tests.helpers import assert_error
 
@@ -178,8 +179,92 @@ def test_citations_with_structured_output_are_refused(tenant: Tenant) -> None:
         assert http.post("/messages", json=body).status_code == 200
 
 
+NOTES = (
+    "The admin panel holds every setting. Billing settings change at the next cycle! "
+    "Refunds take five days."
+)
+TEXT_DOCUMENT = {
+    "type": "document",
+    "source": {"type": "text", "media_type": "text/plain", "data": NOTES},
+    "title": "Billing notes",
+    "context": "Internal notes, updated weekly",
+}
+CONTENT_DOCUMENT = {
+    "type": "document",
+    "source": {
+        "type": "content",
+        "content": [
+            {"type": "text", "text": "Invoices list every charge."},
+            {"type": "text", "text": "Billing settings are on the account page."},
+        ],
+    },
+}
+PDF = {
+    "type": "document",
+    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"},
+}
+
+
+def test_documents_are_read_and_cited_by_characters_or_blocks(
+    claude: anthropic.Anthropic,
+) -> None:
+    blocks = [*cited(TEXT_DOCUMENT, GUIDE, CONTENT_DOCUMENT)]
+    bare = claude.messages.count_tokens(model=SONNET, messages=asking())
+    counted = claude.messages.count_tokens(model=SONNET, messages=asking(TEXT_DOCUMENT))
+    assert counted.input_tokens > bare.input_tokens + 20  # its title, context and text
+    message = claude.messages.create(model=SONNET, max_tokens=400, messages=asking(*blocks))
+    first, second, third = (block.citations[0] for block in message.content[:3])
+    assert first.type == "char_location" and first.document_index == 0
+    assert first.document_title == "Billing notes" and first.file_id is None
+    assert first.cited_text == NOTES[first.start_char_index : first.end_char_index]
+    assert first.cited_text in (
+        "The admin panel holds every setting. ",
+        "Billing settings change at the next cycle! ",
+        "Refunds take five days.",
+    )
+    assert second.type == "search_result_location" and second.search_result_index == 0
+    assert third.type == "content_block_location" and third.document_index == 1
+    assert third.document_title is None
+    content = CONTENT_DOCUMENT["source"]["content"]  # type: ignore[index]
+    assert third.cited_text == content[third.start_block_index]["text"]
+    assert third.end_block_index == third.start_block_index + 1
+
+
+def test_a_pdf_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic) -> None:
+    bare = claude.messages.count_tokens(model=SONNET, messages=asking())
+    pdf = claude.messages.count_tokens(model=SONNET, messages=asking(PDF))
+    assert pdf.input_tokens == bare.input_tokens
+    message = claude.messages.create(model=SONNET, max_tokens=200, messages=asking(*cited(PDF)))
+    assert [block.type for block in message.content] == ["text"]
+    assert not message.content[0].citations
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {"type": "text", "data": "No media type."},
+        {"type": "text", "media_type": "text/plain"},
+        {"type": "base64", "media_type": "text/plain", "data": "aGk="},
+        {"type": "content"},
+        {"type": "scroll", "data": "x"},
+        "plain text",
+    ],
+)
+def test_a_document_source_is_checked(tenant: Tenant, source: Any) -> None:
+    body = {
+        "model": SONNET,
+        "max_tokens": 100,
+        "messages": asking({"type": "document", "source": source}),
+    }
+    with tenant.client() as http:
+        response = http.post("/messages", json=body)
+    assert_error(response, 400, "invalid_request")
+    assert response.json()["error"]["param"] == "messages[0].content[0]"
+    assert "document.source" in response.json()["error"]["message"]
+
+
 def result(index: int, *texts: str, on: bool = True) -> SearchResult:
-    return SearchResult(index, f"messages[0].content[{index}]", f"s{index}", "t", texts, on)
+    return SearchResult(index, f"messages[0].content[{index}]", on, f"s{index}", "t", texts)
 
 
 def test_each_sentence_cites_the_next_result_at_its_closest_block() -> None:
