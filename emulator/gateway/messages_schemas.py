@@ -43,12 +43,15 @@ def _check_search_result(data: Any) -> Any:
         if not isinstance(part.get("text"), str):
             raise ValueError(f"search_result.content[{index}]: a `text` block needs `text`")
         _has_words(part["text"])
-    citations = data.get("citations")
+    _check_citations(data.get("citations"), "search_result")
+    return data
+
+
+def _check_citations(citations: Any, kind: str) -> None:
     if citations is not None and not (
         isinstance(citations, dict) and isinstance(citations.get("enabled", False), bool)
     ):
-        raise ValueError("search_result.citations: an object with a boolean `enabled`")
-    return data
+        raise ValueError(f"{kind}.citations: an object with a boolean `enabled`")
 
 
 class ResultPart(OpenWireModel):
@@ -121,7 +124,7 @@ def _check_block(block: Block | ResultPart) -> None:
     if kind == "image":
         _check_image_source(getattr(block, "source", None))
     if kind == "document":
-        _check_document_source(getattr(block, "source", None))
+        _check_document(block)
 
 
 def _check_image_source(source: Any) -> None:
@@ -161,20 +164,38 @@ _DOCUMENT_SOURCES = {
 }
 
 
-def _check_document_source(source: Any) -> None:
-    """A document's `source` as Anthropic's API takes it: plain text, a base64 PDF, a
-    PDF's URL, a file id, or content blocks (a string, or a list of blocks)."""
-    kind = source.get("type") if isinstance(source, dict) else None
-    if kind not in _DOCUMENT_SOURCES:
+def _check_document(block: Block | ResultPart) -> None:
+    """A document as Anthropic's API takes it: its `title` and `context` strings, its
+    `citations` setting, and a `source` of plain text, a base64 PDF, a PDF's URL, a
+    file id, or content (a string, or text and image blocks)."""
+    for name in ("title", "context"):
+        if not isinstance(getattr(block, name, None), str | None):
+            raise ValueError(f"document.{name}: Input should be a valid string")
+    _check_citations(getattr(block, "citations", None), "document")
+    source = getattr(block, "source", None)
+    if not isinstance(source, dict) or source.get("type") not in _DOCUMENT_SOURCES:
         raise ValueError(
             "document.source.type: Input should be 'text', 'base64', 'url', 'file' or 'content'"
         )
+    kind = source["type"]
     field, media_type = _DOCUMENT_SOURCES[kind]
     value = source.get(field)
-    if not (isinstance(value, str) or (kind == "content" and isinstance(value, list))):
+    if kind == "content" and isinstance(value, list):
+        _check_document_content(value)
+    elif not isinstance(value, str):
         raise ValueError(f"document.source.{kind}.{field} is required")
     if media_type is not None and source.get("media_type") != media_type:
         raise ValueError(f"document.source.{kind}.media_type: Input should be '{media_type}'")
+
+
+def _check_document_content(content: list[Any]) -> None:
+    for index, part in enumerate(content):
+        if not isinstance(part, dict) or part.get("type") not in ("text", "image"):
+            raise ValueError(f"document.source.content[{index}]: a text or image block")
+        if part["type"] == "text":
+            if not isinstance(part.get("text"), str):
+                raise ValueError(f"document.source.content[{index}]: a `text` block needs `text`")
+            _has_words(part["text"])
 
 
 def _check_image_type(media_type: Any) -> None:

@@ -248,19 +248,28 @@ def test_a_pdf_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic) -> No
         {"type": "content"},
         {"type": "scroll", "data": "x"},
         "plain text",
+        {"type": "content", "content": [{"type": "text"}]},
+        {"type": "content", "content": [7]},
+        {"type": "content", "content": [{"type": "text", "text": "  "}]},
+        {"title": 5},
+        {"context": ["x"]},
+        {"citations": "yes"},
     ],
 )
-def test_a_document_source_is_checked(tenant: Tenant, source: Any) -> None:
-    body = {
-        "model": SONNET,
-        "max_tokens": 100,
-        "messages": asking({"type": "document", "source": source}),
-    }
+def test_a_document_is_checked(tenant: Tenant, source: Any) -> None:
+    document = {"type": "document", "source": source}
+    if isinstance(source, dict) and "type" not in source:  # a field of the document's
+        document = {**TEXT_DOCUMENT, **source}
+    body = {"model": SONNET, "max_tokens": 100, "messages": asking(document)}
     with tenant.client() as http:
-        response = http.post("/messages", json=body)
-    assert_error(response, 400, "invalid_request")
-    assert response.json()["error"]["param"] == "messages[0].content[0]"
-    assert "document.source" in response.json()["error"]["message"]
+        for path in ("/messages", "/messages/count_tokens"):
+            response = http.post(path, json=body)
+            assert_error(response, 400, "invalid_request")
+            assert response.json()["error"]["param"] == "messages[0].content[0]"
+            assert (
+                "document." in response.json()["error"]["message"]
+                or "whitespace" in (response.json()["error"]["message"])
+            )
 
 
 def result(index: int, *texts: str, on: bool = True) -> SearchResult:
