@@ -16,20 +16,26 @@ from emulator.testing import Tenant
 from tests.helpers import assert_error
 
 SONNET = "anthropic/claude-sonnet-4"
+
+
+def text_blocks(*texts: str) -> list[dict[str, str]]:
+    return [{"type": "text", "text": text} for text in texts]
+
+
 GUIDE = {
     "type": "search_result",
     "source": "https://docs.example.com/billing",
     "title": "Billing guide",
-    "content": [
-        {"type": "text", "text": "Invoices are issued on the first day of each month."},
-        {"type": "text", "text": "Billing settings change at the next billing cycle."},
-    ],
+    "content": text_blocks(
+        "Invoices are issued on the first day of each month.",
+        "Billing settings change at the next billing cycle.",
+    ),
 }
 FAQ = {
     "type": "search_result",
     "source": "kb://faq/42",
     "title": "FAQ",
-    "content": [{"type": "text", "text": "Billing questions go to the finance team."}],
+    "content": text_blocks("Billing questions go to the finance team."),
 }
 QUESTION = {"type": "text", "text": "How do I change my billing settings?"}
 
@@ -193,10 +199,9 @@ CONTENT_DOCUMENT = {
     "type": "document",
     "source": {
         "type": "content",
-        "content": [
-            {"type": "text", "text": "Invoices list every charge."},
-            {"type": "text", "text": "Billing settings are on the account page."},
-        ],
+        "content": text_blocks(
+            "Invoices list every charge.", "Billing settings are on the account page."
+        ),
     },
 }
 PDF = {
