@@ -57,18 +57,18 @@ class Document:
     def citation(self, sentence: str) -> dict[str, Any]:
         """The sentence (or block) of it that shares most words with the sentence."""
         at = closest(sentence, self.texts)
-        head = {"cited_text": self.texts[at], "document_index": self.index}
-        head["document_title"] = self.title
-        if self.spans:
+        cited = {
+            "cited_text": self.texts[at],
+            "document_index": self.index,
+            "document_title": self.title,
+        }
+        if self.spans:  # a plain text's sentence, by character
             start, end = self.spans[at]
             place = {"type": "char_location", "start_char_index": start, "end_char_index": end}
         else:
-            place = {
-                "type": "content_block_location",
-                "start_block_index": at,
-                "end_block_index": at + 1,
-            }
-        return {**place, **head, "file_id": None}
+            place = {"type": "content_block_location", "start_block_index": at}
+            place["end_block_index"] = at + 1
+        return {**place, **cited, "file_id": None}
 
 
 Source = SearchResult | Document
