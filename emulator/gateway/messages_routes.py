@@ -21,7 +21,7 @@ from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.gateway import service, source_citations, sources
 from emulator.gateway.answers import Answer, gateway_reply
-from emulator.gateway.canonical import Delta, Finish, ReasoningDelta, TextDelta
+from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
 from emulator.gateway.records import MessageObject
 from emulator.gateway.schema_checks import check_tools
@@ -125,10 +125,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 provider=served.route.provider,
                 omit_thinking=omitted,
             )
-            text = "".join(d.text for d in served.deltas if isinstance(d, TextDelta))
-            blocks = source_citations.cited_blocks(text, cited)
-            if any("citations" in block for block in blocks):
-                events = source_citations.cited_events(events, blocks)
+            events = source_citations.cite_stream(events, served.deltas, cited)
             return typed_sse_lines(_priced(rt, call, served, events))
 
         stream = paced_stream(rt, caller, call, served, render)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from emulator.gateway.canonical import Delta, TextDelta
 from emulator.gateway.sources import Source, sentence_spans
 
 
@@ -40,6 +41,18 @@ def cite_content(content: list[dict[str, Any]], sources: list[Source]) -> None:
         if block["type"] == "text":
             content[at : at + 1] = cited_blocks(block["text"], sources)
             return
+
+
+def cite_stream(
+    events: Iterator[dict[str, Any]], deltas: Iterable[Delta], sources: list[Source]
+) -> Iterator[dict[str, Any]]:
+    """A stream's events with its text's cited blocks (`cited_events`), when a source
+    is cited (`deltas`: all the answer's, whose text the blocks split)."""
+    if not any(source.cited for source in sources):
+        return events
+    text = "".join(d.text for d in deltas if isinstance(d, TextDelta))
+    blocks = cited_blocks(text, sources)
+    return cited_events(events, blocks) if any("citations" in b for b in blocks) else events
 
 
 def cited_events(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from emulator.errors import ValidationFailed
@@ -49,21 +50,31 @@ class SearchResult:
 class Document:
     index: int  # among the request's documents
     where: str
-    cited: bool  # citations enabled, and a text to cite
+    enabled: bool  # citations asked for
     title: str | None
-    spans: tuple[tuple[int, int], ...]  # a plain text's sentences, as character ranges
-    texts: tuple[str, ...]  # those sentences, or a content source's text blocks
+    source: Any  # as sent
+
+    @property
+    def cited(self) -> bool:
+        """Citations asked for, and a text to cite (a PDF, a URL or a file has none)."""
+        return self.enabled and bool(_document_text(self.source))
+
+    @cached_property
+    def _parts(self) -> tuple[tuple[tuple[int, int], ...], tuple[str, ...]]:
+        """Read only when cited, not when the request is checked."""
+        return _document_texts(self.source)
 
     def citation(self, sentence: str) -> dict[str, Any]:
         """The sentence (or block) of it that shares most words with the sentence."""
-        at = closest(sentence, self.texts)
+        spans, texts = self._parts
+        at = closest(sentence, texts)
         cited = {
-            "cited_text": self.texts[at],
+            "cited_text": texts[at],
             "document_index": self.index,
             "document_title": self.title,
         }
-        if self.spans:  # a plain text's sentence, by character
-            start, end = self.spans[at]
+        if spans:  # a plain text's sentence, by character
+            start, end = spans[at]
             place = {"type": "char_location", "start_char_index": start, "end_char_index": end}
         else:
             place = {"type": "content_block_location", "start_block_index": at}
@@ -88,9 +99,8 @@ def found(messages: Any) -> list[Source]:
             source, title = _field(block, "source"), _field(block, "title")
             sources.append(SearchResult(index, where, enabled, source, title, texts))
         else:
-            spans, texts = _document_texts(_field(block, "source"))
-            title = _field(block, "title")
-            sources.append(Document(index, where, enabled and bool(texts), title, spans, texts))
+            title, source = _field(block, "title"), _field(block, "source")
+            sources.append(Document(index, where, enabled, title, source))
     return sources
 
 
