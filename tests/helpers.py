@@ -148,3 +148,39 @@ def documented(document: dict[str, Any], response: httpx.Response, path: str) ->
     assert "$ref" in schema or "oneOf" in schema, (path, method)
     whole = {**schema, "components": document["components"]}
     jsonschema.validate(response.json(), whole, cls=jsonschema.Draft202012Validator)
+
+
+def pdf_of(*pages: str) -> bytes:
+    """A PDF whose pages show these texts, a line of each per text line (as a PDF tool
+    writes them: a catalog, a page tree, a font, a content stream a page)."""
+    count = len(pages)
+    kids = " ".join(f"{4 + 2 * n} 0 R" for n in range(count))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for n, text in enumerate(pages):
+        lines = []
+        for row, line in enumerate(text.split("\n")):
+            shown = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+            lines.append(f"BT /F1 12 Tf 72 {720 - 14 * row} Td ({shown}) Tj ET")
+        stream = "\n".join(lines).encode("latin-1")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * n} 0 R "
+            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(stream), stream))
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % at for at in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)

@@ -12,7 +12,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
-from emulator.gateway import images, web_search
+from emulator.gateway import files, images, web_search
 
 
 class FunctionCall(OpenWireModel):
@@ -44,10 +44,32 @@ class CacheControl(WireModel):
     ttl: Literal["5m", "1h"] | None = None
 
 
+class FileRef(OpenWireModel):
+    """A `file` part's file: its data (read, `gateway.files`) or an uploaded file's id."""
+
+    file_data: str | None = None
+    file_id: str | None = None
+    filename: str | None = None
+
+    @field_validator("file_data")
+    @classmethod
+    def _readable(cls, data: str | None) -> str | None:
+        if data is not None:
+            files.check_file_data(data)
+        return data
+
+    @model_validator(mode="after")
+    def _has_a_file(self) -> FileRef:
+        if self.file_data is None and self.file_id is None:
+            raise ValueError("a `file` part's `file` needs `file_data` or `file_id`")
+        return self
+
+
 class ContentPart(OpenWireModel):
     type: Literal["text", "image_url", "input_audio", "file", "refusal"]
     text: str | None = None
     image_url: ImageUrl | None = None
+    file: FileRef | None = None
     cache_control: CacheControl | None = None
 
     @model_validator(mode="after")
@@ -56,6 +78,8 @@ class ContentPart(OpenWireModel):
             raise ValueError("a `text` part needs `text`")
         if self.type == "image_url" and self.image_url is None:
             raise ValueError('an `image_url` part needs `image_url` ({"url": ...})')
+        if self.type == "file" and self.file is None:
+            raise ValueError('a `file` part needs `file` ({"file_data": ...} or {"file_id": ...})')
         return self
 
 

@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from emulator.bodies import OpenWireModel, WireModel
+from emulator.bodies import HttpUrl, OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
-from emulator.gateway import images
+from emulator.gateway import files, images
 from emulator.gateway.chat_schemas import (
     DebugOptions,
     Effort,
@@ -29,7 +29,17 @@ class InputPart(OpenWireModel):
     text: str | None = None
     image_url: str | None = None
     file_id: str | None = None
+    file_data: str | None = None  # an `input_file`'s (`gateway.files`)
+    file_url: HttpUrl | None = None
+    filename: str | None = None
     detail: Literal["auto", "low", "high"] | None = None
+
+    @field_validator("file_data")
+    @classmethod
+    def _readable(cls, data: str | None) -> str | None:
+        if data is not None:
+            files.check_file_data(data)
+        return data
 
     @model_validator(mode="after")
     def _has_its_payload(self) -> InputPart:
@@ -40,6 +50,12 @@ class InputPart(OpenWireModel):
                 raise ValueError("an `input_image` part needs `image_url` or `file_id`")
             if self.image_url is not None:
                 images.check_image_url(self.image_url)
+        if self.type == "input_file" and (self.file_data, self.file_id, self.file_url) == (
+            None,
+            None,
+            None,
+        ):
+            raise ValueError("an `input_file` part needs `file_data`, `file_id` or `file_url`")
         return self
 
 

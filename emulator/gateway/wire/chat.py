@@ -31,6 +31,7 @@ from emulator.gateway.canonical import (
     merged_marks,
     role_of,
 )
+from emulator.gateway.files import file_text
 from emulator.gateway.logprobs import entries_of, entry_json, split
 from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.messages import signature as thinking_signature
@@ -154,6 +155,10 @@ def content_text(content: Any) -> tuple[str, int]:
         kind = part.get("type")
         if kind in TEXT_PARTS:
             texts.append(part.get("text", ""))
+        elif kind in ("file", "input_file"):  # a file's text, where it is read
+            fields = (part.get("file") or {}) if kind == "file" else part
+            said = file_text(fields.get("file_data"))
+            texts += [said] if said else []
         elif kind in ("image_url", "input_image", "image"):
             images += 1
     return "\n".join(texts), images

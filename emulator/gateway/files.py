@@ -1,0 +1,94 @@
+"""Files in a prompt: a chat `file` part, a responses `input_file`, an Anthropic PDF
+document. Checked as the real APIs check them before anything is billed, and read as
+the model reads them: a text file's text, a PDF's pages' text (`pdf_pages`).
+
+A file's data is an http(s) URL (never fetched: the emulator has no network, so it is
+taken and not read) or a base64 data URL. A PDF must be one that can be read.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+from functools import lru_cache
+
+from emulator.bodies import HTTP_URL
+from emulator.gateway.images import decode_base64
+
+MAX_PDF_PAGES = 100  # per PDF, as OpenAI and Anthropic limit a request's
+PDF = "application/pdf"
+# Text a model reads as it is sent: any text/* type and the text formats of code and data.
+_TEXT_TYPES = re.compile(
+    r"text/[\w.+-]+|application/(json|xml|x-yaml|yaml|javascript|x-sh|x-python|sql|"
+    r"x-tex|csv|[\w.-]+\+(json|xml))"
+)
+_DATA_URL = re.compile(r"data:([^;,]*)((?:;[^;,]*)*),(.*)", re.DOTALL)
+
+# pypdf logs each oddity of a damaged PDF; a refused file is answered, not logged.
+logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+def check_file_data(value: str) -> None:
+    """A file's data: an http(s) URL or a base64 data URL (a PDF one must be readable);
+    a ValueError in words that name what is wrong."""
+    if re.match(HTTP_URL, value):
+        return
+    media_type, data = _decoded(value)
+    if data is None:
+        raise ValueError(
+            "Invalid file data: expected an http(s) URL or a base64-encoded data URL "
+            "(e.g. 'data:application/pdf;base64,JVBERi0...')"
+        )
+    if media_type == PDF:
+        check_pdf(data)
+
+
+def file_text(value: str | None) -> str:
+    """What the model reads of a file's data: a text file's text, a PDF's pages; nothing
+    for a URL, a file id or a type not read (an image, a spreadsheet, an archive)."""
+    if value is None or re.match(HTTP_URL, value):
+        return ""
+    media_type, data = _decoded(value)
+    if data is None:
+        return ""
+    if media_type == PDF:
+        return "\n\n".join(page for page in pdf_pages(data) if page)
+    if _TEXT_TYPES.fullmatch(media_type):
+        return data.decode("utf-8", errors="replace")
+    return ""
+
+
+def check_pdf(data: bytes) -> None:
+    """A PDF the emulator can read, of at most `MAX_PDF_PAGES` pages."""
+    pages = pdf_pages(data)
+    if len(pages) > MAX_PDF_PAGES:
+        raise ValueError(
+            f"The PDF has {len(pages)} pages: a PDF may have at most {MAX_PDF_PAGES} pages"
+        )
+
+
+@lru_cache(maxsize=8)  # a PDF is checked, then read, in one request: parsed once
+def pdf_pages(data: bytes) -> tuple[str, ...]:
+    """Each page's text, in order; a ValueError for data that is not a PDF to read."""
+    if not data.startswith(b"%PDF-"):
+        raise ValueError("Invalid PDF: the data does not begin as a PDF does ('%PDF-')")
+    from pypdf import PdfReader  # only when a PDF comes: most requests have none
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        encrypted = reader.is_encrypted
+        pages = () if encrypted else tuple(page.extract_text() for page in reader.pages)
+    except Exception as error:  # any failure of a parser, on any bytes a client sends
+        raise ValueError(f"Invalid PDF: the PDF cannot be read ({error})") from None
+    if encrypted:
+        raise ValueError("Invalid PDF: the PDF is encrypted (password protected)")
+    return pages
+
+
+def _decoded(value: str) -> tuple[str, bytes | None]:
+    """A base64 data URL's media type and bytes; no bytes for anything else."""
+    found = _DATA_URL.fullmatch(value)
+    if found is None or not found.group(2).endswith(";base64"):
+        return "", None
+    return found.group(1).lower(), decode_base64(found.group(3))
