@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import ThreadUnsupported, ValidationFailed
-from emulator.gateway import sources
+from emulator.gateway import files, sources
 from emulator.gateway.chat_schemas import (
     CacheControl,
     DebugOptions,
@@ -186,6 +186,19 @@ def _check_document(block: Block | ResultPart) -> None:
         raise ValueError(f"document.source.{kind}.{field} is required")
     if media_type is not None and source.get("media_type") != media_type:
         raise ValueError(f"document.source.{kind}.media_type: Input should be '{media_type}'")
+    if kind == "base64" and isinstance(value, str):
+        _check_pdf(value)
+
+
+def _check_pdf(data: str) -> None:
+    """A base64 PDF's data: base64 of a PDF that can be read (`files.check_pdf`)."""
+    pdf = decode_base64(data)
+    if pdf is None:
+        raise ValueError("document.source.base64.data is not valid base64")
+    try:
+        files.check_pdf(pdf)
+    except ValueError as refused:
+        raise ValueError(f"document.source.base64.data: {refused}") from None
 
 
 def _check_document_content(content: list[Any]) -> None:

@@ -4,9 +4,10 @@ a tool's result: Anthropic's `search_result` blocks and its `document` blocks.
 The model reads each as text (`as_text`), billed as the prompt's. `citations.enabled`
 asks for citations of it (`source_citations`): of search results on all of a
 request's or none, and of no source with structured output, as Anthropic's API rules.
-A document is read, and cited, when its text is sent: a plain-text source (cited by
-characters, a sentence at a time) or a content source (cited by text block). A PDF,
-a URL or a file id is not read.
+A document is read, and cited, when its data is sent: a plain-text source (cited by
+characters, a sentence at a time), a content source (cited by text block) or a base64
+PDF (its pages' text, `files.pdf_pages`, cited by page a sentence at a time). A URL or
+a file id is not read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from functools import cached_property
 from typing import Any
 
 from emulator.errors import ValidationFailed
+from emulator.gateway.files import pdf_pages
+from emulator.gateway.images import decode_base64
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _WORD = re.compile(r"\w+")
@@ -56,29 +59,19 @@ class Document:
 
     @property
     def cited(self) -> bool:
-        """Citations asked for, and a text to cite (a PDF, a URL or a file has none)."""
+        """Citations asked for, and a text to cite (a URL or a file has none)."""
         return self.enabled and bool(_document_text(self.source))
 
     @cached_property
-    def _parts(self) -> tuple[tuple[tuple[int, int], ...], tuple[str, ...]]:
+    def _parts(self) -> tuple[tuple[dict[str, Any], str], ...]:
         """Read only when cited, not when the request is checked."""
-        return _document_texts(self.source)
+        return _document_parts(self.source)
 
     def citation(self, sentence: str) -> dict[str, Any]:
         """The sentence (or block) of it that shares most words with the sentence."""
-        spans, texts = self._parts
-        at = closest(sentence, texts)
-        cited = {
-            "cited_text": texts[at],
-            "document_index": self.index,
-            "document_title": self.title,
-        }
-        if spans:  # a plain text's sentence, by character
-            start, end = spans[at]
-            place = {"type": "char_location", "start_char_index": start, "end_char_index": end}
-        else:
-            place = {"type": "content_block_location", "start_block_index": at}
-            place["end_block_index"] = at + 1
+        at = closest(sentence, tuple(text for _, text in self._parts))
+        place, text = self._parts[at]
+        cited = {"cited_text": text, "document_index": self.index, "document_title": self.title}
         return {**place, **cited, "file_id": None}
 
 
@@ -123,16 +116,34 @@ def _field(item: Any, name: str) -> Any:
     return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
 
 
-def _document_texts(source: Any) -> tuple[tuple[tuple[int, int], ...], tuple[str, ...]]:
-    """What of a document is cited: a plain text's sentences (ranges and texts), or a
-    content source's text blocks; nothing for a source not read."""
+def _document_parts(source: Any) -> tuple[tuple[dict[str, Any], str], ...]:
+    """What of a document is cited, each with its place: a plain text's sentences (by
+    character), a content source's text blocks, a PDF's sentences (by page)."""
     if not isinstance(source, dict):
-        return (), ()
+        return ()
     if source.get("type") == "content":
-        return (), tuple(_content_texts(source.get("content")))
+        texts = _content_texts(source.get("content"))
+        return tuple((_place("content_block", at), text) for at, text in enumerate(texts))
+    if source.get("type") == "base64":
+        return tuple(
+            (_place("page", number), page[start:end])
+            for number, page in enumerate(_pdf_pages(source), start=1)
+            for start, end in sentence_spans(page)
+        )
     text = _document_text(source)
-    spans = sentence_spans(text)
-    return spans, tuple(text[start:end] for start, end in spans)
+    return tuple(
+        (_place("char", start, end), text[start:end]) for start, end in sentence_spans(text)
+    )
+
+
+def _place(unit: str, start: int, end: int | None = None) -> dict[str, Any]:
+    """A citation's location: a range of characters, or one block or page."""
+    names = {"char": "char_index", "content_block": "block_index", "page": "page_number"}
+    return {
+        "type": f"{unit}_location",
+        f"start_{names[unit]}": start,
+        f"end_{names[unit]}": start + 1 if end is None else end,
+    }
 
 
 def _content_texts(content: Any) -> list[str]:
@@ -183,7 +194,7 @@ def check(sources: list[Source], structured: bool) -> None:
 
 def as_text(block: dict[str, Any]) -> str:
     """A source as the model reads it: a search result's title, source and text; a
-    document's title, context and text (none for a PDF, a URL or a file)."""
+    document's title, context and text (none for a URL or a file)."""
     if block["type"] == "search_result":
         body = "\n".join(part["text"] for part in block["content"])
         return f"{block['title']}\nSource: {block['source']}\n{body}"
@@ -198,4 +209,12 @@ def _document_text(source: Any) -> str:
         return str(source["data"])
     if source.get("type") == "content":
         return "\n".join(_content_texts(source.get("content")))
+    if source.get("type") == "base64":
+        return "\n\n".join(page for page in _pdf_pages(source) if page)
     return ""
+
+
+def _pdf_pages(source: dict[str, Any]) -> tuple[str, ...]:
+    """A base64 PDF's pages' text (checked when the request was: readable)."""
+    data = decode_base64(source.get("data") or "")
+    return pdf_pages(data) if data else ()

@@ -5,6 +5,7 @@ refused as Anthropic's API refuses them."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import anthropic
@@ -13,7 +14,7 @@ import pytest
 from emulator.gateway.source_citations import cited_blocks, cited_events
 from emulator.gateway.sources import SearchResult
 from emulator.testing import Tenant
-from tests.helpers import assert_error
+from tests.helpers import assert_error, pdf_of
 
 SONNET = "anthropic/claude-sonnet-4"
 
@@ -204,10 +205,20 @@ CONTENT_DOCUMENT = {
         ),
     },
 }
+PAGES = (
+    "The admin panel holds every setting. Invoices list every charge.",
+    "Refunds take five days.",
+)
 PDF = {
     "type": "document",
-    "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"},
+    "title": "Handbook",
+    "source": {
+        "type": "base64",
+        "media_type": "application/pdf",
+        "data": base64.b64encode(pdf_of(*PAGES)).decode(),
+    },
 }
+PDF_URL = {"type": "document", "source": {"type": "url", "url": "https://x.test/a.pdf"}}
 
 
 def test_documents_are_read_and_cited_by_characters_or_blocks(
@@ -235,11 +246,31 @@ def test_documents_are_read_and_cited_by_characters_or_blocks(
     assert third.end_block_index == third.start_block_index + 1
 
 
-def test_a_pdf_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic) -> None:
+def test_a_pdf_is_read_and_cited_by_page(claude: anthropic.Anthropic) -> None:
     bare = claude.messages.count_tokens(model=SONNET, messages=asking())
     pdf = claude.messages.count_tokens(model=SONNET, messages=asking(PDF))
+    text = {
+        "type": "document",
+        "title": "Handbook",
+        "source": {"type": "text", "media_type": "text/plain", "data": "\n\n".join(PAGES)},
+    }
+    as_text = claude.messages.count_tokens(model=SONNET, messages=asking(text))
+    assert pdf.input_tokens == as_text.input_tokens > bare.input_tokens + 20
+    message = claude.messages.create(model=SONNET, max_tokens=400, messages=asking(*cited(PDF)))
+    citation = message.content[0].citations[0]
+    assert citation.type == "page_location" and citation.document_index == 0
+    assert citation.document_title == "Handbook" and citation.file_id is None
+    page = PAGES[citation.start_page_number - 1]
+    assert citation.cited_text in page and citation.cited_text.strip()
+    assert citation.end_page_number == citation.start_page_number + 1
+    assert all(not block.citations for block in message.content[1:])  # one source
+
+
+def test_a_pdf_by_url_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic) -> None:
+    bare = claude.messages.count_tokens(model=SONNET, messages=asking())
+    pdf = claude.messages.count_tokens(model=SONNET, messages=asking(PDF_URL))
     assert pdf.input_tokens == bare.input_tokens
-    message = claude.messages.create(model=SONNET, max_tokens=200, messages=asking(*cited(PDF)))
+    message = claude.messages.create(model=SONNET, max_tokens=200, messages=asking(*cited(PDF_URL)))
     assert [block.type for block in message.content] == ["text"]
     assert not message.content[0].citations
 
@@ -250,6 +281,9 @@ def test_a_pdf_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic) -> No
         {"type": "text", "data": "No media type."},
         {"type": "text", "media_type": "text/plain"},
         {"type": "base64", "media_type": "text/plain", "data": "aGk="},
+        {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0xLjQK"},
+        {"type": "base64", "media_type": "application/pdf", "data": "aGk="},
+        {"type": "base64", "media_type": "application/pdf", "data": "!!"},
         {"type": "content"},
         {"type": "scroll", "data": "x"},
         "plain text",
