@@ -8,7 +8,8 @@ pair of surrogate escapes, `\\cJ` is a control character, `(?<year>...)` and
 `for_parsing` gives Python's `re` spelling, for the generator that builds strings from
 its parse tree: `\\p{L}` there is a class of a few characters that have the property.
 
-Python-only syntax (`(?P<name>...)`, inline flags, `\\Z`) keeps working, as it did.
+`[]` and `[^]` are ECMA's empty class and any character, and a lookbehind may have any
+width. Python-only syntax (`(?P<name>...)`, inline flags, `\\Z`) keeps working.
 Two differences stay: `$` also matches before a final newline, and `.` also matches
 `\\r`, U+2028 and U+2029; the emulator never draws those characters.
 """
@@ -19,6 +20,7 @@ import re
 import string
 from collections.abc import Callable
 from functools import lru_cache
+from re import _parser  # type: ignore[attr-defined]
 
 import regex
 
@@ -34,6 +36,9 @@ _FOUND = 8  # characters taken from the rest of Unicode
 # What an escape may read past its letter (`{10FFFF}`, a group's name, a property's):
 # the rest of a long pattern, copied at each escape, made rewriting it quadratic.
 _LOOKAHEAD = 256
+# ECMA's `[]` (matches nothing) and `[^]` (any character, a newline too), which Python
+# reads as the start of a class holding `]`.
+_NOTHING, _ANYTHING = "(?:(?!))", "(?s:.)"
 
 
 def _ranges(pairs: list[tuple[int, int]]) -> str:
@@ -82,11 +87,18 @@ def for_parsing(pattern: str) -> str:
     return _rewrite(pattern, _parsing_escape)
 
 
-def checked(pattern: str) -> re.Pattern[str]:
+def checked(pattern: str) -> object:
     """`pattern` compiled by `re` in its parsing words: JSON Schema's `regex` format.
     Not by `regex`, which expands counted repeats as it compiles (`((a{1000}){1000})
-    {1000}` fills memory), where the check comes before the schema's size limits."""
-    return re.compile(for_parsing(pattern))
+    {1000}` fills memory), where the check comes before the schema's size limits. A
+    lookbehind of any width is ECMA's (and `regex` matches it): `re` only parses it."""
+    parsing = for_parsing(pattern)
+    try:
+        return re.compile(parsing)
+    except re.error as error:
+        if error.msg != "look-behind requires fixed-width pattern":
+            raise
+    return _parser.parse(parsing)
 
 
 # An escape's rewriting: (the escape's letter, what follows it, inside a class) ->
@@ -108,6 +120,11 @@ def _rewrite(pattern: str, escape: _Escape) -> str:
             continue
         if in_class:
             in_class = char != "]"
+        elif pattern.startswith(("[]", "[^]"), i):  # ECMA's empty and any-character classes
+            empty = pattern.startswith("[]", i)
+            out.append(_NOTHING if empty else _ANYTHING)
+            i += 2 if empty else 3
+            continue
         elif char == "[":
             # Python's reading, which takes `]` first in a class as itself.
             start = i + 1 + pattern.startswith("^", i + 1)

@@ -68,6 +68,9 @@ class _Build:
     extra: int
     groups: dict[int, str] = field(default_factory=dict)
     steps: int = 0
+    # A second try writes what each lookbehind looks for (`(?<=\d+)x` is "4x"); the
+    # first writes nothing for it, so the strings drawn before stay the same.
+    behind: bool = False
 
 
 def string_for_pattern(
@@ -81,9 +84,11 @@ def string_for_pattern(
     if pattern_cost(pattern)[1] > _MOST:  # matching it at all would hold the server
         return None
     try:
-        built = _emit(_parser.parse(for_parsing(pattern)), _Build(rng, extra))
-        if search(pattern, built):
-            return built
+        tree = _parser.parse(for_parsing(pattern))
+        for behind in (False, True) if "(?<" in pattern else (False,):
+            built = _emit(tree, _Build(rng, extra, behind=behind))
+            if search(pattern, built):
+                return built
     except (re.error, _Unsupported, RecursionError, OverflowError, ValueError):
         pass
     candidates = (*words, *(f"{a} {b}" for a, b in itertools.pairwise(words)), *_CANDIDATES)
@@ -168,6 +173,8 @@ def _emit_one(op: Any, arg: Any, b: _Build) -> str:
         text = b.groups.get(arg, "")
         b.steps += len(text)
         return text
+    if op is sre.ASSERT and arg[0] == -1 and b.behind:
+        return _emit(arg[1], b)
     if op in (sre.AT, sre.ASSERT, sre.ASSERT_NOT):  # the final check decides lookarounds
         return ""
     if op is sre.CATEGORY:

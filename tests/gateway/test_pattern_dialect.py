@@ -54,13 +54,20 @@ ECMA_PATTERNS = [
     r"^\B-.$",
     r"^\\d$",
     r"^[\b]?x$",
+    r"^a[^]b$",
+    r"^[^]{2}$",
+    r"^a[]*b$",
+    r"^x|[]$",
+    r"(?<=\d+)x$",
+    r"^.*(?<=ab|c)$",
+    r"(?<!\p{L}+)9",
 ]
 STRINGS = [
     "", "a", "abc", "Abc", "ABC", "héllo", "Ωμέγα", "αβγ", "\u13a0\u13a1\u13a2", "2026-01", "12345",
     "٣٤", "é", "x_y", "ada@example.com", "a b", "a\u00a0b", "a\ufeffb", "a\x85b",
     "a\x1cb", "\U0001f600", "\U0001f600\U0001f600", "👍9", "🎉!", "a\nb", "ab",
     "cat", "concat", "the cat sat", "écat", "\\d", "\bx", "x", "🇫🇷", "a1-b2-a1",
-    "abc-abc", "9", "#️⃣",
+    "abc-abc", "9", "#️⃣", "12x", "a9", "a\rb",
 ]  # fmt: skip
 
 
@@ -79,6 +86,13 @@ def test_classes_mean_what_javascript_says() -> None:
     assert search(r"^\s$", "\ufeff") and not search(r"^\s$", "\x85")
     assert search(r"^[^\W]$", "a") and not search(r"^[^\W]$", "é")
     assert search(r"\bcat", "écat")  # é is not a word character, so a boundary
+
+
+def test_empty_and_any_classes_and_lookbehinds_of_any_width() -> None:
+    assert search(r"^a[^]b$", "a\nb") and not search(r"^a[^]b$", "ab")
+    assert not search(r"[]", "anything") and search(r"^a[]*b$", "ab")
+    assert search(r"(?<=\d+)x", "12x") and not search(r"(?<=\d+)x", "ax")
+    assert for_parsing(r"[]|[^]") == "(?:(?!))|(?s:.)"
 
 
 def test_python_spellings_still_work() -> None:
@@ -143,7 +157,10 @@ def _tagged_schema(pattern: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("pattern", [ZOD_EMOJI, r"^(?<year>\d{4})-\d{2}$", r"^\p{Lu}\p{Ll}+$"])
+@pytest.mark.parametrize(
+    "pattern",
+    [ZOD_EMOJI, r"^(?<year>\d{4})-\d{2}$", r"^\p{Lu}\p{Ll}+$", r"(?<=\d+)x$", r"^[^]{3}$"],
+)
 def test_structured_output_with_such_a_pattern_through_the_sdk(
     client: openai.OpenAI, pattern: str
 ) -> None:
