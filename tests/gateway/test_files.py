@@ -114,7 +114,7 @@ BAD_FILES = [
 
 
 @pytest.mark.parametrize("api", ["chat", "responses"])
-@pytest.mark.parametrize(("file_data", "says"), BAD_FILES)
+@pytest.mark.parametrize(("file_data", "says"), BAD_FILES, ids=[s for _, s in BAD_FILES])
 def test_what_is_not_a_file_to_read_is_refused_unbilled(
     client: openai.OpenAI, tenant: Tenant, api: str, file_data: str, says: str
 ) -> None:
