@@ -41,7 +41,7 @@ def check_file_data(value: str) -> None:
             "(e.g. 'data:application/pdf;base64,JVBERi0...')"
         )
     if media_type == PDF:
-        check_pdf(data)
+        pdf_pages(data)
 
 
 def file_text(value: str | None) -> str:
@@ -59,31 +59,32 @@ def file_text(value: str | None) -> str:
     return ""
 
 
-def check_pdf(data: bytes) -> None:
-    """A PDF the emulator can read, of at most `MAX_PDF_PAGES` pages."""
-    pages = pdf_pages(data)
-    if len(pages) > MAX_PDF_PAGES:
-        raise ValueError(
-            f"The PDF has {len(pages)} pages: a PDF may have at most {MAX_PDF_PAGES} pages"
-        )
-
-
 @lru_cache(maxsize=8)  # a PDF is checked, then read, in one request: parsed once
 def pdf_pages(data: bytes) -> tuple[str, ...]:
-    """Each page's text, in order; a ValueError for data that is not a PDF to read."""
+    """Each page's text, in order; a ValueError for data that is not a PDF to read, or
+    a PDF of more than `MAX_PDF_PAGES` pages (counted before any is read)."""
     if not data.startswith(b"%PDF-"):
         raise ValueError("Invalid PDF: the data does not begin as a PDF does ('%PDF-')")
     from pypdf import PdfReader  # only when a PDF comes: most requests have none
 
     try:
         reader = PdfReader(io.BytesIO(data))
-        encrypted = reader.is_encrypted
-        pages = () if encrypted else tuple(page.extract_text() for page in reader.pages)
+        if reader.is_encrypted:
+            raise _Refused("Invalid PDF: the PDF is encrypted (password protected)")
+        if len(reader.pages) > MAX_PDF_PAGES:
+            raise _Refused(
+                f"The PDF has {len(reader.pages)} pages: a PDF may have at most "
+                f"{MAX_PDF_PAGES} pages"
+            )
+        return tuple(page.extract_text() for page in reader.pages)
+    except _Refused:
+        raise
     except Exception as error:  # any failure of a parser, on any bytes a client sends
         raise ValueError(f"Invalid PDF: the PDF cannot be read ({error})") from None
-    if encrypted:
-        raise ValueError("Invalid PDF: the PDF is encrypted (password protected)")
-    return pages
+
+
+class _Refused(ValueError):
+    """A PDF read and refused, in words of ours rather than the parser's."""
 
 
 def _decoded(value: str) -> tuple[str, bytes | None]:

@@ -191,12 +191,12 @@ def _check_document(block: Block | ResultPart) -> None:
 
 
 def _check_pdf(data: str) -> None:
-    """A base64 PDF's data: base64 of a PDF that can be read (`files.check_pdf`)."""
+    """A base64 PDF's data: base64 of a PDF that can be read (`files.pdf_pages`)."""
     pdf = decode_base64(data)
     if pdf is None:
         raise ValueError("document.source.base64.data is not valid base64")
     try:
-        files.check_pdf(pdf)
+        files.pdf_pages(pdf)
     except ValueError as refused:
         raise ValueError(f"document.source.base64.data: {refused}") from None
 

@@ -11,8 +11,11 @@ from typing import Any
 
 import openai
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pypdf import PdfReader, PdfWriter
 
+from emulator.gateway.files import pdf_pages
 from emulator.testing import Tenant
 from tests.gateway.test_images import spent
 from tests.helpers import pdf_of
@@ -153,3 +156,15 @@ def test_a_file_part_needs_a_file(
     assert refused.status_code == 400, refused.text
     error = refused.json()["error"]
     assert error["param"].endswith(param) and says in error["message"], error
+
+
+@given(cut=st.integers(0, len(PDF)), junk=st.binary(max_size=64), at=st.integers(0, len(PDF)))
+def test_damaged_pdf_bytes_are_read_or_refused_never_raised(cut: int, junk: bytes, at: int) -> None:
+    """Whatever a client sends as a PDF, the reader answers pages or a ValueError (a 400)."""
+    damaged = (PDF[:at] + junk + PDF[at:])[: max(cut, 5)]
+    try:
+        pages = pdf_pages(damaged)
+    except ValueError as refused:
+        assert str(refused)
+    else:
+        assert isinstance(pages, tuple) and all(isinstance(p, str) for p in pages)
