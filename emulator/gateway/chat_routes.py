@@ -13,7 +13,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import service, web_citations
+from emulator.gateway import files, service, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
@@ -67,6 +67,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
     ident, model, created = served.id, served.route.model, served.created
     answer_headers = {"X-Generation-Id": ident}
+    parsed = files.parsed_files(body["messages"])  # the PDFs read, handed back
     hidden = service.hides_reasoning(call.request, served.route)
     served_as = served.route.wire_format
     # The answer's own fields, whole or streamed; `native`: the provider's finish words.
@@ -85,8 +86,9 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
                 deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
             tools_first = chat.starts_with_tool_call(served.deltas)
             chunks = chat.render_chunks(deltas, tools_first=tools_first, **shape)
-            if served.web_results:
-                chunks = web_citations.annotated_chunks(chunks, served.deltas, served.web_results)
+            if served.web_results or parsed:
+                cited = served.web_results
+                chunks = web_citations.annotated_chunks(chunks, served.deltas, cited, parsed)
             if call.upstream is not None:  # OpenRouter's debug chunk goes first
                 debug = {"echo_upstream_body": call.upstream}
                 head = {"id": ident, "object": "chat.completion.chunk", "created": created}
@@ -101,8 +103,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     if hidden:  # `exclude`: billed, not returned
         completions = [replace(c, reasoning=None) for c in completions]
     answer = chat.render_response(completions, **shape)
-    if served.web_results:
-        web_citations.annotate_chat(answer, completions, served.web_results)
+    if served.web_results or parsed:
+        web_citations.annotate_chat(answer, completions, served.web_results, parsed)
     usage = answer["usage"]
     spent = service.Spent(
         usage["prompt_tokens"],

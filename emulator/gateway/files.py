@@ -8,10 +8,12 @@ taken and not read) or a base64 data URL. A PDF must be one that can be read.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
 import re
 from functools import lru_cache
+from typing import Any
 
 from emulator.bodies import HTTP_URL
 from emulator.gateway.images import decode_base64
@@ -57,6 +59,25 @@ def file_text(value: str | None) -> str:
     if _TEXT_TYPES.fullmatch(media_type):
         return data.decode("utf-8", errors="replace")
     return ""
+
+
+def parsed_files(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The PDFs of a chat request's `file` parts as OpenRouter hands back what it parsed:
+    `annotations` of type `file` (the data's SHA-256, its name, a text part a page), one
+    for each PDF, which a client may send back with its assistant message."""
+    found: dict[str, dict[str, Any]] = {}
+    for message in messages:
+        content = message.get("content")
+        for part in content if isinstance(content, list) else ():
+            file = (part.get("file") or {}) if part.get("type") == "file" else {}
+            media_type, data = _decoded(file.get("file_data") or "")
+            if media_type != PDF or data is None:
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            pages = [{"type": "text", "text": page} for page in pdf_pages(data)]
+            parsed = {"hash": digest, "name": file.get("filename"), "content": pages}
+            found.setdefault(digest, {"type": "file", "file": parsed})
+    return list(found.values())
 
 
 @lru_cache(maxsize=8)  # a PDF is checked, then read, in one request: parsed once

@@ -1,17 +1,20 @@
 """The web search results an answer cites (`web_search`), as annotations: chat's
 `message.annotations` (OpenRouter's `url_citation` with `url_citation: {...}`) and the
 responses format's `output_text` annotations (OpenAI's flat `url_citation`), whole and
-streamed. A result is cited when the answer's text holds its markdown link."""
+streamed. A result is cited when the answer's text holds its markdown link. Chat's
+annotations end with the PDFs the request's `file` parts were parsed into
+(`files.parsed_files`), as OpenRouter hands them back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from emulator.gateway.canonical import Completion, Delta, TextDelta
 from emulator.gateway.web_search import WebResult
 
 Found = tuple[WebResult, ...]
+Files = Sequence[dict[str, Any]]  # the files a chat request's PDFs were parsed into
 
 
 def _cited(text: str, found: Found) -> list[tuple[int, int, WebResult]]:
@@ -54,14 +57,17 @@ def responses_citations(text: str, found: Found) -> list[dict[str, Any]]:
     ]
 
 
-def annotate_chat(answer: dict[str, Any], completions: list[Completion], found: Found) -> None:
-    """A whole chat answer's messages gain their `annotations`."""
+def annotate_chat(
+    answer: dict[str, Any], completions: list[Completion], found: Found, files: Files = ()
+) -> None:
+    """A whole chat answer's messages gain their `annotations` (the files parsed last)."""
     for choice, completion in zip(answer["choices"], completions, strict=True):
-        choice["message"]["annotations"] = chat_citations(completion.text or "", found)
+        cited = chat_citations(completion.text or "", found)
+        choice["message"]["annotations"] = cited + list(files)
 
 
 def annotated_chunks(
-    chunks: Iterable[dict[str, Any]], deltas: list[Delta], found: Found
+    chunks: Iterable[dict[str, Any]], deltas: list[Delta], found: Found, files: Files = ()
 ) -> Iterator[dict[str, Any]]:
     """Chat chunks with, before each choice's finish, a chunk of its `annotations`."""
     texts: dict[int, list[str]] = {}
@@ -72,6 +78,7 @@ def annotated_chunks(
         for choice in chunk["choices"]:
             if choice["finish_reason"] is not None:
                 cited = chat_citations("".join(texts.get(choice["index"], ())), found)
+                cited += files
                 piece = {**choice, "delta": {"annotations": cited}, "finish_reason": None}
                 if "native_finish_reason" in piece:
                     piece["native_finish_reason"] = None

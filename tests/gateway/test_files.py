@@ -6,7 +6,9 @@ unbilled."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import io
+import json
 from typing import Any
 
 import openai
@@ -168,3 +170,41 @@ def test_damaged_pdf_bytes_are_read_or_refused_never_raised(cut: int, junk: byte
         assert str(refused)
     else:
         assert isinstance(pages, tuple) and all(isinstance(p, str) for p in pages)
+
+
+def test_a_chat_answer_hands_back_the_pdfs_it_parsed(tenant: Tenant) -> None:
+    """OpenRouter's `file` annotations: a PDF once (its hash, name and pages), whole and
+    streamed; a client may send them back with its assistant message."""
+    pdf = {"filename": "moon.pdf", "file_data": data_url("application/pdf", PDF)}
+    body = chat_file(pdf, "openai/gpt-4o")
+    body["messages"][0]["content"].append({"type": "file", "file": pdf})  # the same PDF
+    parsed = {
+        "type": "file",
+        "file": {
+            "hash": hashlib.sha256(PDF).hexdigest(),
+            "name": "moon.pdf",
+            "content": [
+                {"type": "text", "text": "The moon is bright tonight."},
+                {"type": "text", "text": "The tide follows it.\nTwice a day."},
+            ],
+        },
+    }
+    with tenant.client() as http:
+        whole = http.post("/chat/completions", json=body).json()
+        message = whole["choices"][0]["message"]
+        assert message["annotations"] == [parsed]
+        streamed = http.post("/chat/completions", json={**body, "stream": True}).text
+        again = {
+            **body,
+            "messages": [*body["messages"], message, {"role": "user", "content": "And?"}],
+        }
+        assert http.post("/chat/completions", json=again).status_code == 200
+        plain = http.post("/chat/completions", json=chat_text("no files", "openai/gpt-4o"))
+    chunks = [json.loads(line[6:]) for line in streamed.splitlines() if line[6:7] == "{"]
+    annotated = [c for c in chunks if c["choices"] and "annotations" in c["choices"][0]["delta"]]
+    assert [c["choices"][0]["delta"]["annotations"] for c in annotated] == [[parsed]]
+    finish = next(
+        i for i, c in enumerate(chunks) if c["choices"] and c["choices"][0]["finish_reason"]
+    )
+    assert chunks.index(annotated[0]) == finish - 1
+    assert "annotations" not in plain.json()["choices"][0]["message"]
