@@ -305,6 +305,20 @@ async function storedItems() {
   };
 }
 
+// A PDF as each provider sends one (chat `file` parts, responses `input_file`), to the
+// echo model, which answers the text it read.
+async function pdf() {
+  const data = Buffer.from(process.env.EMULATOR_PDF, "base64");
+  const file = { type: "file", data, mediaType: "application/pdf", filename: "moon.pdf" };
+  const content = [{ type: "text", text: "Read this." }, file];
+  const result = await generateText({
+    model: languageModel("emulator/echo"),
+    messages: [{ role: "user", content }],
+    maxRetries: 0,
+  });
+  return result.text;
+}
+
 await runChecks({
   text,
   stream,
@@ -316,4 +330,5 @@ await runChecks({
   no_credits: noCredits,
   reasoning,
   stored_items: storedItems,
+  pdf,
 });

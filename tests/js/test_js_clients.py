@@ -11,6 +11,7 @@ CI (the `CI` environment variable), where that is a failure."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -22,8 +23,10 @@ import pytest
 
 from emulator.gateway.wire.messages import signature
 from emulator.testing import EmulatorHandle, Tenant
+from tests.helpers import pdf_of
 
 JS_DIR = Path(__file__).parent
+PDF_PAGES = ("The moon is bright tonight.", "The tide follows it.")
 QUESTION = [{"role": "user", "content": "Explain how database indexes speed up queries"}]
 
 
@@ -46,6 +49,7 @@ def node_or_skip() -> str:
 def run_script(script: str, tenant: Tenant, broke: Tenant, *args: str) -> dict[str, Any]:
     """Run one node script against the tenant's key; its JSON results."""
     env = {**os.environ, "EMULATOR_BROKE_KEY": broke.api_key, "AI_SDK_LOG_WARNINGS": "false"}
+    env["EMULATOR_PDF"] = base64.b64encode(pdf_of(*PDF_PAGES)).decode()  # a PDF to send
     done = subprocess.run(
         [node_or_skip(), script, tenant.base_url, tenant.api_key, *args],
         cwd=JS_DIR,
@@ -291,6 +295,11 @@ def test_ai_sdk_openrouter_reads_the_reasoning(ai_sdk: AiRun) -> None:
     assert "".join(d.get("text", "") for d in signed) == got["signedReasoningText"]
     assert signed[-1]["signature"] == signature(got["signedReasoningText"])
     assert got["signatureWarnings"] == []
+
+
+def test_ai_sdk_sends_a_pdf_the_emulator_reads(ai_sdk: AiRun) -> None:
+    """Each provider's own file part (chat `file`, responses `input_file`) is read."""
+    assert ai_sdk.results["pdf"] == "Read this.\n" + "\n\n".join(PDF_PAGES)
 
 
 def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:
