@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
@@ -44,19 +44,21 @@ class CacheControl(WireModel):
     ttl: Literal["5m", "1h"] | None = None
 
 
+def _readable(data: str) -> str:
+    files.check_file_data(data)
+    return data
+
+
+# A file's data as chat and responses parts send it: an http(s) URL or a data URL.
+FileData = Annotated[str, AfterValidator(_readable)]
+
+
 class FileRef(OpenWireModel):
     """A `file` part's file: its data (read, `gateway.files`) or an uploaded file's id."""
 
-    file_data: str | None = None
+    file_data: FileData | None = None
     file_id: str | None = None
     filename: str | None = None
-
-    @field_validator("file_data")
-    @classmethod
-    def _readable(cls, data: str | None) -> str | None:
-        if data is not None:
-            files.check_file_data(data)
-        return data
 
     @model_validator(mode="after")
     def _has_a_file(self) -> FileRef:

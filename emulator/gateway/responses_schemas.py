@@ -8,10 +8,11 @@ from pydantic import Field, field_validator, model_validator
 
 from emulator.bodies import HttpUrl, OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
-from emulator.gateway import files, images
+from emulator.gateway import images
 from emulator.gateway.chat_schemas import (
     DebugOptions,
     Effort,
+    FileData,
     Metadata,
     Plugin,
     ProviderPreferences,
@@ -29,17 +30,10 @@ class InputPart(OpenWireModel):
     text: str | None = None
     image_url: str | None = None
     file_id: str | None = None
-    file_data: str | None = None  # an `input_file`'s (`gateway.files`)
+    file_data: FileData | None = None  # an `input_file`'s (`gateway.files`)
     file_url: HttpUrl | None = None
     filename: str | None = None
     detail: Literal["auto", "low", "high"] | None = None
-
-    @field_validator("file_data")
-    @classmethod
-    def _readable(cls, data: str | None) -> str | None:
-        if data is not None:
-            files.check_file_data(data)
-        return data
 
     @model_validator(mode="after")
     def _has_its_payload(self) -> InputPart:

@@ -19,7 +19,7 @@ from pypdf import PdfReader, PdfWriter
 
 from emulator.gateway.files import pdf_pages
 from emulator.testing import Tenant
-from tests.gateway.test_images import spent
+from tests.gateway.test_images import refused, spent
 from tests.helpers import pdf_of
 
 ECHO = "emulator/echo"
@@ -152,11 +152,7 @@ def test_what_is_not_a_file_to_read_is_refused_unbilled(
 def test_a_file_part_needs_a_file(
     tenant: Tenant, body: dict[str, Any], param: str, says: str
 ) -> None:
-    path = "/chat/completions" if "messages" in body else "/responses"
-    with tenant.client() as http:
-        refused = http.post(path, json=body)
-    assert refused.status_code == 400, refused.text
-    error = refused.json()["error"]
+    error = refused(tenant, body)
     assert error["param"].endswith(param) and says in error["message"], error
 
 

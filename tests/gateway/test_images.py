@@ -36,6 +36,16 @@ def responses_with(image: dict[str, Any]) -> dict[str, Any]:
     return {"model": "openai/gpt-4o", "input": [{"role": "user", "content": content}]}
 
 
+def refused(tenant: Tenant, body: dict[str, Any]) -> dict[str, Any]:
+    """The 400's error for a chat (`messages`) or responses body."""
+    path = "/chat/completions" if "messages" in body else "/responses"
+    with tenant.client() as http:
+        response = http.post(path, json=body)
+    assert response.status_code == 400, response.text
+    error: dict[str, Any] = response.json()["error"]
+    return error
+
+
 def spent(tenant: Tenant) -> int:
     """The account's usage so far, in micros."""
     with tenant.client() as http:
@@ -81,11 +91,7 @@ def test_what_is_not_an_image_is_refused_unbilled(
 def test_detail_is_one_of_three_and_an_image_has_a_source(
     tenant: Tenant, body: dict[str, Any], param: str, says: str
 ) -> None:
-    path = "/chat/completions" if "messages" in body else "/responses"
-    with tenant.client() as http:
-        refused = http.post(path, json=body)
-    assert refused.status_code == 400, refused.text
-    error = refused.json()["error"]
+    error = refused(tenant, body)
     assert error["param"].endswith(param) and says in error["message"], error
 
 
