@@ -44,11 +44,8 @@ class InputPart(OpenWireModel):
                 raise ValueError("an `input_image` part needs `image_url` or `file_id`")
             if self.image_url is not None:
                 images.check_image_url(self.image_url)
-        if self.type == "input_file" and (self.file_data, self.file_id, self.file_url) == (
-            None,
-            None,
-            None,
-        ):
+        files = (self.file_data, self.file_id, self.file_url)
+        if self.type == "input_file" and files == (None, None, None):
             raise ValueError("an `input_file` part needs `file_data`, `file_id` or `file_url`")
         return self
 
