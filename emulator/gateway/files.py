@@ -69,8 +69,10 @@ def parsed_files(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for message in messages:
         content = message.get("content")
         for part in content if isinstance(content, list) else ():
-            file = (part.get("file") or {}) if part.get("type") == "file" else {}
-            media_type, data = _decoded(file.get("file_data") or "")
+            file = part.get("file") if part.get("type") == "file" else None
+            if not file or not file.get("file_data"):
+                continue
+            media_type, data = _decoded(file["file_data"])
             if media_type != PDF or data is None:
                 continue
             digest = hashlib.sha256(data).hexdigest()
@@ -80,7 +82,9 @@ def parsed_files(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(found.values())
 
 
-@lru_cache(maxsize=8)  # a PDF is checked, then read, in one request: parsed once
+# A file is checked, read and handed back in one request: decoded and parsed once. Two
+# entries: a cache that kept more would keep clients' files alive long after.
+@lru_cache(maxsize=2)
 def pdf_pages(data: bytes) -> tuple[str, ...]:
     """Each page's text, in order; a ValueError for data that is not a PDF to read, or
     a PDF of more than `MAX_PDF_PAGES` pages (counted before any is read)."""
@@ -108,6 +112,7 @@ class _Refused(ValueError):
     """A PDF read and refused, in words of ours rather than the parser's."""
 
 
+@lru_cache(maxsize=2)  # as `pdf_pages`
 def _decoded(value: str) -> tuple[str, bytes | None]:
     """A base64 data URL's media type and bytes; no bytes for anything else."""
     found = _DATA_URL.fullmatch(value)

@@ -284,7 +284,7 @@ _TEXT = frozenset({"text"})
 
 def _readable(block: dict[str, Any]) -> dict[str, Any]:
     """A search result or a document is read as the text of it (`sources.as_text`), its
-    breakpoint kept; a document with no text read (a PDF, a URL) stays as it is."""
+    breakpoint kept; a document with no text read (a URL, a file id) stays as it is."""
     said = as_text(block) if block.get("type") in ("search_result", "document") else ""
     if not said:
         return block
