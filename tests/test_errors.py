@@ -215,12 +215,12 @@ def test_an_anthropic_server_tool_is_refused_for_what_it_is(tenant: Tenant) -> N
         "model": "anthropic/claude-sonnet-4",
         "max_tokens": 5,
         "messages": [{"role": "user", "content": "hi"}],
-        "tools": [{"type": "web_search_20250305", "name": "web_search"}],
+        "tools": [{"type": "code_execution_20250825", "name": "code_execution"}],
     }
     with tenant.client() as http:
         error = assert_error(http.post("/messages", json=body), 400, "invalid_request")
     assert error["param"] == "tools[0]"
-    assert "server tools such as 'web_search_20250305' are not emulated" in error["message"]
+    assert "server tools such as 'code_execution_20250825' are not emulated" in error["message"]
 
 
 def test_another_union_s_branches_count_as_one_more_problem(tenant: Tenant) -> None:

@@ -166,6 +166,9 @@ class Tool:
     # the messages format): how long it keeps the prefix. Out of the repr and of
     # comparisons: it changes what is billed, not the tool.
     cache_ttl: int | None = field(default=None, repr=False, compare=False)
+    # Its place in the body's `tools`, which errors name: server tools (web search) and
+    # an `allowed_tools` choice leave others out, so it is not its place in `tools` here.
+    index: int | None = field(default=None, repr=False, compare=False)
 
 
 def allowed_tools(

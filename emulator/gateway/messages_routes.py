@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -19,7 +20,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import service, source_citations, sources
+from emulator.gateway import native_search, service, source_citations, sources
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
@@ -109,7 +110,16 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     ident, model = message_id(served.id), served.route.model
     hidden = service.hides_reasoning(call.request, served.route)
     omitted = (body.get("thinking") or {}).get("display") == "omitted"
-    cited = sources.found(body["messages"])
+    search = native_search.shown(
+        call.web,
+        served.web_results,
+        call.request.messages,
+        ident,
+        date.fromisoformat(rt.clock.now_iso()[:10]),
+        call.request.response_format is not None,
+    )
+    cited: list[source_citations.Source] = [*sources.found(body["messages"])]
+    cited += search.sources() if search else []
     headers = {"X-Generation-Id": served.id}
     if call.stream:
 
@@ -126,6 +136,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 omit_thinking=omitted,
             )
             events = source_citations.cite_stream(events, served.deltas, cited)
+            if search is not None:
+                events = native_search.add_events(events, search)
             return typed_sse_lines(_priced(rt, call, served, events))
 
         stream = paced_stream(rt, caller, call, served, render)
@@ -136,6 +148,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion = replace(completion, reasoning=None)
     whole = messages.render_response(completion, id=ident, model=model, omit_thinking=omitted)
     source_citations.cite_content(whole["content"], cited)
+    if search is not None:
+        native_search.add_blocks(whole["content"], search)
+        whole["usage"]["server_tool_use"] = dict(native_search.USAGE)
     whole["provider"] = served.route.provider
     spent = service.Spent(
         completion.input_tokens,

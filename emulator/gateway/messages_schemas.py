@@ -23,6 +23,8 @@ from emulator.gateway.chat_schemas import (
     model_from_models,
 )
 from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
+from emulator.gateway.messages_tools import Tool, ToolChoice, check_search_tools
+from emulator.gateway.native_search import check_search_block
 
 
 def _check_search_result(data: Any) -> Any:
@@ -55,9 +57,9 @@ def _check_citations(citations: Any, kind: str) -> None:
 
 
 class ResultPart(OpenWireModel):
-    """A block of a `tool_result`'s content."""
+    """A block of a `tool_result`'s content, or a result of a `web_search_tool_result`."""
 
-    type: Literal["text", "image", "document", "search_result"]
+    type: Literal["text", "image", "document", "search_result", "web_search_result"]
     text: str | None = None
     cache_control: CacheControl | None = None
 
@@ -81,13 +83,16 @@ class Block(OpenWireModel):
         "tool_result",
         "thinking",
         "redacted_thinking",
+        "server_tool_use",  # Anthropic's web search, sent back in an assistant turn
+        "web_search_tool_result",
     ]
     text: str | None = None
     id: str | None = None
     name: str | None = None
     input: dict[str, Any] | None = None
     tool_use_id: str | None = None
-    content: str | list[ResultPart] | None = None
+    # A web search's error is an object: `web_search_tool_result` checks its content.
+    content: str | list[ResultPart] | dict[str, Any] | None = None
     is_error: bool | None = None  # a tool_result's
     cache_control: CacheControl | None = None
 
@@ -98,7 +103,15 @@ class Block(OpenWireModel):
         _check_block(self)
         if self.type == "tool_use" and not _TOOL_USE_ID.fullmatch(self.id or ""):
             raise ValueError(f"tool_use.id: String should match pattern '{_TOOL_USE_ID.pattern}'")
+        if self.type in ("server_tool_use", "web_search_tool_result"):
+            check_search_block(self)
+        elif isinstance(self.content, dict) or _has_web_results(self.content):
+            raise ValueError(f"{self.type}.content: a string or a list of content blocks")
         return self
+
+
+def _has_web_results(content: Any) -> bool:
+    return isinstance(content, list) and any(p.type == "web_search_result" for p in content)
 
 
 _NEEDS = {
@@ -109,6 +122,9 @@ _NEEDS = {
     "tool_result": ("tool_use_id",),
     "thinking": ("thinking", "signature"),  # sent back as it came
     "redacted_thinking": ("data",),
+    "server_tool_use": ("id", "name", "input"),
+    "web_search_tool_result": ("tool_use_id", "content"),
+    "web_search_result": ("url", "title", "encrypted_content"),
 }
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 
@@ -240,43 +256,19 @@ class Message(OpenWireModel):
     role: Literal["user", "assistant"]
     content: str | Annotated[list[Block], Field(min_length=1)]
 
+    @model_validator(mode="after")
+    def _searches_are_the_assistants(self) -> Message:
+        if self.role == "user" and isinstance(self.content, list):
+            for block in self.content:
+                if block.type in ("server_tool_use", "web_search_tool_result"):
+                    raise ValueError(f"a `{block.type}` block belongs to an assistant turn")
+        return self
+
 
 class RequestMetadata(OpenWireModel):
     """Anthropic's: an id for the end user, taken and not used."""
 
     user_id: Annotated[str, Field(max_length=256)] | None = None
-
-
-class Tool(OpenWireModel):
-    type: Literal["custom"] | None = None  # Anthropic's server tools are not run here
-    name: Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")]
-    description: str | None = None
-    input_schema: dict[str, Any]
-    cache_control: CacheControl | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _custom_only(cls, data: Any) -> Any:
-        """A server tool would fail on its missing `input_schema`: say what it is."""
-        if isinstance(data, dict) and data.get("type") not in (None, "custom"):
-            raise ValueError(
-                f"server tools such as {data['type']!r} are not emulated; send custom "
-                "tools (a `name` and an `input_schema`), or use OpenRouter's web search "
-                "(`plugins` or a model id ending in `:online`)"
-            )
-        return data
-
-
-class ToolChoice(OpenWireModel):
-    type: Literal["auto", "any", "tool", "none"]
-    name: str | None = None
-    disable_parallel_tool_use: bool | None = None
-
-    @model_validator(mode="after")
-    def _a_tool_is_named(self) -> ToolChoice:
-        if self.type == "tool" and not self.name:
-            raise ValueError('tool_choice `{"type": "tool"}` needs the `name` of a tool')
-        return self
 
 
 class Thinking(OpenWireModel):
@@ -327,6 +319,11 @@ class Prompt(OpenWireModel):
     plugins: list[Plugin] | None = None
 
     _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _one_web_search(self) -> Prompt:
+        check_search_tools(self.tools or [])
+        return self
 
     @model_validator(mode="after")
     def _one_output_format(self) -> Prompt:

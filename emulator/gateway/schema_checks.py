@@ -21,7 +21,8 @@ def check_tools(request: Request, endpoint: str) -> None:
     # `function`, Anthropic's format calls the schema `input_schema`.
     where, schema = _TOOL_PLACES.get(endpoint, ("tools[{}].function", "parameters"))
     seen: set[str] = set()
-    for index, tool in enumerate(request.tools):
+    for at, tool in enumerate(request.tools):
+        index = at if tool.index is None else tool.index
         if tool.name in seen:
             raise ValidationFailed(
                 f"Tool names must be unique: {tool.name!r} is given twice. Rename or drop one.",

@@ -1,7 +1,8 @@
 """The citations of a `/messages` request's sources (`sources`: search results and
 documents) in its answer, whole and streamed, as Anthropic's API gives them: the
 answer's text comes as several text blocks, those that cite carrying `citations`
-(`search_result_location`, `char_location` or `content_block_location`).
+(`search_result_location`, `char_location`, `content_block_location`, `page_location`,
+or a web search's `web_search_result_location`).
 
 Each sentence in turn cites the next source with citations enabled, until the
 sentences or the sources run out; the rest of the text is one block without
@@ -13,14 +14,24 @@ text is unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from emulator.gateway.canonical import Delta, TextDelta
-from emulator.gateway.sources import Source, sentence_spans
+from emulator.gateway.sources import sentence_spans
 
 
-def cited_blocks(text: str, sources: list[Source]) -> list[dict[str, Any]]:
+class Source(Protocol):
+    """What is cited: a request's source (`sources`) or a web search's result
+    (`native_search`)."""
+
+    @property
+    def cited(self) -> bool: ...
+
+    def citation(self, sentence: str) -> dict[str, Any]: ...
+
+
+def cited_blocks(text: str, sources: Sequence[Source]) -> list[dict[str, Any]]:
     """The answer's text as text blocks, with the citations described above."""
     citable = [s for s in sources if s.cited]
     if not citable or not text:
@@ -35,7 +46,7 @@ def cited_blocks(text: str, sources: list[Source]) -> list[dict[str, Any]]:
     return blocks
 
 
-def cite_content(content: list[dict[str, Any]], sources: list[Source]) -> None:
+def cite_content(content: list[dict[str, Any]], sources: Sequence[Source]) -> None:
     """A whole answer's text block becomes its cited blocks."""
     for at, block in enumerate(content):
         if block["type"] == "text":
@@ -44,7 +55,7 @@ def cite_content(content: list[dict[str, Any]], sources: list[Source]) -> None:
 
 
 def cite_stream(
-    events: Iterator[dict[str, Any]], deltas: Iterable[Delta], sources: list[Source]
+    events: Iterator[dict[str, Any]], deltas: Iterable[Delta], sources: Sequence[Source]
 ) -> Iterator[dict[str, Any]]:
     """A stream's events with its text's cited blocks (`cited_events`), when a source
     is cited (`deltas`: all the answer's, whose text the blocks split)."""

@@ -9,6 +9,11 @@ tokens; a model that writes its own text cites them at its end as markdown links
 named by domain, and the answer lists the links it cites as `url_citation`
 annotations. Each result costs the pricing's `web_search_micros_per_result` (4,000:
 OpenRouter's $4 per 1,000), free models included.
+
+Anthropic's own web search tool (`web_search_20250305` and its successors, on
+`/messages` only) searches the same way, within its `allowed_domains` or outside its
+`blocked_domains`; its results are introduced without the markdown links, since the
+answer cites them in Anthropic's blocks instead (`native_search`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ DEFAULT_RESULTS = 5
 MAX_RESULTS = 10
 # OpenRouter's web search server tool, and the shorthands it converts to it.
 WEB_SEARCH_TOOLS = frozenset({"openrouter:web_search", "web_search", "web_search_preview"})
+# Anthropic's web search tool, by version (the `/messages` schema takes them).
+ANTHROPIC_TOOLS = frozenset({"web_search_20250305", "web_search_20260209", "web_search_20260318"})
 DEFAULT_PROMPT = (
     "A web search was conducted on {date}. Incorporate the following web search results "
     "into your response.\n\nIMPORTANT: Cite them using markdown links named using the "
@@ -34,6 +41,9 @@ DEFAULT_PROMPT = (
 )
 # How a result reads in the prompt; what a model reads back to cite it.
 _ENTRY = '[{number}] "{title}" ({url})\n{content}'
+# Anthropic's tool: the results as its model reads them, with nothing to link.
+NATIVE_HEAD = 'Web search results for "{query}" ({date}):'
+_NATIVE_ENTRY = "{number}. {title}\n{url}\n{content}"
 _ENTRY_LINE = re.compile(r'^\[\d+\] "(?P<title>[^"\n]*)" \((?P<url>https://[^\s)]+)\)$', re.M)
 _SITES = (
     "example.com",
@@ -56,6 +66,9 @@ class WebSearch:
 
     max_results: int = DEFAULT_RESULTS
     search_prompt: str | None = None
+    native: bool = False  # Anthropic's tool: answered in its blocks (`native_search`)
+    allowed: tuple[str, ...] = ()  # the domains results come from, if any are given
+    blocked: tuple[str, ...] = ()  # the domains they never come from
 
 
 @dataclass(frozen=True)
@@ -100,15 +113,39 @@ def asked(body: dict[str, Any], online: bool, messages: tuple[Message, ...]) -> 
     if online:
         return WebSearch()
     tools = list(enumerate(body.get("tools") or ()))
-    found = next(((i, t) for i, t in tools if t.get("type") in WEB_SEARCH_TOOLS), None)
+    found = next(((i, t) for i, t in tools if is_search_tool(t)), None)
     last_role = messages[-1].role if messages else "user"
-    if found is None or last_role != "user" or body.get("tool_choice", "auto") not in _SEARCHES:
+    if found is None or last_role != "user" or not _lets_search(body.get("tool_choice"), found[1]):
         return None
     index, tool = found
+    if tool["type"] in ANTHROPIC_TOOLS:
+        allowed, blocked = tool.get("allowed_domains") or (), tool.get("blocked_domains") or ()
+        return WebSearch(native=True, allowed=tuple(allowed), blocked=tuple(blocked))
     return WebSearch(_tool_results(tool, index))
 
 
-_SEARCHES = ("auto", "required")  # the tool choices that let the model search
+def is_search_tool(tool: Any) -> bool:
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    return kind in WEB_SEARCH_TOOLS or kind in ANTHROPIC_TOOLS
+
+
+def _lets_search(choice: Any, tool: dict[str, Any]) -> bool:
+    """The tool choices that let the model search: `auto` and `required` (Anthropic's
+    `{"type": "auto"}` and `{"type": "any"}`), or Anthropic's naming the search tool."""
+    if choice is None or choice in ("auto", "required"):
+        return True
+    if not isinstance(choice, dict):
+        return False
+    kind = choice.get("type")
+    return kind in ("auto", "any") or (kind == "tool" and choice.get("name") == tool.get("name"))
+
+
+def choice_after_search(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:
+    """A request's tool choice once the gateway has searched: `required` with no tool
+    but web search was the search, and the model then answers from its results."""
+    if choice != "required" or tools:
+        return choice
+    return "auto" if any(is_search_tool(t) for t in body.get("tools") or ()) else choice
 
 
 def _tool_results(tool: dict[str, Any], index: int) -> int:
@@ -128,14 +165,17 @@ def _tool_results(tool: dict[str, Any], index: int) -> int:
     return wanted
 
 
-def results(query: str, count: int) -> tuple[WebResult, ...]:
-    """`count` results for a query: the same query, the same results."""
+def results(query: str, count: int, search: WebSearch | None = None) -> tuple[WebResult, ...]:
+    """`count` results for a query: the same query, the same results, on the search's
+    allowed domains (a domain with a path: under it) or on the reserved ones it does
+    not block (none if it blocks them all)."""
+    sites = _sites(search or WebSearch())
     words = topic_words(query)[:6] or ["web"]
     topic = " ".join(words[:3])
     found = []
-    for index in range(count):
+    for index in range(count if sites else 0):
         digest = hashlib.sha256(f"{query}\x1f{index}".encode()).digest()
-        site = _SITES[(digest[0] + index) % len(_SITES)]
+        site = sites[(digest[0] + index) % len(sites)]
         slug = "-".join(words[index % len(words) :][:3] or words[:3])
         title = f"{_KINDS[digest[1] % len(_KINDS)]} {topic}"
         content = (
@@ -146,22 +186,47 @@ def results(query: str, count: int) -> tuple[WebResult, ...]:
     return tuple(found)
 
 
+def _sites(search: WebSearch) -> tuple[str, ...]:
+    if search.allowed:
+        return tuple(dict.fromkeys(domain.strip("/") for domain in search.allowed))
+    return tuple(site for site in _SITES if not any(_within(site, d) for d in search.blocked))
+
+
+def _within(site: str, domain: str) -> bool:
+    """A domain covers its subdomains, as Anthropic's domain filters do."""
+    host = domain.split("/")[0]
+    return site == host or site.endswith("." + host)
+
+
+def query_of(messages: tuple[Message, ...]) -> str:
+    """What is searched for: the last user message's text."""
+    return next((m.text for m in reversed(messages) if m.role == "user"), "")
+
+
 def inject(request: Request, search: WebSearch, date: str) -> tuple[Request, tuple[WebResult, ...]]:
     """The request with the results as a system message before its last user message."""
     messages = list(request.messages)
     users = [i for i, message in enumerate(messages) if message.role == "user"]
     last_user = users[-1] if users else None
-    query = messages[last_user].text if last_user is not None else ""
-    found = results(query, search.max_results)
+    query = query_of(request.messages)
+    found = results(query, search.max_results, search)
     prompt = DEFAULT_PROMPT if search.search_prompt is None else search.search_prompt
     head = prompt.replace("{date}", date)
+    if search.native:
+        head = NATIVE_HEAD.format(query=shown_query(query), date=date)
+    entry = _NATIVE_ENTRY if search.native else _ENTRY
     entries = "\n\n".join(
-        _ENTRY.format(number=n, title=r.title, url=r.url, content=r.content)
+        entry.format(number=n, title=r.title, url=r.url, content=r.content)
         for n, r in enumerate(found, 1)
     )
     at = last_user if last_user is not None else len(messages)
     messages.insert(at, Message("system", f"{head}\n\n{entries}"))
     return replace(request, messages=tuple(messages)), found
+
+
+def shown_query(query: str) -> str:
+    """The query as a search tool's call shows it: the question's first words."""
+    return " ".join(query.split()[:24])
 
 
 def cited(messages: tuple[Message, ...]) -> list[tuple[str, str]]:

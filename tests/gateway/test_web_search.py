@@ -247,3 +247,50 @@ def test_a_response_lists_the_search_tool_as_sent_not_as_a_function(
         "parameters": None,
         "strict": True,
     }
+
+
+def test_web_search_as_the_only_required_tool_searches_then_answers(tenant: Tenant) -> None:
+    with tenant.client() as http:
+        chat_answer = chat(http, model=MINI, tools=[SEARCH_TOOL], tool_choice="required")
+        response = http.post(
+            "/responses",
+            json={
+                "model": MINI,
+                "input": "Kites",
+                "tools": [{"type": "web_search"}],
+                "tool_choice": "required",
+            },
+        ).json()
+    message = chat_answer["choices"][0]["message"]
+    assert len(message["annotations"]) == 4 and not message.get("tool_calls")
+    assert len(response["output"][0]["content"][0]["annotations"]) == 5
+
+
+def test_a_tool_error_names_its_place_among_all_the_tools(tenant: Tenant) -> None:
+    broken = {"type": "object", "properties": {"a": {"type": "nope"}}}
+    function: Any = {"type": "function", "function": {"name": "f", "parameters": broken}}
+    with tenant.client() as http:
+        refused = http.post(
+            "/chat/completions",
+            json={"model": MINI, "messages": QUESTION, "tools": [SEARCH_TOOL, function]},
+        )
+        narrowed = http.post(
+            "/responses",
+            json={
+                "model": MINI,
+                "input": "Kites",
+                "tools": [
+                    {"type": "function", "name": "ok", "parameters": {"type": "object"}},
+                    {"type": "function", "name": "f", "parameters": broken},
+                ],
+                "tool_choice": {
+                    "type": "allowed_tools",
+                    "mode": "auto",
+                    "tools": [{"type": "function", "name": "f"}],
+                },
+            },
+        )
+    assert (
+        assert_error(refused, 400, "invalid_tool_schema")["param"] == "tools[1].function.parameters"
+    )
+    assert assert_error(narrowed, 400, "invalid_tool_schema")["param"] == "tools[1].parameters"

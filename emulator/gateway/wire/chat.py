@@ -33,6 +33,7 @@ from emulator.gateway.canonical import (
 )
 from emulator.gateway.files import file_text
 from emulator.gateway.logprobs import entries_of, entry_json, split
+from emulator.gateway.web_search import choice_after_search
 from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.messages import signature as thinking_signature
 
@@ -44,8 +45,9 @@ def parse_request(body: dict[str, Any]) -> Request:
             name=t["function"]["name"],
             description=t["function"].get("description", ""),
             parameters=t["function"].get("parameters") or {"type": "object", "properties": {}},
+            index=index,
         )
-        for t in body.get("tools") or ()
+        for index, t in enumerate(body.get("tools") or ())
         if t.get("type", "function") == "function"  # web search is the gateway's to run
     )
     choice = body.get("tool_choice", "auto") or "auto"
@@ -57,6 +59,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             tools, choice = allowed_tools(tools, names, allowed["mode"], where)
         else:
             choice = ForcedTool(choice["function"]["name"])
+    choice = choice_after_search(choice, tools, body)
     fmt = body.get("response_format") or {}
     stop = body.get("stop") or ()
     request = Request(

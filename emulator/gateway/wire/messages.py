@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from emulator.gateway import native_search
 from emulator.gateway.canonical import (
     CacheMark,
     CacheUse,
@@ -35,6 +36,7 @@ from emulator.gateway.canonical import (
 )
 from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
+from emulator.gateway.web_search import choice_after_search, is_search_tool
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -96,13 +98,14 @@ def _render_tool(tool: Tool) -> dict[str, Any]:
     return rendered
 
 
-def _tool(raw: dict[str, Any]) -> Tool:
+def _tool(raw: dict[str, Any], index: int) -> Tool:
     control = raw.get("cache_control")
     return Tool(
         raw["name"],
         raw.get("description", ""),
         raw.get("input_schema", {}),
         cache_ttl=cache_ttl(control) if isinstance(control, dict) else None,
+        index=index,
     )
 
 
@@ -193,14 +196,22 @@ def parse_request(body: dict[str, Any]) -> Request:
         last.cache_marks = merged_marks(
             (*last.cache_marks, CacheMark(len(last.text), cache_ttl(top)))
         )
-    tools = tuple(_tool(t) for t in body.get("tools", ()))
+    tools = tuple(
+        _tool(t, index)
+        for index, t in enumerate(body.get("tools", ()))
+        if not is_search_tool(t)  # web search is the gateway's to run
+    )
     ttls = breakpoint_ttls(tools, messages)
     if ttls:  # at most four, an hour's first, as Anthropic's API checks them
         check_breakpoints(ttls, "messages")
     kind = body.get("tool_choice", {}).get("type", "auto")
     choice: str | ForcedTool = {"any": "required"}.get(kind, kind)
     if kind == "tool":
-        choice = ForcedTool(body["tool_choice"]["name"])
+        named = body["tool_choice"]["name"]
+        listed = body.get("tools") or ()
+        searches = any(is_search_tool(t) and t.get("name") == named for t in listed)
+        choice = "auto" if searches else ForcedTool(named)  # the search, then the answer
+    choice = choice_after_search(choice, tools, body)
     reasoning, unasked = _reasoning(body.get("thinking"))
     fmt, field = body.get("output_format"), "output_format"
     if fmt is None:
@@ -284,8 +295,12 @@ _TEXT = frozenset({"text"})
 
 def _readable(block: dict[str, Any]) -> dict[str, Any]:
     """A search result or a document is read as the text of it (`sources.as_text`), its
-    breakpoint kept; a document with no text read (a URL, a file id) stays as it is."""
-    said = as_text(block) if block.get("type") in ("search_result", "document") else ""
+    breakpoint kept; a document with no text read (a URL, a file id) stays as it is. So
+    are a web search's blocks sent back (`native_search.read_back`)."""
+    kind = block.get("type")
+    said = as_text(block) if kind in ("search_result", "document") else ""
+    if kind in native_search.BLOCKS:  # a web search sent back (Anthropic's tool)
+        said = native_search.read_back(block)
     if not said:
         return block
     text = {"type": "text", "text": said}

@@ -25,6 +25,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.logprobs import entries_of, entry_json
+from emulator.gateway.web_search import choice_after_search
 from emulator.gateway.wire.chat import cache_of, content_text
 
 
@@ -65,8 +66,13 @@ def parse_request(body: dict[str, Any]) -> Request:
             else:
                 messages.append(message)
     tools = tuple(
-        Tool(t["name"], t.get("description") or "", t.get("parameters") or {"type": "object"})
-        for t in body.get("tools") or ()
+        Tool(
+            t["name"],
+            t.get("description") or "",
+            t.get("parameters") or {"type": "object"},
+            index=index,
+        )
+        for index, t in enumerate(body.get("tools") or ())
         if t.get("type", "function") == "function"
     )
     choice = body.get("tool_choice", "auto") or "auto"
@@ -76,6 +82,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             tools, choice = allowed_tools(tools, names, choice["mode"], "tool_choice.tools")
         else:
             choice = ForcedTool(choice["name"])
+    choice = choice_after_search(choice, tools, body)
     fmt = (body.get("text") or {}).get("format") or {}
     return Request(
         messages=tuple(messages),

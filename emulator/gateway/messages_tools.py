@@ -1,0 +1,127 @@
+"""The tools of a `/messages` request: custom tools (a `name` and an `input_schema`),
+which the client runs, and web search, which the gateway runs (`web_search`): OpenRouter's
+server tool (`openrouter:web_search`) or Anthropic's own (`web_search_20250305` and its
+successors, answered in Anthropic's blocks by `native_search`). Anthropic's other server
+tools are refused: nothing here would run them.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+
+from emulator.bodies import OpenWireModel
+from emulator.errors import ValidationFailed
+from emulator.gateway.chat_schemas import CacheControl
+from emulator.gateway.web_search import ANTHROPIC_TOOLS
+
+SEARCH_NAME = "web_search"  # the name Anthropic's web search tool is called by
+SearchType = Literal[
+    "openrouter:web_search", "web_search_20250305", "web_search_20260209", "web_search_20260318"
+]
+
+
+def _bare_domain(domain: str) -> str:
+    if "://" in domain:
+        raise ValueError(f"a domain is written without its scheme: not {domain!r}")
+    return domain
+
+
+Domain = Annotated[str, Field(min_length=1, max_length=253), AfterValidator(_bare_domain)]
+
+
+class UserLocation(OpenWireModel):
+    """Where the user is, for Anthropic's search to rank by: taken, not used."""
+
+    type: Literal["approximate"]
+    city: Annotated[str, Field(min_length=1, max_length=255)] | None = None
+    region: Annotated[str, Field(min_length=1, max_length=255)] | None = None
+    country: Annotated[str, Field(min_length=2, max_length=2)] | None = None
+    timezone: Annotated[str, Field(min_length=1, max_length=255)] | None = None
+
+
+class Tool(OpenWireModel):
+    type: Literal["custom"] | SearchType | None = None
+    name: Annotated[
+        Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
+        Field(validate_default=True),
+    ] = None
+    description: str | None = None
+    input_schema: Annotated[dict[str, Any] | None, Field(validate_default=True)] = None
+    cache_control: CacheControl | None = None
+    # Anthropic's web search tool
+    max_uses: Annotated[int, Field(ge=1)] | None = None
+    allowed_domains: list[Domain] | None = None
+    blocked_domains: list[Domain] | None = None
+    user_location: UserLocation | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_kind(cls, data: Any) -> Any:
+        """Another server tool would fail on its missing `input_schema`: say what it is."""
+        kind = data.get("type") if isinstance(data, dict) else None
+        if kind not in (None, "custom", "openrouter:web_search") and kind not in ANTHROPIC_TOOLS:
+            raise ValueError(
+                f"server tools such as {kind!r} are not emulated; send custom tools (a "
+                "`name` and an `input_schema`) or web search (`web_search_20250305`, "
+                "`openrouter:web_search`, `plugins` or a model id ending in `:online`)"
+            )
+        return data
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, name: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("type")
+        if kind in ANTHROPIC_TOOLS and name != SEARCH_NAME:
+            raise ValueError(f"the web search tool is called {SEARCH_NAME!r}")
+        if name is None and kind != "openrouter:web_search":
+            raise ValueError("Field required")
+        return name
+
+    @field_validator("input_schema")
+    @classmethod
+    def _custom_has_schema(cls, schema: Any, info: ValidationInfo) -> Any:
+        if schema is None and info.data.get("type") in (None, "custom"):
+            raise ValueError("Field required")
+        return schema
+
+    @model_validator(mode="after")
+    def _one_domain_filter(self) -> Tool:
+        if self.allowed_domains is not None and self.blocked_domains is not None:
+            raise ValueError("send `allowed_domains` or `blocked_domains`, not both")
+        return self
+
+    @property
+    def searches(self) -> bool:
+        return self.type is not None and self.type != "custom"
+
+
+class ToolChoice(OpenWireModel):
+    type: Literal["auto", "any", "tool", "none"]
+    name: str | None = None
+    disable_parallel_tool_use: bool | None = None
+
+    @model_validator(mode="after")
+    def _a_tool_is_named(self) -> ToolChoice:
+        if self.type == "tool" and not self.name:
+            raise ValueError('tool_choice `{"type": "tool"}` needs the `name` of a tool')
+        return self
+
+
+def check_search_tools(tools: list[Tool]) -> None:
+    """One web search tool at most, whose name no custom tool takes."""
+    searches = [index for index, tool in enumerate(tools) if tool.searches]
+    if len(searches) > 1:
+        raise ValidationFailed(
+            "Send one web search tool: the gateway searches once a request.",
+            param=f"tools[{searches[1]}]",
+        )
+    names = {tool.name for tool in tools if tool.searches}
+    for index, tool in enumerate(tools):
+        if not tool.searches and tool.name in names:
+            raise ValidationFailed(
+                f"Tool names must be unique: {tool.name!r} is the web search tool's too.",
+                param=f"tools[{index}].name",
+                code="duplicate_tool_name",
+            )
