@@ -3,8 +3,8 @@
 // is `.../api` (the SDK adds `/v1/messages`), the key a bearer token (`authToken`) as
 // OpenRouter's docs set Claude Code up, or Anthropic's `x-api-key` (`apiKey`). Whole and
 // streamed messages, a tool round trip, structured output through the parse helpers, the
-// beta tool runner, a stop sequence, thinking, the token count and the SDK's error
-// classes. Prints one JSON object.
+// beta tool runner, a stop sequence, thinking, search results, web search, the token
+// count and the SDK's error classes. Prints one JSON object.
 //
 //   node anthropic_sdk.mjs http://127.0.0.1:8787/api/v1 sk-emu-demo-all
 
@@ -176,6 +176,43 @@ await runChecks({
       same: JSON.stringify(final.content) === JSON.stringify(whole.content),
       cited,
       citations: whole.content.flatMap((block) => block.citations ?? []),
+    };
+  },
+  async webSearch() {
+    // Anthropic's web search tool: the search's blocks and the text's citations, whole
+    // and streamed (the final message must be the whole answer, the search's id aside),
+    // then the blocks sent back in the next turn.
+    const asked = {
+      model: MODEL,
+      max_tokens: 400,
+      messages: QUESTION,
+      tools: [{ type: "web_search_20250305", name: "web_search", max_uses: 2 }],
+    };
+    const whole = await client.messages.create(asked);
+    const stream = client.messages.stream(asked);
+    const cited = [];
+    stream.on("citation", (citation) => cited.push(citation.url));
+    const final = await stream.finalMessage();
+    const withoutIds = (message) =>
+      JSON.stringify(message.content.map(({ id, tool_use_id, ...block }) => block));
+    const next = await client.messages.create({
+      ...asked,
+      messages: [
+        ...QUESTION,
+        { role: "assistant", content: whole.content },
+        { role: "user", content: "Which of those is most recent?" },
+      ],
+    });
+    return {
+      blocks: whole.content.map((block) => block.type),
+      query: whole.content[0].input.query,
+      results: whole.content[1].content.map((result) => result.url),
+      citations: whole.content.flatMap((block) => block.citations ?? []),
+      requests: final.usage.server_tool_use?.web_search_requests,
+      same: withoutIds(final) === withoutIds(whole),
+      streamedInput: final.content[0].input,
+      cited,
+      next: next.content.slice(0, 2).map((block) => block.type),
     };
   },
   async countTokens() {

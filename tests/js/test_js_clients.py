@@ -431,6 +431,17 @@ def test_anthropic_ts_sdk_takes_tools_stops_thinking_auth_and_errors(
     assert searched["same"] and searched["cited"] == [0, 1]
     assert [c["type"] for c in searched["citations"]] == ["search_result_location"] * 2
     assert searched["citations"][1]["cited_text"] == "A query planner picks an index when it helps."
+    web = node_anthropic["webSearch"]
+    assert web["blocks"][:2] == ["server_tool_use", "web_search_tool_result"]
+    assert set(web["blocks"][2:]) == {"text"} and web["query"] == web["streamedInput"]["query"]
+    assert len(web["results"]) == 5 and web["requests"] == 1 and web["same"]
+    assert [c["type"] for c in web["citations"]] == ["web_search_result_location"] * len(
+        web["cited"]
+    )
+    assert web["cited"] == [c["url"] for c in web["citations"]] and set(web["cited"]) <= set(
+        web["results"]
+    )
+    assert web["next"] == ["server_tool_use", "web_search_tool_result"]
     assert node_anthropic["structuredOutput"] == {"whole": True, "streamed": True}
     assert node_anthropic["toolRunner"] == {"turns": ["tool_use", "end_turn"]}
     assert node_anthropic["xApiKey"]["stopReason"] in ("end_turn", "max_tokens")
