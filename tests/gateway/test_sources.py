@@ -264,6 +264,12 @@ def test_a_pdf_is_read_and_cited_by_page(claude: anthropic.Anthropic) -> None:
     assert citation.cited_text in page and citation.cited_text.strip()
     assert citation.end_page_number == citation.start_page_number + 1
     assert all(not block.citations for block in message.content[1:])  # one source
+    with claude.messages.stream(
+        model=SONNET, max_tokens=400, messages=asking(*cited(PDF))
+    ) as stream:
+        pages = [event.citation for event in stream if event.type == "citation"]
+        streamed = stream.get_final_message()
+    assert pages == [citation] and dumped(streamed.content) == dumped(message.content)
 
 
 def test_a_pdf_by_url_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic) -> None:
