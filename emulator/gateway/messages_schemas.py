@@ -24,6 +24,7 @@ from emulator.gateway.chat_schemas import (
 )
 from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
 from emulator.gateway.messages_tools import Tool, ToolChoice, check_search_tools
+from emulator.gateway.native_search import BLOCKS as SEARCH_BLOCKS
 from emulator.gateway.native_search import check_search_block
 
 
@@ -103,7 +104,7 @@ class Block(OpenWireModel):
         _check_block(self)
         if self.type == "tool_use" and not _TOOL_USE_ID.fullmatch(self.id or ""):
             raise ValueError(f"tool_use.id: String should match pattern '{_TOOL_USE_ID.pattern}'")
-        if self.type in ("server_tool_use", "web_search_tool_result"):
+        if self.type in SEARCH_BLOCKS:
             check_search_block(self)
         elif isinstance(self.content, dict) or _has_web_results(self.content):
             raise ValueError(f"{self.type}.content: a string or a list of content blocks")
@@ -260,7 +261,7 @@ class Message(OpenWireModel):
     def _searches_are_the_assistants(self) -> Message:
         if self.role == "user" and isinstance(self.content, list):
             for block in self.content:
-                if block.type in ("server_tool_use", "web_search_tool_result"):
+                if block.type in SEARCH_BLOCKS:
                     raise ValueError(f"a `{block.type}` block belongs to an assistant turn")
         return self
 
