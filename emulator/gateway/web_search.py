@@ -193,7 +193,8 @@ def _sites(search: WebSearch) -> tuple[str, ...]:
 
 
 def _within(site: str, domain: str) -> bool:
-    """A domain covers its subdomains, as Anthropic's domain filters do."""
+    """A domain covers its subdomains, as Anthropic's domain filters do (a domain with
+    a path stands for its whole domain: the reserved sites have no paths to keep)."""
     host = domain.split("/")[0]
     return site == host or site.endswith("." + host)
 
@@ -210,11 +211,11 @@ def inject(request: Request, search: WebSearch, date: str) -> tuple[Request, tup
     last_user = users[-1] if users else None
     query = query_of(request.messages)
     found = results(query, search.max_results, search)
-    prompt = DEFAULT_PROMPT if search.search_prompt is None else search.search_prompt
-    head = prompt.replace("{date}", date)
     if search.native:
-        head = NATIVE_HEAD.format(query=shown_query(query), date=date)
-    entry = _NATIVE_ENTRY if search.native else _ENTRY
+        head, entry = NATIVE_HEAD.format(query=shown_query(query), date=date), _NATIVE_ENTRY
+    else:
+        prompt = DEFAULT_PROMPT if search.search_prompt is None else search.search_prompt
+        head, entry = prompt.replace("{date}", date), _ENTRY
     entries = "\n\n".join(
         entry.format(number=n, title=r.title, url=r.url, content=r.content)
         for n, r in enumerate(found, 1)
