@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import date
 from typing import Any
 
 from litestar import Controller, Request, Response, post
@@ -115,10 +114,10 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         served.web_results,
         call.request.messages,
         ident,
-        date.fromisoformat(rt.clock.now_iso()[:10]),
+        rt.clock,
         call.request.response_format is not None,
     )
-    cited: list[source_citations.Source] = [*sources.found(body["messages"])]
+    cited: list[source_citations.Citable] = [*sources.found(body["messages"])]
     cited += search.sources() if search else []
     headers = {"X-Generation-Id": served.id}
     if call.stream:

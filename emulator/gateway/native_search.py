@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
+from emulator.clock import Clock
 from emulator.gateway.web_search import WebResult, WebSearch, query_of, shown_query
 
 BLOCKS = ("server_tool_use", "web_search_tool_result")
@@ -97,13 +98,15 @@ def shown(
     found: tuple[WebResult, ...],
     messages: Any,
     answer_id: str,
-    today: date,
+    clock: Clock,
     structured: bool,
 ) -> NativeSearch | None:
-    """The search to show, when Anthropic's tool asked for it (`web.native`)."""
+    """The search to show, when Anthropic's tool asked for it (`web.native`); the clock
+    read only then."""
     if web is None or not web.native:
         return None
     tool_id = "srvtoolu_" + answer_id.removeprefix("msg_")
+    today = date.fromisoformat(clock.now_iso()[:10])
     return NativeSearch(tool_id, shown_query(query_of(messages)), found, today, not structured)
 
 

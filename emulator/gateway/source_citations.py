@@ -21,9 +21,9 @@ from emulator.gateway.canonical import Delta, TextDelta
 from emulator.gateway.sources import sentence_spans
 
 
-class Source(Protocol):
-    """What is cited: a request's source (`sources`) or a web search's result
-    (`native_search`)."""
+class Citable(Protocol):
+    """What is cited: a request's source (`sources.Source`) or a web search's result
+    (`native_search.WebSource`)."""
 
     @property
     def cited(self) -> bool: ...
@@ -31,7 +31,7 @@ class Source(Protocol):
     def citation(self, sentence: str) -> dict[str, Any]: ...
 
 
-def cited_blocks(text: str, sources: Sequence[Source]) -> list[dict[str, Any]]:
+def cited_blocks(text: str, sources: Sequence[Citable]) -> list[dict[str, Any]]:
     """The answer's text as text blocks, with the citations described above."""
     citable = [s for s in sources if s.cited]
     if not citable or not text:
@@ -46,7 +46,7 @@ def cited_blocks(text: str, sources: Sequence[Source]) -> list[dict[str, Any]]:
     return blocks
 
 
-def cite_content(content: list[dict[str, Any]], sources: Sequence[Source]) -> None:
+def cite_content(content: list[dict[str, Any]], sources: Sequence[Citable]) -> None:
     """A whole answer's text block becomes its cited blocks."""
     for at, block in enumerate(content):
         if block["type"] == "text":
@@ -55,7 +55,7 @@ def cite_content(content: list[dict[str, Any]], sources: Sequence[Source]) -> No
 
 
 def cite_stream(
-    events: Iterator[dict[str, Any]], deltas: Iterable[Delta], sources: Sequence[Source]
+    events: Iterator[dict[str, Any]], deltas: Iterable[Delta], sources: Sequence[Citable]
 ) -> Iterator[dict[str, Any]]:
     """A stream's events with its text's cited blocks (`cited_events`), when a source
     is cited (`deltas`: all the answer's, whose text the blocks split)."""

@@ -115,7 +115,7 @@ def asked(body: dict[str, Any], online: bool, messages: tuple[Message, ...]) -> 
     tools = list(enumerate(body.get("tools") or ()))
     found = next(((i, t) for i, t in tools if is_search_tool(t)), None)
     last_role = messages[-1].role if messages else "user"
-    if found is None or last_role != "user" or not _lets_search(body.get("tool_choice"), found[1]):
+    if found is None or last_role != "user" or not _lets_search(body):
         return None
     index, tool = found
     if tool["type"] in ANTHROPIC_TOOLS:
@@ -129,15 +129,22 @@ def is_search_tool(tool: Any) -> bool:
     return kind in WEB_SEARCH_TOOLS or kind in ANTHROPIC_TOOLS
 
 
-def _lets_search(choice: Any, tool: dict[str, Any]) -> bool:
+def _lets_search(body: dict[str, Any]) -> bool:
     """The tool choices that let the model search: `auto` and `required` (Anthropic's
     `{"type": "auto"}` and `{"type": "any"}`), or Anthropic's naming the search tool."""
+    choice = body.get("tool_choice")
     if choice is None or choice in ("auto", "required"):
         return True
     if not isinstance(choice, dict):
         return False
     kind = choice.get("type")
-    return kind in ("auto", "any") or (kind == "tool" and choice.get("name") == tool.get("name"))
+    return kind in ("auto", "any") or (kind == "tool" and names_search_tool(choice, body))
+
+
+def names_search_tool(choice: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Anthropic's `{"type": "tool", "name": ...}` naming the web search tool."""
+    name = choice.get("name")
+    return any(is_search_tool(t) and t.get("name") == name for t in body.get("tools") or ())
 
 
 def choice_after_search(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:

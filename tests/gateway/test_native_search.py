@@ -278,3 +278,10 @@ def test_a_search_error_sent_back_is_taken(claude: anthropic.Anthropic) -> None:
     turns.append({"role": "user", "content": "Try again?"})
     answer = ask(claude, messages=turns)
     assert kinds(answer)[:2] == ["server_tool_use", "web_search_tool_result"]
+
+
+@pytest.mark.parametrize("version", ["web_search_20260209", "web_search_20260318"])
+def test_the_tools_successors_search_alike(claude: anthropic.Anthropic, version: str) -> None:
+    located = {"type": "approximate", "city": "Oslo", "country": "NO", "timezone": "Europe/Oslo"}
+    answer = ask(claude, tools=[{**SEARCH, "type": version, "user_location": located}])
+    assert without_ids(answer) == without_ids(ask(claude))  # the location is taken, not used

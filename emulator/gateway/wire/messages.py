@@ -36,7 +36,7 @@ from emulator.gateway.canonical import (
 )
 from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
-from emulator.gateway.web_search import choice_after_search, is_search_tool
+from emulator.gateway.web_search import choice_after_search, is_search_tool, names_search_tool
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -207,10 +207,9 @@ def parse_request(body: dict[str, Any]) -> Request:
     kind = body.get("tool_choice", {}).get("type", "auto")
     choice: str | ForcedTool = {"any": "required"}.get(kind, kind)
     if kind == "tool":
-        named = body["tool_choice"]["name"]
-        listed = body.get("tools") or ()
-        searches = any(is_search_tool(t) and t.get("name") == named for t in listed)
-        choice = "auto" if searches else ForcedTool(named)  # the search, then the answer
+        named = body["tool_choice"]
+        # Naming the search tool is the search, then the answer.
+        choice = "auto" if names_search_tool(named, body) else ForcedTool(named["name"])
     choice = choice_after_search(choice, tools, body)
     reasoning, unasked = _reasoning(body.get("thinking"))
     fmt, field = body.get("output_format"), "output_format"
