@@ -14,10 +14,11 @@ price (`CacheBill`); the prompt tokens above still count all of them:
                   + written * cache_write_price   (written for an hour: at twice the prompt price)
 
 Web search results (`gateway.web_search`) are an upstream cost too: each adds
-`web_search_micros_per_result` to the provider cost, before the fee.
+`web_search_micros_per_result` to the provider cost, before the fee; so does each
+page the web fetch tool read (`gateway.server_tools`), `web_fetch_micros_per_fetch`.
 
 A route priced at zero for both prompt and completion (a `:free` variant) is
-free: its charge is 0 (or its web search's, with the fee), the minimum charge
+free: its charge is 0 (or its web search's and fetches', with the fee), the minimum charge
 is for priced routes.
 
 Worked example (also in the README): 1,000 prompt and 500 completion tokens on
@@ -39,6 +40,7 @@ class Fees:
     platform_fee_percent: float
     minimum_charge_micros: int
     web_search_micros_per_result: int = 4000  # OpenRouter's $4 per 1,000 results
+    web_fetch_micros_per_fetch: int = 1000  # Exa's $1 per 1,000 pages, OpenRouter's default
     # The fee as an exact fraction, via the decimal text of the percent: 5.5 is
     # exactly 55/1000, never 5.4999...; integers from then on.
     fee_ratio: tuple[int, int] = field(init=False, repr=False, compare=False)
@@ -108,6 +110,7 @@ def charge_for(
     fees: Fees,
     cache: CacheBill | None = None,
     search_results: int = 0,
+    web_fetches: int = 0,
 ) -> Charge:
     free = not prompt_per_mtok and not completion_per_mtok  # a `:free` route
     if free:
@@ -116,8 +119,9 @@ def charge_for(
         cost = provider_cost(
             prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache
         )
-    if search_results:
+    if search_results or web_fetches:
         cost += search_results * fees.web_search_micros_per_result
+        cost += web_fetches * fees.web_fetch_micros_per_fetch
     elif free:
         return Charge(0, 0, 0, 0)
     numerator, denominator = fees.fee_ratio

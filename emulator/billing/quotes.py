@@ -47,14 +47,14 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    routes, request, searched = candidates(rt, caller, body, request)
+    routes, request, searched, fetched = candidates(rt, caller, body, request)
     routes, request = able_routes(view, routes, request, endpoint, prefs, asked(body))
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
-    charge = charge_for(prompt, output, *price, fees, search_results=searched)
-    hold = worst_hold(routes, request, fees, searched)
+    charge = charge_for(prompt, output, *price, fees, search_results=searched, web_fetches=fetched)
+    hold = worst_hold(routes, request, fees, searched, fetched)
     # After the refunds of jobs failed by now, as the request's own hold sees the balance
     available, spend = settled_read(
         rt,
@@ -75,7 +75,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         "estimated_platform_fee_micros": charge.platform_fee_micros,
         "estimated_charge_micros": charge.charge_micros,
         "fallback_charge_micros": (
-            worst_case(routes[1], request, fees, searched) if len(routes) > 1 else None
+            worst_case(routes[1], request, fees, searched, fetched=fetched)
+            if len(routes) > 1
+            else None
         ),
         "hold_micros": hold,
         "available_micros": available,

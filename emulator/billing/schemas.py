@@ -135,6 +135,7 @@ class UsageEventOut(WireModel):
     cached_tokens: int  # of prompt_tokens: read from the provider's prompt cache
     cache_write_tokens: int  # of prompt_tokens: written to it
     web_search_results: int  # web search results the prompt held, each charged
+    web_fetches: int  # pages the web fetch tool read (`openrouter:web_fetch`), each charged
 
 
 class UsageList(WireModel):

@@ -114,6 +114,7 @@ def build_view(
             pricing_body["platform_fee_percent"],
             pricing_body["minimum_charge_micros"],
             pricing_body["web_search_micros_per_result"],
+            pricing_body["web_fetch_micros_per_fetch"],
         ),
         replies=tuple(ScriptedReply.stored(r) for r in replies or ()),
     )
@@ -311,6 +312,7 @@ def pricing_wire(pricing: dict[str, Any], models: list[dict[str, Any]]) -> dict[
         "minimum_charge_micros": pricing.get("minimum_charge_micros", 0),
         "minimum_charge_usd": micros_to_usd(pricing.get("minimum_charge_micros", 0)),
         "web_search_micros_per_result": pricing.get("web_search_micros_per_result", 4000),
+        "web_fetch_micros_per_fetch": pricing.get("web_fetch_micros_per_fetch", 1000),
         "packages": packages,
         "models": [
             {

@@ -117,7 +117,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     charge = service.record_usage(rt, caller, call, served, spent)
     answer["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, cache=spent.cache
-    )
+    ) | service.tool_use(call, served)
     return Answer(answer_headers, body=answer, provider=served.route.provider)
 
 

@@ -12,7 +12,8 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
-from emulator.gateway import files, images, web_search
+from emulator.gateway import files, images, server_tools, web_search
+from emulator.gateway.server_tools import ServerToolType
 
 
 class FunctionCall(OpenWireModel):
@@ -112,10 +113,12 @@ def only_functions(tool: Any) -> Any:
     responses API's built-in `file_search`, ...) with one clear reason, before its fields
     are checked as a function's: nothing here would run it."""
     kind = tool.get("type") if isinstance(tool, dict) else None
-    if isinstance(kind, str) and kind != "function" and kind not in web_search.WEB_SEARCH_TOOLS:
+    known = kind == "function" or kind in web_search.WEB_SEARCH_TOOLS or kind in server_tools.KINDS
+    if isinstance(kind, str) and not known:
         raise ValueError(
             f"tools of type {kind!r} are not supported by the emulator, which runs function "
-            'tools only ({"type": "function", ...}); leave it out of `tools` in tests'
+            'tools ({"type": "function", ...}) and the server tools `openrouter:web_search`, '
+            "`openrouter:datetime` and `openrouter:web_fetch`; leave it out of `tools` in tests"
         )
     return tool
 
@@ -134,9 +137,10 @@ def a_function_needs(value: Any, info: ValidationInfo) -> Any:
 
 
 class ToolDef(OpenWireModel):
-    type: Literal["function"] | WebSearchType
+    type: Literal["function"] | WebSearchType | ServerToolType
     function: Annotated[FunctionDef | None, Field(validate_default=True)] = None
-    parameters: dict[str, Any] | None = None  # web search's (`web_search.asked` reads it)
+    # A server tool's (`web_search.asked` and `server_tools.configs` check them).
+    parameters: dict[str, Any] | None = None
 
     _not_a_function = model_validator(mode="before")(only_functions)
     _defined = field_validator("function")(a_function_needs)

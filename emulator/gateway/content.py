@@ -29,7 +29,7 @@ import random
 import re
 from dataclasses import replace
 
-from emulator.gateway import logprobs, web_search
+from emulator.gateway import logprobs, server_tools, web_search
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
 from emulator.gateway.schema_values import WORDS, value_for
@@ -271,7 +271,9 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     rng = lazy()
     text = _sentences(prompt, rng, rng.randint(3, 6))
     sources = web_search.cited(request.messages)  # search results in the prompt
-    return text + web_search.sources_sentence(sources) if sources else text
+    if sources:
+        text += web_search.sources_sentence(sources)
+    return text + server_tools.said(request.messages)  # the other tools' results
 
 
 def _after_tools(messages: tuple[Message, ...]) -> str:

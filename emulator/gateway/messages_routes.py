@@ -91,7 +91,7 @@ def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
     service.check_body(body, ENDPOINT)
     request = messages.parse_request({**body, "max_tokens": 1})
     check_tools(request, ENDPOINT)
-    routes, request, _ = service.candidates(rt, caller, body, request)
+    routes, request, _, _ = service.candidates(rt, caller, body, request)
     route = routes[0]
     tokens = service.provider_prompt_tokens(request, route.wire_format)
     return TokenCount(input_tokens=tokens, provider=route.provider)

@@ -9,26 +9,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
 from emulator.gateway.chat_schemas import CacheControl
+from emulator.gateway.server_tools import KINDS, Domain, ServerToolType
 from emulator.gateway.web_search import ANTHROPIC_TOOLS
 
 SEARCH_NAME = "web_search"  # the name Anthropic's web search tool is called by
 SearchType = Literal[
     "openrouter:web_search", "web_search_20250305", "web_search_20260209", "web_search_20260318"
 ]
-
-
-def _bare_domain(domain: str) -> str:
-    if "://" in domain:
-        raise ValueError(f"a domain is written without its scheme: not {domain!r}")
-    return domain
-
-
-Domain = Annotated[str, Field(min_length=1, max_length=253), AfterValidator(_bare_domain)]
 
 
 class UserLocation(OpenWireModel):
@@ -42,7 +34,7 @@ class UserLocation(OpenWireModel):
 
 
 class Tool(OpenWireModel):
-    type: Literal["custom"] | SearchType | None = None
+    type: Literal["custom"] | SearchType | ServerToolType | None = None
     name: Annotated[
         Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
         Field(validate_default=True),
@@ -61,11 +53,13 @@ class Tool(OpenWireModel):
     def _known_kind(cls, data: Any) -> Any:
         """Another server tool would fail on its missing `input_schema`: say what it is."""
         kind = data.get("type") if isinstance(data, dict) else None
-        if kind not in (None, "custom", "openrouter:web_search") and kind not in ANTHROPIC_TOOLS:
+        known = (None, "custom", "openrouter:web_search", *ANTHROPIC_TOOLS, *KINDS)
+        if kind not in known:
             raise ValueError(
                 f"server tools such as {kind!r} are not emulated; send custom tools (a "
-                "`name` and an `input_schema`) or web search (`web_search_20250305`, "
-                "`openrouter:web_search`, `plugins` or a model id ending in `:online`)"
+                "`name` and an `input_schema`), web search (`web_search_20250305`, "
+                "`openrouter:web_search`, `plugins` or a model id ending in `:online`), "
+                "`openrouter:datetime` or `openrouter:web_fetch`"
             )
         return data
 
@@ -75,7 +69,7 @@ class Tool(OpenWireModel):
         kind = info.data.get("type")
         if kind in ANTHROPIC_TOOLS and name != SEARCH_NAME:
             raise ValueError(f"the web search tool is called {SEARCH_NAME!r}")
-        if name is None and kind != "openrouter:web_search":
+        if name is None and kind != "openrouter:web_search" and kind not in KINDS:
             raise ValueError("Field required")
         return name
 
@@ -94,7 +88,7 @@ class Tool(OpenWireModel):
 
     @property
     def searches(self) -> bool:
-        return self.type is not None and self.type != "custom"
+        return self.type is not None and self.type != "custom" and self.type not in KINDS
 
 
 class ToolChoice(OpenWireModel):

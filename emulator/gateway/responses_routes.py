@@ -13,7 +13,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.faults import apply as fault_apply
-from emulator.gateway import background, service, stored_responses, web_citations
+from emulator.gateway import background, server_tools, service, stored_responses, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -21,6 +21,7 @@ from emulator.gateway.records import ResponseObject
 from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, ResponsesRequest
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
+from emulator.gateway.web_search import query_of
 from emulator.gateway.wire import responses, responses_events
 from emulator.openapi_answers import COUNTING, INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
@@ -82,7 +83,7 @@ class ResponsesController(Controller):
         body = talk.whole()
         request = responses.parse_request(body)
         check_tools(request, "responses")
-        routes, request, _ = service.candidates(rt, caller, body, request)
+        routes, request, _, _ = service.candidates(rt, caller, body, request)
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
         count = service.provider_prompt_tokens(request, EXACT_FAMILY)
@@ -102,6 +103,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     ident, model, created = responses.response_id(served.id), served.route.model, served.created
     shown = _shown(body, call.request)
     run = background.run_for(rt, body, call.stream)
+    items = _tool_items(call, served, ident)
     kept = None
     if stored_responses.stores(body):
         kept = stored_responses.Kept(caller.account_id, body["input"], rt.world, run)
@@ -113,6 +115,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         )
         if served.web_results:
             events = web_citations.annotated_events(events, served.web_results)
+        if items:
+            events = server_tools.with_items(events, items)
         return events if run is None else background.queued_first(events)
 
     if call.stream:
@@ -134,6 +138,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     )
     if served.web_results:
         web_citations.annotate_output(whole["output"], served.web_results)
+    whole["output"][:0] = items
     spent = service.Spent(
         completion.input_tokens,
         completion.output_tokens,
@@ -145,7 +150,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     charge = service.record_usage(rt, caller, call, served, spent)
     whole["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, "responses", spent.cache
-    )
+    ) | service.tool_use(call, served)
     if run is None:
         if kept is not None:
             stored_responses.keep(rt, kept, whole)
@@ -159,6 +164,18 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         stored_responses.keep(rt, kept, whole, events, run)
     seen = background.seen(whole, run, rt.clock.now())
     return Answer(answer_headers, body=seen, provider=provider)
+
+
+def _tool_items(call: service.Call, served: service.Served, ident: str) -> list[dict[str, Any]]:
+    """The output items of the server tools the model called (its search by the web
+    search tool among them; the `web` plugin's is not a call)."""
+    searched = call.web is not None and call.web.tool
+    found = served.web_results if searched else ()
+    if not found and not served.tool_runs:
+        return []
+    return server_tools.output_items(
+        ident, served.tool_runs, query_of(call.request.messages), found
+    )
 
 
 def _debug_first(events: Iterator[Any], upstream: dict[str, Any]) -> Iterator[Any]:

@@ -21,6 +21,7 @@ from emulator.gateway.chat_schemas import (
     model_from_models,
     only_functions,
 )
+from emulator.gateway.server_tools import ServerToolType
 
 
 class InputPart(OpenWireModel):
@@ -68,7 +69,8 @@ class InputItem(OpenWireModel):
         if needs is None:
             raise ValueError(
                 f"input items of type {self.type!r} are not supported; use message, "
-                "function_call, function_call_output, reasoning or item_reference"
+                "function_call, function_call_output, reasoning, item_reference or a server "
+                "tool's call (openrouter:web_search, openrouter:datetime, openrouter:web_fetch)"
             )
         missing = [name for name in needs if getattr(self, name) is None]
         if missing:
@@ -82,13 +84,17 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "function_call_output": ("call_id", "output"),
     "reasoning": ("summary",),  # an earlier answer's, sent back: accepted, not read
     "item_reference": ("id",),  # an earlier answer's item, kept (`stored_items.py`)
+    # The gateway's server tool calls in an earlier answer, sent back: accepted, not read.
+    "openrouter:web_search": (),
+    "openrouter:datetime": (),
+    "openrouter:web_fetch": (),
 }
 
 
 class FunctionTool(OpenWireModel):
     """A function tool, or web search (`web_search`: its `parameters` are the search's)."""
 
-    type: Literal["function"] | WebSearchType
+    type: Literal["function"] | WebSearchType | ServerToolType
     name: Annotated[
         Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
         Field(validate_default=True),

@@ -174,5 +174,6 @@ class Pricing(WireModel):
     minimum_charge_micros: int
     minimum_charge_usd: str
     web_search_micros_per_result: int  # each web search result (`plugins: [{"id": "web"}]`)
+    web_fetch_micros_per_fetch: int  # each page `openrouter:web_fetch` read (Exa's engine)
     packages: list[Package]
     models: list[ModelPrice]

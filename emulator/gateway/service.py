@@ -34,6 +34,7 @@ from emulator.gateway import (
     middle_out,
     prompt_cache,
     responses_schemas,
+    server_tools,
     web_search,
 )
 from emulator.gateway.canonical import (
@@ -84,6 +85,8 @@ class Call:
     echo_upstream: bool = False
     upstream: dict[str, Any] | None = None
     web: web_search.WebSearch | None = None  # the `web` plugin or `:online`
+    # OpenRouter's other server tools the model calls before it answers (`server_tools`).
+    server_tools: dict[str, Any] = field(default_factory=dict)
     # Run in a stream's settling transaction when it ended whole (its idempotent record).
     on_whole: list[Callable[[], None]] = field(default_factory=list)
 
@@ -96,6 +99,7 @@ class Served:
     completions: list[Completion]
     deltas: list[Delta]  # for streams: what the provider streamed, translated
     web_results: tuple[web_search.WebResult, ...] = ()  # the search the prompt held
+    tool_runs: tuple[server_tools.Run, ...] = ()  # the server tools' calls, in order
 
 
 def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
@@ -104,6 +108,10 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     found: tuple[web_search.WebResult, ...] = ()
     if call.web is not None:  # the results join the prompt before anything is counted
         call.request, found = web_search.inject(call.request, call.web, rt.clock.now_iso()[:10])
+    runs: tuple[server_tools.Run, ...] = ()
+    if call.server_tools:  # as the search's: read before anything is counted
+        runs = server_tools.runs(call.server_tools, call.request.messages, rt.clock.now())
+        call.request = server_tools.inject(call.request, runs)
     if call.model == auto_router.AUTO:  # the router's pick stands for it from here on
         call.model = auto_router.choose(view, call.request, call.auto_allowed, premium_ok(caller))
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
@@ -114,7 +122,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     # A request for a free variant (its first route, after routing) counts against the
     # free tier; one the hold then refuses gives its count back.
     counted = free_tier.admit(rt, caller.account_id) if free_tier.is_free(routes[0]) else None
-    held = worst_hold(routes, call.request, fees_of(view), len(found))
+    fetched = server_tools.billed_fetches(runs)
+    held = worst_hold(routes, call.request, fees_of(view), len(found), fetched)
     try:
         # A whole answer served inside a transaction (answers.respond) is settled in it:
         # no one can see its hold in between, so the row is written once, closed.
@@ -148,7 +157,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
             continue
         call.attempts.append(_attempt(route, "succeeded", None))
         served_at = int(rt.clock.now())
-        return Served(rt.generation_id(), served_at, route, completions, deltas, found)
+        ident = rt.generation_id()
+        return Served(ident, served_at, route, completions, deltas, found, runs)
     event_id = record_failure(rt, caller, call)
     raise UpstreamError(
         f"Every route for {call.model!r} failed ({len(call.attempts)} attempts). Try again, "
@@ -279,19 +289,25 @@ def reasoning_of(request: Request, route: Route) -> Reasoning | None:
 
 def candidates(
     rt: Runtime, caller: Caller, body: dict[str, Any], request: Request
-) -> tuple[list[Route], Request, int]:
+) -> tuple[list[Route], Request, int, int]:
     """For a quote or a token count, without serving anything: the routes that would be
     tried (before the request's needs narrow them), the request as they would read it
-    (web search results in it), and how many results those are (each is charged)."""
+    (web search results and server tools' results in it), how many search results those
+    are and how many pages were fetched at a charge (each is charged)."""
     model, fallbacks, search = web_search.from_body(body, request.messages)
     found: tuple[web_search.WebResult, ...] = ()
+    ran: tuple[server_tools.Run, ...] = ()
     if search is not None:  # the results are input tokens too
         request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
+    if tools := server_tools.called(body, request.messages):  # and the other tools'
+        ran = server_tools.runs(tools, request.messages, rt.clock.now())
+        request = server_tools.inject(request, ran)
     view = rt.catalog.view()
     allowed = auto_router.allowed_patterns(body)
     model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    return route_candidates(view, model, fallbacks, prefs), request, len(found)
+    routes = route_candidates(view, model, fallbacks, prefs)
+    return routes, request, len(found), server_tools.billed_fetches(ran)
 
 
 def provider_prompt_tokens(request: Request, wire_format: str) -> int:
@@ -322,15 +338,23 @@ def _output_limit(request: Request, route: Route) -> int:
     return min(request.max_tokens or route.max_output_tokens, route.max_output_tokens)
 
 
-def worst_hold(routes: list[Route], request: Request, fees: Fees, searched: int = 0) -> int:
+def worst_hold(
+    routes: list[Route], request: Request, fees: Fees, searched: int = 0, fetched: int = 0
+) -> int:
     """The hold before the first attempt: the most any of the routes can charge
-    (`searched`: web search results in the prompt, each charged)."""
+    (`searched`: web search results in the prompt, `fetched`: pages the web fetch tool
+    read, each charged)."""
     reshaped = _reshaped(request)
-    return max(worst_case(route, request, fees, searched, reshaped) for route in routes)
+    return max(worst_case(route, request, fees, searched, reshaped, fetched) for route in routes)
 
 
 def worst_case(
-    route: Route, request: Request, fees: Fees, searched: int = 0, reshaped: bool | None = None
+    route: Route,
+    request: Request,
+    fees: Fees,
+    searched: int = 0,
+    reshaped: bool | None = None,
+    fetched: int = 0,
 ) -> int:
     """The most this route can charge for the request (`reshaped`: `_reshaped(request)`,
     when known)."""
@@ -346,7 +370,8 @@ def worst_case(
     if explicit and route.cache_read_micros_per_mtok is not None:
         prompt_price = prompt_cache.worst_prompt_price(route, request)
     price = prompt_price, route.completion_micros_per_mtok
-    return charge_for(prompt, output, *price, fees, search_results=searched).charge_micros
+    charge = charge_for(prompt, output, *price, fees, search_results=searched, web_fetches=fetched)
+    return charge.charge_micros
 
 
 def fees_of(view: CatalogView) -> Fees:
@@ -383,6 +408,7 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     if spent.cache is not None:
         event.cached_tokens, event.cache_write_tokens = spent.cache.read, spent.cache.written
     event.web_search_results = len(served.web_results)
+    event.web_fetches = server_tools.billed_fetches(served.tool_runs)
     event.total_tokens = prompt + completion
     event.provider_cost_micros = charge.provider_cost_micros
     event.platform_fee_micros = charge.platform_fee_micros
@@ -402,7 +428,8 @@ def charge_of(
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     bill = None if cache is None else prompt_cache.bill(cache, route)
     fees = fees_of(rt.catalog.view())
-    return charge_for(prompt, completion, *price, fees, bill, len(served.web_results))
+    fetched = server_tools.billed_fetches(served.tool_runs)
+    return charge_for(prompt, completion, *price, fees, bill, len(served.web_results), fetched)
 
 
 def streamed_usage(
@@ -414,7 +441,18 @@ def streamed_usage(
     charge = charge_of(rt, served, prompt, completion, cache)
     if call.hold is not None:
         holds.cut_to_hold(call.hold, charge)
-    return usage_money(charge, served.route, prompt, completion, endpoint, cache)
+    money = usage_money(charge, served.route, prompt, completion, endpoint, cache)
+    return money | tool_use(call, served)
+
+
+def tool_use(call: Call, served: Served) -> dict[str, Any]:
+    """OpenRouter's `usage.server_tool_use_details` on chat and responses answers whose
+    model called a server tool (web search's tool among them; not its plugin)."""
+    searched = bool(served.web_results) and call.web is not None and call.web.tool
+    details = server_tools.usage_details(served.tool_runs, searched)
+    if details is None or call.endpoint == "messages":
+        return {}
+    return {"server_tool_use_details": details}
 
 
 def served_cache(served: Served) -> CacheUse | None:
@@ -515,6 +553,7 @@ def new_call(
             body.get("stream") and (body.get("debug") or {}).get("echo_upstream_body")
         ),
         web=web,
+        server_tools=server_tools.called(body, request.messages),
     )
 
 

@@ -69,6 +69,7 @@ class WebSearch:
     native: bool = False  # Anthropic's tool: answered in its blocks (`native_search`)
     allowed: tuple[str, ...] = ()  # the domains results come from, if any are given
     blocked: tuple[str, ...] = ()  # the domains they never come from
+    tool: bool = False  # OpenRouter's server tool, counted in `usage.server_tool_use_details`
 
 
 @dataclass(frozen=True)
@@ -115,13 +116,13 @@ def asked(body: dict[str, Any], online: bool, messages: tuple[Message, ...]) -> 
     tools = list(enumerate(body.get("tools") or ()))
     found = next(((i, t) for i, t in tools if is_search_tool(t)), None)
     last_role = messages[-1].role if messages else "user"
-    if found is None or last_role != "user" or not _lets_search(body):
+    if found is None or last_role != "user" or not lets_tools(body):
         return None
     index, tool = found
     if tool["type"] in ANTHROPIC_TOOLS:
         allowed, blocked = tool.get("allowed_domains") or (), tool.get("blocked_domains") or ()
         return WebSearch(native=True, allowed=tuple(allowed), blocked=tuple(blocked))
-    return WebSearch(_tool_results(tool, index))
+    return WebSearch(_tool_results(tool, index), tool=True)
 
 
 def is_search_tool(tool: Any) -> bool:
@@ -129,9 +130,10 @@ def is_search_tool(tool: Any) -> bool:
     return kind in WEB_SEARCH_TOOLS or kind in ANTHROPIC_TOOLS
 
 
-def _lets_search(body: dict[str, Any]) -> bool:
-    """The tool choices that let the model search: `auto` and `required` (Anthropic's
-    `{"type": "auto"}` and `{"type": "any"}`), or Anthropic's naming the search tool."""
+def lets_tools(body: dict[str, Any]) -> bool:
+    """The tool choices that let the model search or call another server tool: `auto`
+    and `required` (Anthropic's `{"type": "auto"}` and `{"type": "any"}`), or Anthropic's
+    naming the search tool."""
     choice = body.get("tool_choice")
     if choice is None or choice in ("auto", "required"):
         return True
@@ -145,14 +147,6 @@ def names_search_tool(choice: dict[str, Any], body: dict[str, Any]) -> bool:
     """Anthropic's `{"type": "tool", "name": ...}` naming the web search tool."""
     name = choice.get("name")
     return any(is_search_tool(t) and t.get("name") == name for t in body.get("tools") or ())
-
-
-def choice_after_search(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:
-    """A request's tool choice once the gateway has searched: `required` with no tool
-    but web search was the search, and the model then answers from its results."""
-    if choice != "required" or tools:
-        return choice
-    return "auto" if any(is_search_tool(t) for t in body.get("tools") or ()) else choice
 
 
 def _tool_results(tool: dict[str, Any], index: int) -> int:

@@ -190,6 +190,7 @@ class PricingFixture(_Strict):
     platform_fee_percent: float = Field(ge=0, le=100)
     minimum_charge_micros: int = Field(ge=0)
     web_search_micros_per_result: int = Field(default=4000, ge=0)
+    web_fetch_micros_per_fetch: int = Field(default=1000, ge=0)
     currency: str = "USD"
     packages: list[PackageFixture] = []
 

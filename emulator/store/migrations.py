@@ -381,6 +381,12 @@ def m0018_jobs_without_idempotency_key(db: Any) -> None:
     db.conn.execute("ALTER TABLE jobs DROP COLUMN idempotency_key")
 
 
+@migration
+def m0019_usage_web_fetches(db: Any) -> None:
+    """How many pages the web fetch tool read for a usage event (each is charged)."""
+    db["usage_events"].add_column("web_fetches", int, not_null_default=0)
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")

@@ -37,6 +37,7 @@ class UsageEvent:
     cache_write_tokens: int = 0  # of prompt_tokens: written to it
     web_search_results: int = 0  # web search results the prompt held, each charged
     stop_sequence: str | None = None  # the one of the request's that ended the answer
+    web_fetches: int = 0  # pages the web fetch tool read, each charged
 
 
 _COLUMNS = [f.name for f in fields(UsageEvent)]

@@ -208,7 +208,9 @@ def test_the_search_tool_answers_to_its_own_switches(tenant: Tenant) -> None:
             "/chat/completions", json={"model": MINI, "messages": QUESTION, "tools": [too_many]}
         )
     assert len(unplugged["choices"][0]["message"]["annotations"]) == 4  # the tool still searches
-    assert len(shorthand["output"][0]["content"][0]["annotations"]) == 5  # OpenAI's name for it
+    # OpenAI's name for it: OpenRouter's tool, whose call is an item before the message
+    assert [item["type"] for item in shorthand["output"]] == ["openrouter:web_search", "message"]
+    assert len(shorthand["output"][1]["content"][0]["annotations"]) == 5
     assert (
         forced["choices"][0]["message"]["tool_calls"]
         and "annotations" not in forced["choices"][0]["message"]
@@ -263,7 +265,7 @@ def test_web_search_as_the_only_required_tool_searches_then_answers(tenant: Tena
         ).json()
     message = chat_answer["choices"][0]["message"]
     assert len(message["annotations"]) == 4 and not message.get("tool_calls")
-    assert len(response["output"][0]["content"][0]["annotations"]) == 5
+    assert len(response["output"][1]["content"][0]["annotations"]) == 5
 
 
 def test_a_tool_error_names_its_place_among_all_the_tools(tenant: Tenant) -> None:

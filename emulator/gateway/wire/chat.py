@@ -33,7 +33,7 @@ from emulator.gateway.canonical import (
 )
 from emulator.gateway.files import file_text
 from emulator.gateway.logprobs import entries_of, entry_json, split
-from emulator.gateway.web_search import choice_after_search
+from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.messages import signature as thinking_signature
 
@@ -59,7 +59,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             tools, choice = allowed_tools(tools, names, allowed["mode"], where)
         else:
             choice = ForcedTool(choice["function"]["name"])
-    choice = choice_after_search(choice, tools, body)
+    choice = choice_after_server_tools(choice, tools, body)
     fmt = body.get("response_format") or {}
     stop = body.get("stop") or ()
     request = Request(

@@ -34,9 +34,10 @@ from emulator.gateway.canonical import (
     effort_tokens,
     merged_marks,
 )
+from emulator.gateway.server_tools import choice_after_server_tools, is_server_tool
 from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
-from emulator.gateway.web_search import choice_after_search, is_search_tool, names_search_tool
+from emulator.gateway.web_search import is_search_tool, names_search_tool
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -199,7 +200,7 @@ def parse_request(body: dict[str, Any]) -> Request:
     tools = tuple(
         _tool(t, index)
         for index, t in enumerate(body.get("tools", ()))
-        if not is_search_tool(t)  # web search is the gateway's to run
+        if not is_search_tool(t) and not is_server_tool(t)  # the gateway's to run
     )
     ttls = breakpoint_ttls(tools, messages)
     if ttls:  # at most four, an hour's first, as Anthropic's API checks them
@@ -210,7 +211,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         named = body["tool_choice"]
         # Naming the search tool is the search, then the answer.
         choice = "auto" if names_search_tool(named, body) else ForcedTool(named["name"])
-    choice = choice_after_search(choice, tools, body)
+    choice = choice_after_server_tools(choice, tools, body)
     reasoning, unasked = _reasoning(body.get("thinking"))
     fmt, field = body.get("output_format"), "output_format"
     if fmt is None:

@@ -25,7 +25,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.logprobs import entries_of, entry_json
-from emulator.gateway.web_search import choice_after_search
+from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire.chat import cache_of, content_text
 
 
@@ -39,6 +39,11 @@ class Shown:
     sealed: bool = False
 
 
+# Items of an earlier answer sent back that the model does not read again: its
+# reasoning, and the gateway's server tool calls (their results were in its prompt).
+NOT_READ = frozenset(
+    {"reasoning", "openrouter:web_search", "openrouter:datetime", "openrouter:web_fetch"}
+)
 SHOWN = Shown()  # a provider's answer to the gateway, which always asks for the summary
 _SEAL_PREFIX = "emu-reasoning-v1:"
 # The `include` value that asks for the log probabilities of the answer's tokens.
@@ -54,7 +59,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         messages.append(Message("user", items))
     else:
         for item in items:
-            if item.get("type") == "reasoning":  # an earlier answer's, sent back: not read
+            if item.get("type") in NOT_READ:  # an earlier answer's, sent back
                 continue
             message = _item(item)
             last = messages[-1] if messages else None
@@ -82,7 +87,7 @@ def parse_request(body: dict[str, Any]) -> Request:
             tools, choice = allowed_tools(tools, names, choice["mode"], "tool_choice.tools")
         else:
             choice = ForcedTool(choice["name"])
-    choice = choice_after_search(choice, tools, body)
+    choice = choice_after_server_tools(choice, tools, body)
     fmt = (body.get("text") or {}).get("format") or {}
     return Request(
         messages=tuple(messages),

@@ -1,0 +1,349 @@
+"""OpenRouter's server tools besides web search: `openrouter:datetime` and
+`openrouter:web_fetch`, which the gateway runs for the model before it answers.
+
+They run as OpenRouter's web search tool does here (`web_search`): when the user has
+just spoken and the tool choice lets the model call tools. Datetime reads the virtual
+clock, in the tool's `parameters.timezone` (IANA, UTC by default). Web fetch reads each
+`http(s)` URL of the user's last message, in order, up to `max_uses` (the URLs past it
+fail, as OpenRouter's tool does once its uses are spent). Nothing is fetched: a page is
+made up from its URL, deterministically; a host under `.invalid` cannot be reached, and
+a URL outside the tool's domain filters is refused. What the tools return joins the
+prompt as a system message before the last user message (input tokens, billed as
+such), one line a call; a model that writes its own text then says what it read
+(`said`). The routes show the calls: output items on `/responses` (`output_items`) and
+`usage.server_tool_use_details` on chat and responses (`usage_details`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AfterValidator, Field, ValidationError
+
+from emulator.bodies import OpenWireModel
+from emulator.errors import ValidationFailed
+from emulator.gateway.canonical import Message, Request
+from emulator.gateway.topic_words import topic_words
+from emulator.gateway.web_search import WebResult, is_search_tool, lets_tools, shown_query
+
+DATETIME = "openrouter:datetime"
+WEB_FETCH = "openrouter:web_fetch"
+KINDS = frozenset({DATETIME, WEB_FETCH})
+ServerToolType = Literal["openrouter:datetime", "openrouter:web_fetch"]
+FETCH_LIMIT = 50  # OpenRouter's hard limit of fetches in one request
+# Engines OpenRouter does not charge for: its own, and Firecrawl's (your own key).
+FREE_ENGINES = frozenset({"openrouter", "firecrawl"})
+CHARS_PER_TOKEN = 4  # `max_content_tokens` is approximate, as OpenRouter's is
+_URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+")
+_RESULT_LINE = re.compile(r"^The (openrouter:[a-z_]+) tool returned: (\{.*\})$", re.M)
+_ITEM_PREFIXES = {"openrouter:web_search": "ws", DATETIME: "dt", WEB_FETCH: "wf"}
+_ENDS = ("response.completed", "response.incomplete", "response.failed")
+
+
+def _bare_domain(domain: str) -> str:
+    if "://" in domain:
+        raise ValueError(f"a domain is written without its scheme: not {domain!r}")
+    return domain
+
+
+Domain = Annotated[str, Field(min_length=1, max_length=253), AfterValidator(_bare_domain)]
+
+
+def _known_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValueError(
+            f"{name!r} is not an IANA timezone name (such as 'Europe/Paris')"
+        ) from None
+    return name
+
+
+class DatetimeConfig(OpenWireModel):
+    timezone: Annotated[str, AfterValidator(_known_zone)] | None = None
+
+
+class WebFetchConfig(OpenWireModel):
+    engine: Literal["auto", "native", "exa", "openrouter", "firecrawl", "parallel"] | None = None
+    max_uses: Annotated[int, Field(ge=1)] | None = None
+    max_content_tokens: Annotated[int, Field(ge=1)] | None = None
+    allowed_domains: list[Domain] | None = None
+    blocked_domains: list[Domain] | None = None
+
+
+_CONFIGS: dict[str, type[OpenWireModel]] = {DATETIME: DatetimeConfig, WEB_FETCH: WebFetchConfig}
+
+
+@dataclass(frozen=True)
+class Run:
+    """One call of a server tool: what it returned to the model (`result`), or why it
+    failed (`error`)."""
+
+    kind: str
+    result: dict[str, Any]
+    error: str | None = None
+    billed: bool = False  # a page read by an engine that charges for it
+
+
+def billed_fetches(runs_: tuple[Run, ...]) -> int:
+    return sum(run.billed for run in runs_)
+
+
+def is_server_tool(tool: Any) -> bool:
+    return isinstance(tool, dict) and tool.get("type") in KINDS
+
+
+def called(body: dict[str, Any], messages: tuple[Message, ...]) -> dict[str, OpenWireModel]:
+    """The server tools of a body (checked), if the model calls them now: the user has
+    just spoken and the tool choice lets it."""
+    if not body.get("tools"):  # nearly every request
+        return {}
+    found = configs(body)
+    last_role = messages[-1].role if messages else "user"
+    return found if found and last_role == "user" and lets_tools(body) else {}
+
+
+def choice_after_server_tools(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:
+    """A request's tool choice once the gateway has run its server tools: `required`
+    with no tool but them was their call, and the model then answers from their results."""
+    if choice != "required" or tools:
+        return choice
+    given = body.get("tools") or ()
+    return "auto" if any(is_search_tool(t) or is_server_tool(t) for t in given) else choice
+
+
+def configs(body: dict[str, Any]) -> dict[str, OpenWireModel]:
+    """Each server tool of a body with its checked `parameters` (400 naming the field
+    for a bad one); none for a body without tools."""
+    found: dict[str, OpenWireModel] = {}
+    for index, tool in enumerate(body.get("tools") or ()):
+        if not is_server_tool(tool):
+            continue
+        kind = tool["type"]
+        if kind in found:
+            raise ValidationFailed(
+                f"`{kind}` is given twice in `tools`: send it once.", param=f"tools[{index}]"
+            )
+        found[kind] = _config(_CONFIGS[kind], tool.get("parameters"), index)
+    return found
+
+
+def _config(model: type[OpenWireModel], given: Any, index: int) -> OpenWireModel:
+    where = f"tools[{index}].parameters"
+    try:
+        return model.model_validate({} if given is None else given, strict=True)
+    except ValidationError as exc:
+        first = exc.errors(include_input=False)[0]
+        field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        raise ValidationFailed(
+            f"The server tool's `parameters` are not valid: {message}.", param=where + field
+        ) from exc
+
+
+def runs(
+    found: dict[str, OpenWireModel], messages: tuple[Message, ...], now: float
+) -> tuple[Run, ...]:
+    """The calls the model makes when it may call tools now: the time, then each URL."""
+    runs_: list[Run] = []
+    if isinstance(datetime_config := found.get(DATETIME), DatetimeConfig):
+        runs_.append(_datetime(datetime_config, now))
+    if isinstance(fetch := found.get(WEB_FETCH), WebFetchConfig):
+        last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
+        uses = min(fetch.max_uses or FETCH_LIMIT, FETCH_LIMIT)
+        for number, url in enumerate(urls_in(last_user)[:FETCH_LIMIT]):
+            if number >= uses:
+                error = f"The web fetch tool's {uses} uses are spent (`max_uses`)."
+                runs_.append(Run(WEB_FETCH, {"url": url}, error))
+            else:
+                runs_.append(_fetch(url, fetch))
+    return tuple(runs_)
+
+
+def urls_in(text: str) -> list[str]:
+    """The distinct `http(s)` URLs of a text, in order, without trailing punctuation."""
+    return list(dict.fromkeys(m.rstrip(".,;:!?") for m in _URL.findall(text)))
+
+
+def _datetime(config: DatetimeConfig, now: float) -> Run:
+    zone = config.timezone or "UTC"
+    moment = datetime.fromtimestamp(now, ZoneInfo(zone))
+    stamp = moment.isoformat(timespec="milliseconds")
+    return Run(DATETIME, {"datetime": stamp.replace("+00:00", "Z"), "timezone": zone})
+
+
+def _fetch(url: str, config: WebFetchConfig) -> Run:
+    parts = urlsplit(url)
+    host = (parts.hostname or "").rstrip(".")
+    if not _allowed(host, parts.path, config):
+        error = f"The URL's domain ({host}) is outside the web fetch tool's domain filters."
+        return Run(WEB_FETCH, {"url": url}, error)
+    if host == "invalid" or host.endswith(".invalid"):  # RFC 6761: never resolves
+        return Run(WEB_FETCH, {"url": url}, f"Could not reach {host}: the host does not resolve.")
+    title, content = page(url)
+    limit = config.max_content_tokens
+    if limit is not None and len(content) > limit * CHARS_PER_TOKEN:
+        content = content[: limit * CHARS_PER_TOKEN]
+    result = {"url": url, "title": title, "content": content, "http_status": 200}
+    return Run(WEB_FETCH, result, billed=config.engine not in FREE_ENGINES)
+
+
+def _allowed(host: str, path: str, config: WebFetchConfig) -> bool:
+    """Within `allowed_domains` (a domain covers its subdomains; one with a path, the
+    pages under it) and outside `blocked_domains`."""
+    if config.allowed_domains and not any(
+        _covers(domain, host, path) for domain in config.allowed_domains
+    ):
+        return False
+    return not any(_covers(domain, host, path) for domain in config.blocked_domains or ())
+
+
+def _covers(domain: str, host: str, path: str) -> bool:
+    name, _, under = domain.partition("/")
+    name = name.lower()
+    on_it = host == name or host.endswith("." + name)
+    return on_it and (not under or path.strip("/").startswith(under.strip("/")))
+
+
+def page(url: str) -> tuple[str, str]:
+    """A page made up from its URL: the same URL, the same title and text."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    words = topic_words(parts.path.replace("-", " ").replace("_", " ")) or topic_words(host)
+    words = words[:6] or ["home"]
+    digest = hashlib.sha256(url.encode()).digest()
+    topic = " ".join(words[:3])
+    title = f"{topic.capitalize()} | {host}"
+    sentences = [
+        f"This page on {host} is about {topic}.",
+        f"It explains {words[digest[0] % len(words)]} step by step, with examples.",
+        f"A section compares {words[digest[1] % len(words)]} with the alternatives.",
+        f"The last part lists {2 + digest[2] % 7} questions readers ask about {topic}.",
+        f"Updated {2020 + digest[3] % 6}; {3 + digest[4] % 9} minutes to read.",
+    ]
+    return title, " ".join(sentences)
+
+
+def inject(request: Request, runs_: tuple[Run, ...]) -> Request:
+    """The request with what the tools returned as a system message before its last
+    user message: one line a call, as the model reads it."""
+    if not runs_:
+        return request
+    lines = [
+        f"The {run.kind} tool returned: "
+        + json.dumps(run.result if run.error is None else {**run.result, "error": run.error})
+        for run in runs_
+    ]
+    messages = list(request.messages)
+    users = [i for i, message in enumerate(messages) if message.role == "user"]
+    at = users[-1] if users else len(messages)
+    messages.insert(at, Message("system", "\n".join(lines)))
+    return replace(request, messages=tuple(messages))
+
+
+def said(messages: tuple[Message, ...]) -> str:
+    """What a model that writes its own text adds after reading the tools' results in
+    its prompt: the time it was told, and what each page it read is ("" for none)."""
+    sentences = []
+    for message in messages:
+        if message.role != "system" or " tool returned: {" not in message.text:
+            continue
+        for match in _RESULT_LINE.finditer(message.text):
+            try:
+                result = json.loads(match[2])
+            except ValueError:  # a client's own system text that looks like ours
+                continue
+            if isinstance(result, dict):
+                sentences.append(_sentence(match[1], result))
+    return "".join(s for s in sentences if s)
+
+
+def _sentence(kind: str, result: dict[str, Any]) -> str:
+    if "error" in result:
+        return f" I could not read {result.get('url')}."
+    if kind == DATETIME and isinstance(result.get("datetime"), str):
+        try:
+            moment = datetime.fromisoformat(result["datetime"])
+        except ValueError:
+            return ""
+        when = f"{moment:%A, %B} {moment.day}, {moment:%Y, %H:%M}"
+        return f" It is {when} ({result.get('timezone')})."
+    if kind == WEB_FETCH and isinstance(result.get("url"), str):
+        host = urlsplit(result["url"]).hostname or result["url"]
+        return f" From [{host}]({result['url']}): {result.get('title')}."
+    return ""
+
+
+def output_items(
+    response_id: str, runs_: tuple[Run, ...], query: str, found: tuple[WebResult, ...]
+) -> list[dict[str, Any]]:
+    """The server tools' calls as the responses format shows them, before the model's
+    own items: the web search tool's (`found`, for `query`), then the others'."""
+    digest = hashlib.sha256(response_id.encode()).hexdigest()[:24]
+    items: list[dict[str, Any]] = []
+    if found:
+        sources = [{"type": "url", "url": result.url} for result in found]
+        action = {"type": "search", "query": shown_query(query), "sources": sources}
+        items.append({"type": "openrouter:web_search", "status": "completed", "action": action})
+    for run in runs_:
+        item: dict[str, Any] = {"type": run.kind, "status": "completed"}
+        if run.kind == DATETIME:
+            item |= run.result
+        else:
+            item |= {k: v for k, v in run.result.items() if k != "http_status"}
+            if "http_status" in run.result:
+                item["httpStatus"] = run.result["http_status"]
+        if run.error is not None:
+            item["error"] = run.error
+        items.append(item)
+    for number, item in enumerate(items):
+        item["id"] = f"{_ITEM_PREFIXES[item['type']]}_{digest}{number:02d}"
+    return items
+
+
+def with_items(events: Iterable[dict[str, Any]], items: list[dict[str, Any]]) -> Iterator[Any]:
+    """Responses events with the server tools' items first: each added (in progress) and
+    done right after `response.in_progress`, the model's items moved past them, the
+    events after renumbered, and the items in the final response's output."""
+    shift = 0
+    for event in events:
+        event = {**event, "sequence_number": event["sequence_number"] + shift}
+        if "output_index" in event:
+            event["output_index"] += len(items)
+        if event["type"] in _ENDS:
+            response = event["response"]
+            event["response"] = {**response, "output": items + response["output"]}
+        yield event
+        if event["type"] == "response.in_progress":
+            number = event["sequence_number"]
+            for index, item in enumerate(items):
+                for kind, shown in (("added", {**item, "status": "in_progress"}), ("done", item)):
+                    number += 1
+                    yield {
+                        "type": f"response.output_item.{kind}",
+                        "sequence_number": number,
+                        "output_index": index,
+                        "item": shown,
+                    }
+            shift += 2 * len(items)
+
+
+def usage_details(runs_: tuple[Run, ...], searched: bool) -> dict[str, Any] | None:
+    """OpenRouter's `usage.server_tool_use_details`: the server tool calls the model
+    asked for and those that gave a result (a search by the web search tool is one)."""
+    if not runs_ and not searched:
+        return None
+    asked = len(runs_) + searched
+    details = {"tool_calls_requested": asked}
+    details["tool_calls_executed"] = asked - sum(run.error is not None for run in runs_)
+    if searched:
+        details["web_search_requests"] = 1
+    return details
