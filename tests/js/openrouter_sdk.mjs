@@ -1,7 +1,8 @@
 // OpenRouter's own TypeScript SDK (`@openrouter/sdk`) against the emulator, unmodified
 // but for base URL and key. It checks every answer against its zod schemas, so a field
 // missing or mistyped fails the call: chat (whole, streamed), responses (whole,
-// streamed), the catalog views, generation stats and credits. Prints one JSON object.
+// streamed), the server tools' items, the catalog views, generation stats and
+// credits. Prints one JSON object.
 //
 //   node openrouter_sdk.mjs http://127.0.0.1:8787/api/v1 sk-emu-demo-all
 
@@ -112,6 +113,32 @@ await runChecks({
       cited: answer.choices[0].message.content.includes("Sources: ["),
       citations: part.annotations.map((a) => a.type),
       cached: answer.usage.promptTokensDetails.cachedTokens,
+    };
+  },
+  async serverTools() {
+    // The datetime and web fetch tools' calls, as the SDK types them (whole and streamed).
+    const tools = [
+      { type: "openrouter:datetime", parameters: { timezone: "Europe/Paris" } },
+      { type: "openrouter:web_fetch" },
+    ];
+    const input = "What is new today on https://docs.example.com/release-notes";
+    const whole = await client.responses.send({ responsesRequest: { model: MODEL, input, tools } });
+    const events = await collect(
+      await client.responses.send({ responsesRequest: { model: MODEL, input, tools, stream: true } }),
+    );
+    const chat = await client.chat.send({
+      chatRequest: { model: MODEL, messages: [{ role: "user", content: input }], tools },
+    });
+    const [clock, page] = whole.output;
+    return {
+      types: whole.output.map((item) => item.type),
+      timezone: clock.timezone,
+      datetime: clock.datetime,
+      url: page.url,
+      httpStatus: page.httpStatus,
+      streamed: events.filter((e) => e.type === "response.output_item.done").map((e) => e.item.type),
+      unknown: events.filter((e) => e.isUnknown || e.type === "UNKNOWN").length,
+      details: chat.usage.serverToolUseDetails,
     };
   },
   async generation() {

@@ -357,6 +357,15 @@ def test_openrouter_ts_sdk_takes_reasoning_citations_and_cached_tokens(
     assert found["cached"] >= 1024
 
 
+def test_openrouter_ts_sdk_takes_the_server_tools_items(node_openrouter: dict[str, Any]) -> None:
+    tools = node_openrouter["serverTools"]
+    kinds = ["openrouter:datetime", "openrouter:web_fetch", "message"]
+    assert tools["types"] == tools["streamed"] == kinds and tools["unknown"] == 0
+    assert tools["timezone"] == "Europe/Paris" and tools["datetime"][-6:] in ("+01:00", "+02:00")
+    assert tools["url"] == "https://docs.example.com/release-notes" and tools["httpStatus"] == 200
+    assert tools["details"] == {"toolCallsRequested": 2, "toolCallsExecuted": 2}
+
+
 def test_openrouter_ts_sdk_takes_the_catalog_views(
     node_openrouter: dict[str, Any], router_tenant: Tenant
 ) -> None:
