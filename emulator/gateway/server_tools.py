@@ -183,6 +183,8 @@ def _datetime(config: DatetimeConfig, now: float) -> Run:
 def _fetch(url: str, config: WebFetchConfig) -> Run:
     parts = urlsplit(url)
     host = (parts.hostname or "").rstrip(".")
+    if not host:
+        return Run(WEB_FETCH, {"url": url}, "The URL names no host.")
     if not _allowed(host, parts.path, config):
         error = f"The URL's domain ({host}) is outside the web fetch tool's domain filters."
         return Run(WEB_FETCH, {"url": url}, error)
@@ -216,7 +218,7 @@ def _covers(domain: str, host: str, path: str) -> bool:
 def page(url: str) -> tuple[str, str]:
     """A page made up from its URL: the same URL, the same title and text."""
     parts = urlsplit(url)
-    host = parts.hostname or ""
+    host = (parts.hostname or "").rstrip(".")
     words = topic_words(parts.path.replace("-", " ").replace("_", " ")) or topic_words(host)
     words = words[:6] or ["home"]
     digest = hashlib.sha256(url.encode()).digest()
@@ -277,7 +279,7 @@ def _sentence(kind: str, result: dict[str, Any]) -> str:
         when = f"{moment:%A, %B} {moment.day}, {moment:%Y, %H:%M}"
         return f" It is {when} ({result.get('timezone')})."
     if kind == WEB_FETCH and isinstance(result.get("url"), str):
-        host = urlsplit(result["url"]).hostname or result["url"]
+        host = (urlsplit(result["url"]).hostname or "").rstrip(".") or result["url"]
         return f" From [{host}]({result['url']}): {result.get('title')}."
     return ""
 

@@ -379,3 +379,17 @@ def test_the_hold_and_the_quote_count_the_pages_a_fetch_will_charge(tenant: Tena
         "estimated_charge_micros"
     ] in (2110, 2111)
     assert held["charged"] - held["free"] in (2110, 2111)
+
+
+def test_odd_urls_are_read_or_fail_cleanly(tenant: Tenant) -> None:
+    odd = "http://[::1]/x http:///x http://a:99999/x https://EXAMPLE.com./Rye http://%zz/ x.invalid"
+    with tenant.client() as http:
+        answer = ask(http, f"See {odd}", tools=[FETCH])
+    text = answer["choices"][0]["message"]["content"]
+    # `http://[` is no URL; a URL without a host fails; the others are read.
+    assert answer["usage"]["server_tool_use_details"] == {
+        "tool_calls_requested": 4,
+        "tool_calls_executed": 3,
+    }
+    assert "I could not read http:///x." in text
+    assert "From [example.com](https://EXAMPLE.com./Rye): Example | example.com." in text
