@@ -19,7 +19,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import native_search, service, source_citations, sources
+from emulator.gateway import native_fetch, native_search, service, source_citations, sources
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
@@ -119,6 +119,13 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     )
     cited: list[source_citations.Citable] = [*sources.found(body["messages"])]
     cited += search.sources() if search else []
+    # Anthropic's server tools' blocks: the search's, then each fetch's.
+    fetched = native_fetch.fetches(served.tool_runs)
+    shown = search.blocks() if search else []
+    if fetched:
+        now = rt.clock.now_iso()
+        shown += native_fetch.blocks(served.tool_runs, ident, now, native_fetch.cites(body))
+    used = native_search.usage(search is not None, fetched)
     headers = {"X-Generation-Id": served.id}
     if call.stream:
 
@@ -135,8 +142,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
                 omit_thinking=omitted,
             )
             events = source_citations.cite_stream(events, served.deltas, cited)
-            if search is not None:
-                events = native_search.add_events(events, search)
+            if shown:
+                events = native_search.add_events(events, shown, used)
             return typed_sse_lines(_priced(rt, call, served, events))
 
         stream = paced_stream(rt, caller, call, served, render)
@@ -147,9 +154,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion = replace(completion, reasoning=None)
     whole = messages.render_response(completion, id=ident, model=model, omit_thinking=omitted)
     source_citations.cite_content(whole["content"], cited)
-    if search is not None:
-        native_search.add_blocks(whole["content"], search)
-        whole["usage"]["server_tool_use"] = dict(native_search.USAGE)
+    if shown:
+        native_search.add_blocks(whole["content"], shown)
+        whole["usage"]["server_tool_use"] = used
     whole["provider"] = served.route.provider
     spent = service.Spent(
         completion.input_tokens,

@@ -84,8 +84,9 @@ class Block(OpenWireModel):
         "tool_result",
         "thinking",
         "redacted_thinking",
-        "server_tool_use",  # Anthropic's web search, sent back in an assistant turn
+        "server_tool_use",  # Anthropic's web search or fetch, sent back by the assistant
         "web_search_tool_result",
+        "web_fetch_tool_result",
     ]
     text: str | None = None
     id: str | None = None
@@ -125,6 +126,7 @@ _NEEDS = {
     "redacted_thinking": ("data",),
     "server_tool_use": ("id", "name", "input"),
     "web_search_tool_result": ("tool_use_id", "content"),
+    "web_fetch_tool_result": ("tool_use_id", "content"),
     "web_search_result": ("url", "title", "encrypted_content"),
 }
 _TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")

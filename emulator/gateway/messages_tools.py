@@ -14,12 +14,21 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
 from emulator.gateway.chat_schemas import CacheControl
-from emulator.gateway.server_tools import KINDS, Domain, ServerToolType
+from emulator.gateway.server_tools import (
+    KINDS,
+    NATIVE_FETCH,
+    NATIVE_FETCH_TOOLS,
+    Domain,
+    ServerToolType,
+)
 from emulator.gateway.web_search import ANTHROPIC_TOOLS
 
 SEARCH_NAME = "web_search"  # the name Anthropic's web search tool is called by
 SearchType = Literal[
     "openrouter:web_search", "web_search_20250305", "web_search_20260209", "web_search_20260318"
+]
+FetchType = Literal[
+    "web_fetch_20250910", "web_fetch_20260209", "web_fetch_20260309", "web_fetch_20260318"
 ]
 
 
@@ -33,8 +42,12 @@ class UserLocation(OpenWireModel):
     timezone: Annotated[str, Field(min_length=1, max_length=255)] | None = None
 
 
+class FetchCitations(OpenWireModel):
+    enabled: bool
+
+
 class Tool(OpenWireModel):
-    type: Literal["custom"] | SearchType | ServerToolType | None = None
+    type: Literal["custom"] | SearchType | FetchType | ServerToolType | None = None
     name: Annotated[
         Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
         Field(validate_default=True),
@@ -42,11 +55,13 @@ class Tool(OpenWireModel):
     description: str | None = None
     input_schema: Annotated[dict[str, Any] | None, Field(validate_default=True)] = None
     cache_control: CacheControl | None = None
-    # Anthropic's web search tool
+    # Anthropic's web search and web fetch tools
     max_uses: Annotated[int, Field(ge=1)] | None = None
     allowed_domains: list[Domain] | None = None
     blocked_domains: list[Domain] | None = None
     user_location: UserLocation | None = None
+    max_content_tokens: Annotated[int, Field(ge=1)] | None = None  # web fetch's
+    citations: FetchCitations | None = None  # web fetch's
 
     @model_validator(mode="before")
     @classmethod
@@ -54,12 +69,14 @@ class Tool(OpenWireModel):
         """Another server tool would fail on its missing `input_schema`: say what it is."""
         kind = data.get("type") if isinstance(data, dict) else None
         known = (None, "custom", "openrouter:web_search", *ANTHROPIC_TOOLS, *KINDS)
+        known += tuple(NATIVE_FETCH_TOOLS)
         if kind not in known:
             raise ValueError(
                 f"server tools such as {kind!r} are not emulated; send custom tools (a "
                 "`name` and an `input_schema`), web search (`web_search_20250305`, "
                 "`openrouter:web_search`, `plugins` or a model id ending in `:online`), "
-                "`openrouter:datetime` or `openrouter:web_fetch`"
+                "web fetch (`web_fetch_20250910`, `openrouter:web_fetch`) or "
+                "`openrouter:datetime`"
             )
         return data
 
@@ -69,6 +86,8 @@ class Tool(OpenWireModel):
         kind = info.data.get("type")
         if kind in ANTHROPIC_TOOLS and name != SEARCH_NAME:
             raise ValueError(f"the web search tool is called {SEARCH_NAME!r}")
+        if kind in NATIVE_FETCH_TOOLS and name != NATIVE_FETCH:
+            raise ValueError(f"the web fetch tool is called {NATIVE_FETCH!r}")
         if name is None and kind != "openrouter:web_search" and kind not in KINDS:
             raise ValueError("Field required")
         return name
@@ -88,7 +107,13 @@ class Tool(OpenWireModel):
 
     @property
     def searches(self) -> bool:
-        return self.type is not None and self.type != "custom" and self.type not in KINDS
+        known = self.type in (None, "custom") or self.type in KINDS
+        return not known and not self.fetches
+
+    @property
+    def fetches(self) -> bool:
+        """Anthropic's web fetch tool (OpenRouter's server tools count with neither)."""
+        return self.type in NATIVE_FETCH_TOOLS
 
 
 class ToolChoice(OpenWireModel):
@@ -104,18 +129,21 @@ class ToolChoice(OpenWireModel):
 
 
 def check_search_tools(tools: list[Tool]) -> None:
-    """One web search tool at most, whose name no custom tool takes."""
-    searches = [index for index, tool in enumerate(tools) if tool.searches]
-    if len(searches) > 1:
-        raise ValidationFailed(
-            "Send one web search tool: the gateway searches once a request.",
-            param=f"tools[{searches[1]}]",
-        )
-    names = {tool.name for tool in tools if tool.searches}
-    for index, tool in enumerate(tools):
-        if not tool.searches and tool.name in names:
+    """One web search tool and one web fetch tool at most, whose names no custom tool
+    takes."""
+    kinds = {"web search": [t.searches for t in tools], "web fetch": [t.fetches for t in tools]}
+    for what, runs in kinds.items():
+        given = [index for index, ran in enumerate(runs) if ran]
+        if len(given) > 1:
             raise ValidationFailed(
-                f"Tool names must be unique: {tool.name!r} is the web search tool's too.",
-                param=f"tools[{index}].name",
-                code="duplicate_tool_name",
+                f"Send one {what} tool: the gateway runs it once a request.",
+                param=f"tools[{given[1]}]",
             )
+        names = {tools[index].name for index in given}
+        for index, tool in enumerate(tools):
+            if tool.type in (None, "custom") and tool.name in names:
+                raise ValidationFailed(
+                    f"Tool names must be unique: {tool.name!r} is the {what} tool's too.",
+                    param=f"tools[{index}].name",
+                    code="duplicate_tool_name",
+                )

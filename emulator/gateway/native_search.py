@@ -26,9 +26,11 @@ from datetime import date, timedelta
 from typing import Any
 
 from emulator.clock import Clock
+from emulator.gateway import native_fetch
+from emulator.gateway.native_fetch import RESULT as FETCH_RESULT
 from emulator.gateway.web_search import WebResult, WebSearch, query_of, shown_query
 
-BLOCKS = ("server_tool_use", "web_search_tool_result")
+BLOCKS = ("server_tool_use", "web_search_tool_result", FETCH_RESULT)
 _THINKING = ("thinking", "redacted_thinking")
 _TOOL_ID = re.compile(r"^srvtoolu_[a-zA-Z0-9_]+$")
 _ERRORS = ("web_search_tool_result_error", "web_search_tool_request_error")
@@ -90,7 +92,9 @@ class NativeSearch:
         }
 
 
-USAGE = {"web_search_requests": 1, "web_fetch_requests": 0}
+def usage(searched: bool, fetched: int) -> dict[str, int]:
+    """Anthropic's `usage.server_tool_use`: its tools' searches and fetches."""
+    return {"web_search_requests": int(searched), "web_fetch_requests": fetched}
 
 
 def shown(
@@ -110,16 +114,18 @@ def shown(
     return NativeSearch(tool_id, shown_query(query_of(messages)), found, today, not structured)
 
 
-def add_blocks(content: list[dict[str, Any]], search: NativeSearch) -> None:
-    """A whole answer's content with the search's blocks after its thinking."""
+def add_blocks(content: list[dict[str, Any]], blocks: list[dict[str, Any]]) -> None:
+    """A whole answer's content with the server tools' blocks (a search's, a fetch's:
+    pairs of a call and its result) after its thinking."""
     at = sum(1 for block in content if block["type"] in _THINKING)
-    content[at:at] = search.blocks()
+    content[at:at] = blocks
 
 
-def add_events(events: Iterator[dict[str, Any]], search: NativeSearch) -> Iterator[dict[str, Any]]:
-    """A stream's events with the search's blocks before its first block that is not
-    thinking (the blocks after it renumbered), and the search in the final usage."""
-    blocks = search.blocks()
+def add_events(
+    events: Iterator[dict[str, Any]], blocks: list[dict[str, Any]], used: dict[str, int]
+) -> Iterator[dict[str, Any]]:
+    """A stream's events with the server tools' blocks before its first block that is
+    not thinking (the blocks after it renumbered), and their `used` in the final usage."""
     sent = False
     next_block = 0  # the index the next block would take
     for event in events:
@@ -133,20 +139,22 @@ def add_events(events: Iterator[dict[str, Any]], search: NativeSearch) -> Iterat
         if sent and "index" in event:
             event = {**event, "index": event["index"] + len(blocks)}
         if kind == "message_delta":
-            event = {**event, "usage": {**event["usage"], "server_tool_use": dict(USAGE)}}
+            event = {**event, "usage": {**event["usage"], "server_tool_use": used}}
         yield event
 
 
 def _block_events(first: int, blocks: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    call, result = blocks
-    opened = {**call, "input": {}}
-    yield {"type": "content_block_start", "index": first, "content_block": opened}
-    partial = json.dumps(call["input"], separators=(",", ":"), ensure_ascii=False)
-    delta = {"type": "input_json_delta", "partial_json": partial}
-    yield {"type": "content_block_delta", "index": first, "delta": delta}
-    yield {"type": "content_block_stop", "index": first}
-    yield {"type": "content_block_start", "index": first + 1, "content_block": result}
-    yield {"type": "content_block_stop", "index": first + 1}
+    """Each call's block with its input as one delta, then its result whole."""
+    for at in range(first, first + len(blocks), 2):
+        call, result = blocks[at - first], blocks[at - first + 1]
+        opened = {**call, "input": {}}
+        yield {"type": "content_block_start", "index": at, "content_block": opened}
+        partial = json.dumps(call["input"], separators=(",", ":"), ensure_ascii=False)
+        delta = {"type": "input_json_delta", "partial_json": partial}
+        yield {"type": "content_block_delta", "index": at, "delta": delta}
+        yield {"type": "content_block_stop", "index": at}
+        yield {"type": "content_block_start", "index": at + 1, "content_block": result}
+        yield {"type": "content_block_stop", "index": at + 1}
 
 
 def _opaque(text: str) -> str:
@@ -165,16 +173,21 @@ def _page_age(url: str, today: date) -> str:
 def check_search_block(block: Any) -> None:
     """A search's block sent back as Anthropic's API takes it: a `server_tool_use` of web
     search with a `srvtoolu_` id; a `web_search_tool_result` answering such an id with
-    a list of results (`url`, `title`, `encrypted_content`) or an error object."""
+    a list of results (`url`, `title`, `encrypted_content`) or an error object; a fetch's
+    result (`native_fetch.check_fetch_block`)."""
+    if block.type == FETCH_RESULT:
+        native_fetch.check_fetch_block(block)
     ident = block.id if block.type == "server_tool_use" else block.tool_use_id
     field = "id" if block.type == "server_tool_use" else "tool_use_id"
     if not _TOOL_ID.fullmatch(ident or ""):
         raise ValueError(f"{block.type}.{field}: String should match pattern '{_TOOL_ID.pattern}'")
     if block.type == "server_tool_use":
-        if block.name != "web_search":
-            raise ValueError("server_tool_use.name: only 'web_search' is emulated")
+        if block.name not in ("web_search", "web_fetch"):
+            raise ValueError("server_tool_use.name: only 'web_search' and 'web_fetch' are emulated")
         return
     content = block.content
+    if block.type == FETCH_RESULT:
+        return
     if isinstance(content, dict):
         if content.get("type") not in _ERRORS or not isinstance(content.get("error_code"), str):
             raise ValueError(
@@ -197,6 +210,10 @@ def check_search_block(block: Any) -> None:
 def read_back(block: dict[str, Any]) -> str:
     """A search's block sent back, as the model reads it: the query searched; each
     result's title, URL and content (what the encrypted content holds, when it is ours)."""
+    if block["type"] == "server_tool_use" and block.get("name") == "web_fetch":
+        return native_fetch.read_back(block)
+    if block["type"] == FETCH_RESULT:
+        return native_fetch.read_back(block)
     if block["type"] == "server_tool_use":
         query = (block.get("input") or {}).get("query")
         return f"Searched the web for: {query}" if isinstance(query, str) else ""

@@ -32,18 +32,28 @@ from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
 from emulator.gateway.canonical import Message, Request
 from emulator.gateway.topic_words import topic_words
-from emulator.gateway.web_search import WebResult, is_search_tool, lets_tools, shown_query
+from emulator.gateway.web_search import (
+    ANTHROPIC_FETCH_TOOLS,
+    WebResult,
+    is_search_tool,
+    lets_tools,
+    shown_query,
+)
 
 DATETIME = "openrouter:datetime"
 WEB_FETCH = "openrouter:web_fetch"
 KINDS = frozenset({DATETIME, WEB_FETCH})
+# Anthropic's web fetch tool, by version (`/messages` only; answered in `native_fetch`).
+NATIVE_FETCH_TOOLS = ANTHROPIC_FETCH_TOOLS
+NATIVE_FETCH = "web_fetch"  # its calls' kind, and the name it is called by
 ServerToolType = Literal["openrouter:datetime", "openrouter:web_fetch"]
 FETCH_LIMIT = 50  # OpenRouter's hard limit of fetches in one request
-# Engines OpenRouter does not charge for: its own, and Firecrawl's (your own key).
-FREE_ENGINES = frozenset({"openrouter", "firecrawl"})
+# Engines that charge nothing per page: OpenRouter's own, Firecrawl's (your own key)
+# and the provider's (`native`: Anthropic's tool costs only the tokens it adds).
+FREE_ENGINES = frozenset({"openrouter", "firecrawl", "native"})
 CHARS_PER_TOKEN = 4  # `max_content_tokens` is approximate, as OpenRouter's is
 _URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+")
-_RESULT_LINE = re.compile(r"^The (openrouter:[a-z_]+) tool returned: (\{.*\})$", re.M)
+_RESULT_LINE = re.compile(r"^The ([a-z_:]+) tool returned: (\{.*\})$", re.M)
 _ITEM_PREFIXES = {"openrouter:web_search": "ws", DATETIME: "dt", WEB_FETCH: "wf"}
 _ENDS = ("response.completed", "response.incomplete", "response.failed")
 
@@ -90,6 +100,7 @@ class Run:
     kind: str
     result: dict[str, Any]
     error: str | None = None
+    code: str | None = None  # the error's, as Anthropic's tool names it
     billed: bool = False  # a page read by an engine that charges for it
 
 
@@ -98,7 +109,8 @@ def billed_fetches(runs_: tuple[Run, ...]) -> int:
 
 
 def is_server_tool(tool: Any) -> bool:
-    return isinstance(tool, dict) and tool.get("type") in KINDS
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    return kind in KINDS or kind in NATIVE_FETCH_TOOLS
 
 
 def called(body: dict[str, Any], messages: tuple[Message, ...]) -> dict[str, OpenWireModel]:
@@ -128,6 +140,11 @@ def configs(body: dict[str, Any]) -> dict[str, OpenWireModel]:
         if not is_server_tool(tool):
             continue
         kind = tool["type"]
+        if kind in NATIVE_FETCH_TOOLS:  # its fields are the messages schema's to check
+            fields = ("max_uses", "max_content_tokens", "allowed_domains", "blocked_domains")
+            given = {name: tool[name] for name in fields if tool.get(name) is not None}
+            found[NATIVE_FETCH] = WebFetchConfig(engine="native", **given)
+            continue
         if kind in found:
             raise ValidationFailed(
                 f"`{kind}` is given twice in `tools`: send it once.", param=f"tools[{index}]"
@@ -156,16 +173,23 @@ def runs(
     runs_: list[Run] = []
     if isinstance(datetime_config := found.get(DATETIME), DatetimeConfig):
         runs_.append(_datetime(datetime_config, now))
-    if isinstance(fetch := found.get(WEB_FETCH), WebFetchConfig):
-        last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
-        uses = min(fetch.max_uses or FETCH_LIMIT, FETCH_LIMIT)
-        for number, url in enumerate(urls_in(last_user)[:FETCH_LIMIT]):
-            if number >= uses:
-                error = f"The web fetch tool's {uses} uses are spent (`max_uses`)."
-                runs_.append(Run(WEB_FETCH, {"url": url}, error))
-            else:
-                runs_.append(_fetch(url, fetch))
+    for kind in (WEB_FETCH, NATIVE_FETCH):
+        if isinstance(fetch := found.get(kind), WebFetchConfig):
+            runs_ += _fetches(kind, fetch, messages)
     return tuple(runs_)
+
+
+def _fetches(kind: str, fetch: WebFetchConfig, messages: tuple[Message, ...]) -> list[Run]:
+    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
+    uses = min(fetch.max_uses or FETCH_LIMIT, FETCH_LIMIT)
+    runs_ = []
+    for number, url in enumerate(urls_in(last_user)[:FETCH_LIMIT]):
+        if number >= uses:
+            error = f"The web fetch tool's {uses} uses are spent (`max_uses`)."
+            runs_.append(Run(kind, {"url": url}, error, "max_uses_exceeded"))
+        else:
+            runs_.append(replace(_fetch(url, fetch), kind=kind))
+    return runs_
 
 
 def urls_in(text: str) -> list[str]:
@@ -184,12 +208,13 @@ def _fetch(url: str, config: WebFetchConfig) -> Run:
     parts = urlsplit(url)
     host = (parts.hostname or "").rstrip(".")
     if not host:
-        return Run(WEB_FETCH, {"url": url}, "The URL names no host.")
+        return Run(WEB_FETCH, {"url": url}, "The URL names no host.", "url_not_accessible")
     if not _allowed(host, parts.path, config):
         error = f"The URL's domain ({host}) is outside the web fetch tool's domain filters."
-        return Run(WEB_FETCH, {"url": url}, error)
+        return Run(WEB_FETCH, {"url": url}, error, "url_not_allowed")
     if host == "invalid" or host.endswith(".invalid"):  # RFC 6761: never resolves
-        return Run(WEB_FETCH, {"url": url}, f"Could not reach {host}: the host does not resolve.")
+        error = f"Could not reach {host}: the host does not resolve."
+        return Run(WEB_FETCH, {"url": url}, error, "url_not_accessible")
     title, content = page(url)
     limit = config.max_content_tokens
     if limit is not None and len(content) > limit * CHARS_PER_TOKEN:
@@ -278,7 +303,7 @@ def _sentence(kind: str, result: dict[str, Any]) -> str:
             return ""
         when = f"{moment:%A, %B} {moment.day}, {moment:%Y, %H:%M}"
         return f" It is {when} ({result.get('timezone')})."
-    if kind == WEB_FETCH and isinstance(result.get("url"), str):
+    if kind in (WEB_FETCH, NATIVE_FETCH) and isinstance(result.get("url"), str):
         host = (urlsplit(result["url"]).hostname or "").rstrip(".") or result["url"]
         return f" From [{host}]({result['url']}): {result.get('title')}."
     return ""

@@ -34,6 +34,10 @@ MAX_RESULTS = 10
 WEB_SEARCH_TOOLS = frozenset({"openrouter:web_search", "web_search", "web_search_preview"})
 # Anthropic's web search tool, by version (the `/messages` schema takes them).
 ANTHROPIC_TOOLS = frozenset({"web_search_20250305", "web_search_20260209", "web_search_20260318"})
+# Anthropic's web fetch tool, by version (`/messages` only; `server_tools` runs it).
+ANTHROPIC_FETCH_TOOLS = frozenset(
+    {"web_fetch_20250910", "web_fetch_20260209", "web_fetch_20260309", "web_fetch_20260318"}
+)
 DEFAULT_PROMPT = (
     "A web search was conducted on {date}. Incorporate the following web search results "
     "into your response.\n\nIMPORTANT: Cite them using markdown links named using the "
@@ -133,20 +137,23 @@ def is_search_tool(tool: Any) -> bool:
 def lets_tools(body: dict[str, Any]) -> bool:
     """The tool choices that let the model search or call another server tool: `auto`
     and `required` (Anthropic's `{"type": "auto"}` and `{"type": "any"}`), or Anthropic's
-    naming the search tool."""
+    naming its search or fetch tool."""
     choice = body.get("tool_choice")
     if choice is None or choice in ("auto", "required"):
         return True
     if not isinstance(choice, dict):
         return False
     kind = choice.get("type")
-    return kind in ("auto", "any") or (kind == "tool" and names_search_tool(choice, body))
+    return kind in ("auto", "any") or (kind == "tool" and names_anthropic_tool(choice, body))
 
 
-def names_search_tool(choice: dict[str, Any], body: dict[str, Any]) -> bool:
-    """Anthropic's `{"type": "tool", "name": ...}` naming the web search tool."""
+def names_anthropic_tool(choice: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Anthropic's `{"type": "tool", "name": ...}` naming its web search or fetch tool."""
     name = choice.get("name")
-    return any(is_search_tool(t) and t.get("name") == name for t in body.get("tools") or ())
+    return any(
+        (is_search_tool(t) or t.get("type") in ANTHROPIC_FETCH_TOOLS) and t.get("name") == name
+        for t in body.get("tools") or ()
+    )
 
 
 def _tool_results(tool: dict[str, Any], index: int) -> int:

@@ -226,7 +226,7 @@ FOUND = {
 BAD_BLOCKS = [
     ("user", CALL, "messages[1]"),
     ("assistant", {**CALL, "id": "toolu_01"}, "messages[1].content[0]"),
-    ("assistant", {**CALL, "name": "web_fetch"}, "messages[1].content[0]"),
+    ("assistant", {**CALL, "name": "code_execution"}, "messages[1].content[0]"),
     (
         "assistant",
         {

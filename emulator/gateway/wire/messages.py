@@ -37,7 +37,7 @@ from emulator.gateway.canonical import (
 from emulator.gateway.server_tools import choice_after_server_tools, is_server_tool
 from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
-from emulator.gateway.web_search import is_search_tool, names_search_tool
+from emulator.gateway.web_search import is_search_tool, names_anthropic_tool
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -209,8 +209,8 @@ def parse_request(body: dict[str, Any]) -> Request:
     choice: str | ForcedTool = {"any": "required"}.get(kind, kind)
     if kind == "tool":
         named = body["tool_choice"]
-        # Naming the search tool is the search, then the answer.
-        choice = "auto" if names_search_tool(named, body) else ForcedTool(named["name"])
+        # Naming the search or fetch tool is its call, then the answer.
+        choice = "auto" if names_anthropic_tool(named, body) else ForcedTool(named["name"])
     choice = choice_after_server_tools(choice, tools, body)
     reasoning, unasked = _reasoning(body.get("thinking"))
     fmt, field = body.get("output_format"), "output_format"
