@@ -215,6 +215,37 @@ await runChecks({
       next: next.content.slice(0, 2).map((block) => block.type),
     };
   },
+  async webFetch() {
+    // Anthropic's web fetch tool: a call and a result for each URL, whole and streamed,
+    // then the blocks sent back in the next turn.
+    const asked = {
+      model: MODEL,
+      max_tokens: 400,
+      messages: [{ role: "user", content: "Summarize https://docs.example.com/b-trees" }],
+      tools: [{ type: "web_fetch_20250910", name: "web_fetch" }],
+    };
+    const whole = await client.messages.create(asked);
+    const final = await client.messages.stream(asked).finalMessage();
+    const next = await client.messages.create({
+      ...asked,
+      messages: [
+        ...asked.messages,
+        { role: "assistant", content: whole.content },
+        { role: "user", content: "Thanks" },
+      ],
+    });
+    const fetched = whole.content[1].content;
+    return {
+      blocks: whole.content.map((block) => block.type),
+      streamed: final.content.map((block) => block.type),
+      input: final.content[0].input,
+      url: fetched.url,
+      title: fetched.content.title,
+      source: fetched.content.source.type,
+      requests: final.usage.server_tool_use?.web_fetch_requests,
+      next: next.stop_reason,
+    };
+  },
   async countTokens() {
     const counted = await client.messages.countTokens({ model: MODEL, messages: QUESTION });
     return { inputTokens: counted.input_tokens };

@@ -451,6 +451,20 @@ def test_anthropic_ts_sdk_takes_tools_stops_thinking_auth_and_errors(
         web["results"]
     )
     assert web["next"] == ["server_tool_use", "web_search_tool_result"]
+    fetched = node_anthropic["webFetch"]
+    assert (
+        fetched["blocks"][:2]
+        == fetched["streamed"][:2]
+        == [
+            "server_tool_use",
+            "web_fetch_tool_result",
+        ]
+    )
+    assert (
+        fetched["input"] == {"url": "https://docs.example.com/b-trees"} == {"url": fetched["url"]}
+    )
+    assert fetched["title"] == "Trees | docs.example.com" and fetched["source"] == "text"
+    assert fetched["requests"] == 1 and fetched["next"] == "end_turn"
     assert node_anthropic["structuredOutput"] == {"whole": True, "streamed": True}
     assert node_anthropic["toolRunner"] == {"turns": ["tool_use", "end_turn"]}
     assert node_anthropic["xApiKey"]["stopReason"] in ("end_turn", "max_tokens")
