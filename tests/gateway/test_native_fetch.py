@@ -158,47 +158,17 @@ def test_bad_settings_are_refused(tenant: Tenant, tool: dict[str, Any], where: s
 
 def test_two_fetch_tools_or_a_custom_tool_of_its_name_are_refused(tenant: Tenant) -> None:
     custom = {"name": "web_fetch", "input_schema": {"type": "object"}}
+    error = {"type": "web_fetch_tool_result_error", "error_code": "x"}
+    result = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_1", "content": error}
+
+    def send(tools: list[Any], messages: list[Any] = QUESTION) -> Any:
+        body = {"model": SONNET, "max_tokens": 100, "messages": messages, "tools": tools}
+        return http.post("/messages", json=body)
+
     with tenant.client() as http:
-        twice = http.post(
-            "/messages",
-            json={
-                "model": SONNET,
-                "max_tokens": 100,
-                "messages": QUESTION,
-                "tools": [FETCH, FETCH],
-            },
-        )
-        clash = http.post(
-            "/messages",
-            json={
-                "model": SONNET,
-                "max_tokens": 100,
-                "messages": QUESTION,
-                "tools": [FETCH, custom],
-            },
-        )
-        in_user_turn = http.post(
-            "/messages",
-            json={
-                "model": SONNET,
-                "max_tokens": 100,
-                "messages": [
-                    {
-                        "role": "user",
-                        "content": [
-                            {
-                                "type": "web_fetch_tool_result",
-                                "tool_use_id": "srvtoolu_1",
-                                "content": {
-                                    "type": "web_fetch_tool_result_error",
-                                    "error_code": "x",
-                                },
-                            }
-                        ],
-                    }
-                ],
-            },
-        )
+        twice = send([FETCH, FETCH])
+        clash = send([FETCH, custom])
+        in_user_turn = send([], [{"role": "user", "content": [result]}])
     assert_error(twice, 400, "invalid_request")
     assert twice.json()["error"]["param"] == "tools[1]"
     assert_error(clash, 400, "duplicate_tool_name")
