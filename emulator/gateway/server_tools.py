@@ -11,7 +11,9 @@ a URL outside the tool's domain filters is refused. What the tools return joins 
 prompt as a system message before the last user message (input tokens, billed as
 such), one line a call; a model that writes its own text then says what it read
 (`said`). The routes show the calls: output items on `/responses` (`output_items`) and
-`usage.server_tool_use_details` on chat and responses (`usage_details`).
+`usage.server_tool_use_details` on chat and responses (`usage_details`). Anthropic's
+web fetch tool on `/messages` reads its URLs the same way, with the provider's own
+engine (nothing charged per page); `native_fetch` shows its calls in Anthropic's blocks.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from emulator.auth.credentials import Caller
 from emulator.billing import holds
 from emulator.billing.money import usd_number
 from emulator.billing.pricing import Charge, Fees, charge_for, prompt_cost_mtok
-from emulator.bodies import validate
+from emulator.bodies import OpenWireModel, validate
 from emulator.errors import (
     EmulatorError,
     InvalidRequest,
@@ -85,8 +85,8 @@ class Call:
     echo_upstream: bool = False
     upstream: dict[str, Any] | None = None
     web: web_search.WebSearch | None = None  # the `web` plugin or `:online`
-    # OpenRouter's other server tools the model calls before it answers (`server_tools`).
-    server_tools: dict[str, Any] = field(default_factory=dict)
+    # The server tools besides web search that the model calls before it answers.
+    server_tools: dict[str, OpenWireModel] = field(default_factory=dict)
     # Run in a stream's settling transaction when it ended whole (its idempotent record).
     on_whole: list[Callable[[], None]] = field(default_factory=list)
 
