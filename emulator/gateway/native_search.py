@@ -175,8 +175,6 @@ def check_search_block(block: Any) -> None:
     search with a `srvtoolu_` id; a `web_search_tool_result` answering such an id with
     a list of results (`url`, `title`, `encrypted_content`) or an error object; a fetch's
     result (`native_fetch.check_fetch_block`)."""
-    if block.type == FETCH_RESULT:
-        native_fetch.check_fetch_block(block)
     ident = block.id if block.type == "server_tool_use" else block.tool_use_id
     field = "id" if block.type == "server_tool_use" else "tool_use_id"
     if not _TOOL_ID.fullmatch(ident or ""):
@@ -185,9 +183,10 @@ def check_search_block(block: Any) -> None:
         if block.name not in ("web_search", "web_fetch"):
             raise ValueError("server_tool_use.name: only 'web_search' and 'web_fetch' are emulated")
         return
-    content = block.content
     if block.type == FETCH_RESULT:
+        native_fetch.check_fetch_block(block)
         return
+    content = block.content
     if isinstance(content, dict):
         if content.get("type") not in _ERRORS or not isinstance(content.get("error_code"), str):
             raise ValueError(
@@ -210,9 +209,7 @@ def check_search_block(block: Any) -> None:
 def read_back(block: dict[str, Any]) -> str:
     """A search's block sent back, as the model reads it: the query searched; each
     result's title, URL and content (what the encrypted content holds, when it is ours)."""
-    if block["type"] == "server_tool_use" and block.get("name") == "web_fetch":
-        return native_fetch.read_back(block)
-    if block["type"] == FETCH_RESULT:
+    if block["type"] == FETCH_RESULT or block.get("name") == "web_fetch":  # a fetch's
         return native_fetch.read_back(block)
     if block["type"] == "server_tool_use":
         query = (block.get("input") or {}).get("query")

@@ -105,13 +105,7 @@ class Served:
 def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     """Try the routes in turn; the first that answers serves the call."""
     view = rt.catalog.view()
-    found: tuple[web_search.WebResult, ...] = ()
-    if call.web is not None:  # the results join the prompt before anything is counted
-        call.request, found = web_search.inject(call.request, call.web, rt.clock.now_iso()[:10])
-    runs: tuple[server_tools.Run, ...] = ()
-    if call.server_tools:  # as the search's: read before anything is counted
-        runs = server_tools.runs(call.server_tools, call.request.messages, rt.clock.now())
-        call.request = server_tools.inject(call.request, runs)
+    call.request, found, runs = _tools_read(rt, call.request, call.web, call.server_tools)
     if call.model == auto_router.AUTO:  # the router's pick stands for it from here on
         call.model = auto_router.choose(view, call.request, call.auto_allowed, premium_ok(caller))
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
@@ -295,19 +289,33 @@ def candidates(
     (web search results and server tools' results in it), how many search results those
     are and how many pages were fetched at a charge (each is charged)."""
     model, fallbacks, search = web_search.from_body(body, request.messages)
-    found: tuple[web_search.WebResult, ...] = ()
-    ran: tuple[server_tools.Run, ...] = ()
-    if search is not None:  # the results are input tokens too
-        request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
-    if tools := server_tools.called(body, request.messages):  # and the other tools'
-        ran = server_tools.runs(tools, request.messages, rt.clock.now())
-        request = server_tools.inject(request, ran)
+    tools = server_tools.called(body, request.messages)
+    request, found, ran = _tools_read(rt, request, search, tools)
     view = rt.catalog.view()
     allowed = auto_router.allowed_patterns(body)
     model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
     prefs = ProviderPrefs.from_body(body.get("provider"))
     routes = route_candidates(view, model, fallbacks, prefs)
     return routes, request, len(found), server_tools.billed_fetches(ran)
+
+
+def _tools_read(
+    rt: Runtime,
+    request: Request,
+    search: web_search.WebSearch | None,
+    tools: dict[str, OpenWireModel],
+) -> tuple[Request, tuple[web_search.WebResult, ...], tuple[server_tools.Run, ...]]:
+    """The request with what the gateway's server tools returned in its prompt (the web
+    search's results, then the other tools'), read before anything is counted: input
+    tokens. Also what the search found and the other tools' calls."""
+    found: tuple[web_search.WebResult, ...] = ()
+    if search is not None:
+        request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
+    runs: tuple[server_tools.Run, ...] = ()
+    if tools:
+        runs = server_tools.runs(tools, request.messages, rt.clock.now())
+        request = server_tools.inject(request, runs)
+    return request, found, runs
 
 
 def provider_prompt_tokens(request: Request, wire_format: str) -> int:
