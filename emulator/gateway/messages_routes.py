@@ -117,14 +117,18 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         rt.clock,
         call.request.response_format is not None,
     )
-    cited: list[source_citations.Citable] = [*sources.found(body["messages"])]
+    found = sources.found(body["messages"])
+    cited: list[source_citations.Citable] = [*found]
     cited += search.sources() if search else []
     # Anthropic's server tools' blocks: the search's, then each fetch's.
     fetched = native_fetch.fetches(served.tool_runs)
     shown = search.blocks() if search else []
     if fetched:
-        now = rt.clock.now_iso()
-        shown += native_fetch.blocks(served.tool_runs, ident, now, native_fetch.cites(body))
+        now, cites = rt.clock.now_iso(), native_fetch.cites(body)
+        shown += native_fetch.blocks(served.tool_runs, ident, now, cites)
+        documents = sum(isinstance(source, sources.Document) for source in found)
+        structured = call.request.response_format is not None
+        cited += native_fetch.cited_pages(served.tool_runs, documents, cites and not structured)
     used = native_search.usage(search is not None, fetched)
     headers = {"X-Generation-Id": served.id}
     if call.stream:

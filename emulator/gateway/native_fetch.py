@@ -7,7 +7,9 @@ answer then shows each fetch as a pair of blocks, after any thinking and any sea
 `citations` when the tool enabled them), with `retrieved_at` on the virtual clock, or
 an error (`url_not_allowed`, `url_not_accessible`, `max_uses_exceeded`).
 `usage.server_tool_use.web_fetch_requests` counts the fetches. Anthropic charges
-nothing for them beyond the tokens the pages add.
+nothing for them beyond the tokens the pages add. With citations enabled (and no
+structured output) the answer's text cites the pages read (`cited_pages`) as it cites a
+plain-text document the request sends, numbered after the request's own documents.
 
 A client sends the blocks back in the assistant's turn (`check_fetch_block`), where
 the model reads the page again (`read_back`).
@@ -18,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from emulator.gateway.server_tools import NATIVE_FETCH, NATIVE_FETCH_TOOLS, Run
+from emulator.gateway.sources import Document
 
 RESULT = "web_fetch_tool_result"
 _ERROR = "web_fetch_tool_result_error"
@@ -46,8 +49,11 @@ def blocks(runs: tuple[Run, ...], answer_id: str, now: str, cites: bool) -> list
 def _content(run: Run, now: str, cites: bool) -> dict[str, Any]:
     if run.error is not None:
         return {"type": _ERROR, "error_code": run.code or "unavailable"}
-    source = {"type": "text", "media_type": "text/plain", "data": run.result["content"]}
-    document: dict[str, Any] = {"type": "document", "source": source, "title": run.result["title"]}
+    document: dict[str, Any] = {
+        "type": "document",
+        "source": _source(run),
+        "title": run.result["title"],
+    }
     if cites:
         document["citations"] = {"enabled": True}
     return {
@@ -56,6 +62,20 @@ def _content(run: Run, now: str, cites: bool) -> dict[str, Any]:
         "content": document,
         "retrieved_at": now,
     }
+
+
+def cited_pages(runs: tuple[Run, ...], first_index: int, cites: bool) -> list[Document]:
+    """The pages read, as documents the answer may cite (`source_citations`): numbered
+    from `first_index`, each its title and text."""
+    read = [r for r in runs if r.kind == NATIVE_FETCH and r.error is None]
+    return [
+        Document(first_index + n, "tools", cites, run.result["title"], _source(run))
+        for n, run in enumerate(read)
+    ]
+
+
+def _source(run: Run) -> dict[str, Any]:
+    return {"type": "text", "media_type": "text/plain", "data": run.result["content"]}
 
 
 def cites(body: dict[str, Any]) -> bool:

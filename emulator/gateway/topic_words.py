@@ -1,5 +1,6 @@
 """The words a prompt is about: its words of four letters or more, lower-cased, less
-the common ones. The generated answers and the emulated web search draw on them."""
+the common ones; of a URL, only its path's (a page's scheme and host say little about
+what is asked). The generated answers and the emulated web search draw on them."""
 
 from __future__ import annotations
 
@@ -78,7 +79,9 @@ STOPWORDS = frozenset(
 )
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z-]{3,}")
+_URL_START = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s]*")
 
 
 def topic_words(text: str) -> list[str]:
+    text = _URL_START.sub(" ", text)
     return [w for w in (m.lower() for m in _WORD.findall(text)) if w not in STOPWORDS]

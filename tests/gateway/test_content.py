@@ -8,6 +8,7 @@ from typing import Any
 
 from emulator.gateway.canonical import ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.content import generate
+from emulator.gateway.topic_words import topic_words
 from emulator.ids import Ids, LazyRng
 from emulator.testing import Tenant
 
@@ -145,3 +146,12 @@ def test_a_tools_description_is_input_tokens_on_every_endpoint(tenant: Tenant) -
                 assert counted["input_tokens"] == answer["usage"][field]
         events = http.get("/ai-gateway/usage").json()["data"]
     assert [e["prompt_tokens"] >= 400 for e in events].count(True) == 3
+
+
+def test_a_url_lends_its_path_words_not_its_scheme_or_host(tenant: Tenant) -> None:
+    prompt = "Compare https://docs.example.com/kite-flying with https://gone.invalid/kites"
+    assert topic_words(prompt) == ["compare", "kite-flying", "kites"]
+    body = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": prompt}]}
+    with tenant.client() as http:
+        text = http.post("/chat/completions", json=body).json()["choices"][0]["message"]["content"]
+    assert "kite" in text and "https" not in text and "invalid" not in text

@@ -116,6 +116,46 @@ def test_search_then_fetch_and_the_settings(claude: anthropic.Anthropic) -> None
     assert kinds(named) == kinds(allowed)  # naming the tool lets it fetch, then answer
 
 
+def test_with_citations_the_text_cites_the_pages_read(claude: anthropic.Anthropic) -> None:
+    cited_fetch = {**FETCH, "citations": {"enabled": True}}
+    note = {
+        "type": "document",
+        "source": {"type": "text", "media_type": "text/plain", "data": "Kites fly. In wind."},
+        "title": "Notes",
+        "citations": {"enabled": True},
+    }
+    own = [{"role": "user", "content": [note, {"type": "text", "text": QUESTION[0]["content"]}]}]
+    answer = ask(claude, tools=[cited_fetch])
+    beside = ask(claude, tools=[cited_fetch], messages=own)
+    structured = ask(
+        claude,
+        tools=[cited_fetch],
+        output_config={"format": {"type": "json_schema", "schema": {"type": "object"}}},
+    )
+    page = answer.content[1].content.content.source.data
+    texts = [block for block in answer.content if block.type == "text"]
+    citation = texts[0].citations[0]
+    assert citation.type == "char_location" and citation.document_index == 0
+    assert citation.document_title == "Kite flying | docs.example.com"
+    assert page[citation.start_char_index : citation.end_char_index] == citation.cited_text
+    assert all(not block.citations for block in texts[1:])  # one page read, one citation
+    assert "".join(b.text for b in texts) == "".join(
+        b.text for b in ask(claude).content if b.type == "text"
+    )
+    # The request's own document is document 0; the page read comes after it.
+    cited = [b.citations[0] for b in beside.content if b.type == "text" and b.citations]
+    assert [(c.document_index, c.document_title) for c in cited] == [
+        (0, "Notes"),
+        (1, "Kite flying | docs.example.com"),
+    ]
+    assert all(not getattr(b, "citations", None) for b in structured.content)
+    with claude.messages.stream(
+        model=SONNET, max_tokens=400, messages=QUESTION, tools=[cited_fetch]
+    ) as stream:
+        streamed = stream.get_final_message()
+    assert streamed.model_dump()["content"][4:] == answer.model_dump()["content"][4:]
+
+
 def test_the_blocks_go_back_in_the_next_turn_and_are_read(claude: anthropic.Anthropic) -> None:
     answer = ask(claude)
     sent = [block.model_dump(exclude_none=True) for block in answer.content]
