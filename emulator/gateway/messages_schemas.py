@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
-from emulator.errors import ThreadUnsupported, ValidationFailed
+from emulator.errors import InvalidRequest, ThreadUnsupported, ValidationFailed
 from emulator.gateway import files, sources
 from emulator.gateway.chat_schemas import (
     CacheControl,
@@ -322,6 +322,18 @@ class Prompt(OpenWireModel):
     plugins: list[Plugin] | None = None
 
     _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _no_mcp_servers(self) -> Prompt:
+        # Taken silently, the answer would be made without the servers' tools.
+        if (self.model_extra or {}).get("mcp_servers") is not None:
+            raise InvalidRequest(
+                "`mcp_servers` (Anthropic's MCP connector) is not supported: the emulator "
+                "reaches no MCP server. Offer the server's tools as custom `tools` and answer "
+                "their `tool_use` blocks in the test.",
+                param="mcp_servers",
+            )
+        return self
 
     @model_validator(mode="after")
     def _one_web_search(self) -> Prompt:

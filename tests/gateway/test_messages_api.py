@@ -691,6 +691,20 @@ def test_a_thread_is_refused_as_anthropic_refuses_one_it_cannot_hold(tenant: Ten
     }
 
 
+def test_mcp_servers_are_refused_not_ignored(claude: anthropic.Anthropic) -> None:
+    """The SDK's beta MCP connector: served without its servers' tools, the answer would
+    be one the real service would not give."""
+    server = {"type": "url", "url": "https://mcp.example.com/sse", "name": "docs"}
+    ask: Any = {"model": SONNET, "messages": QUESTION, "mcp_servers": [server]}
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.beta.messages.create(max_tokens=50, betas=["mcp-client-2025-04-04"], **ask)
+    with pytest.raises(anthropic.BadRequestError) as uncounted:
+        claude.beta.messages.count_tokens(betas=["mcp-client-2025-04-04"], **ask)
+    for error in (refused.value, uncounted.value):
+        assert error.body["error"]["param"] == "mcp_servers"  # type: ignore[index]
+        assert "MCP connector" in error.message
+
+
 def test_anthropics_sdk_pages_through_the_models(
     claude: anthropic.Anthropic, tenant: Tenant
 ) -> None:
