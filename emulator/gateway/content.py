@@ -306,7 +306,8 @@ def _topics(prompt: str, rng: random.Random) -> tuple[str, str]:
 def _sentences(prompt: str, rng: random.Random, count: int) -> str:
     a, b = _topics(prompt, rng)
     parts = [rng.choice(OPENERS).format(a=a)]
-    parts += [rng.choice(BODY).format(a=a, b=b) for _ in range(count - 2)]
+    # Drawn without putting back: a sentence said twice in one answer reads as a machine's.
+    parts += [body.format(a=a, b=b) for body in rng.sample(BODY, count - 2)]
     parts.append(rng.choice(CLOSERS).format(a=a))
     return " ".join(parts)
 

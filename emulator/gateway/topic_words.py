@@ -75,6 +75,12 @@ STOPWORDS = frozenset(
         "like",
         "want",
         "need",
+        "compare",
+        "describe",
+        "summarize",
+        "summarise",
+        "show",
+        "help",
     ]
 )
 

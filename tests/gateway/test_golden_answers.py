@@ -59,7 +59,7 @@ VARIANTS: list[dict[str, Any]] = [
     {"stream": True},
     {"stream": True, "tools": [WEATHER]},
 ]
-DIGEST = "8c3733630275cc15730b4f8ef59f3d23fcd28d42a9517be692766a0fa2a3f9cb"
+DIGEST = "f21a83d10904720020ae8fb7cff39581143cfb96f572db2c3fb4440abf688d81"
 
 
 def answers() -> bytes:
