@@ -1,6 +1,7 @@
 """The words a prompt is about: its words of four letters or more, lower-cased, less
-the common ones; of a URL, only its path's (a page's scheme and host say little about
-what is asked). The generated answers and the emulated web search draw on them."""
+the common ones and the instructions (`summarize`); of a URL, only its path's (a page's
+scheme and host say little about what is asked). The generated answers, the emulated
+web search and the fetched pages draw on them."""
 
 from __future__ import annotations
 
