@@ -38,6 +38,21 @@ class ImageUrl(OpenWireModel):
         return url
 
 
+class InputAudio(OpenWireModel):
+    """An `input_audio` part's audio: base64 `data` and its `format` (`wav`, `mp3`, ...;
+    which formats a provider takes varies, so any is taken). It is not heard."""
+
+    data: Annotated[str, Field(min_length=1)]
+    format: Annotated[str, Field(min_length=1)]
+
+    @field_validator("data")
+    @classmethod
+    def _base64(cls, data: str) -> str:
+        if images.decode_base64(data) is None:
+            raise ValueError("`input_audio.data` must be base64-encoded audio")
+        return data
+
+
 class CacheControl(WireModel):
     """A prompt-cache breakpoint (`gateway.prompt_cache`), as Anthropic's API takes it."""
 
@@ -73,6 +88,7 @@ class ContentPart(OpenWireModel):
     text: str | None = None
     image_url: ImageUrl | None = None
     file: FileRef | None = None
+    input_audio: InputAudio | None = None
     cache_control: CacheControl | None = None
 
     @model_validator(mode="after")
@@ -83,6 +99,10 @@ class ContentPart(OpenWireModel):
             raise ValueError('an `image_url` part needs `image_url` ({"url": ...})')
         if self.type == "file" and self.file is None:
             raise ValueError('a `file` part needs `file` ({"file_data": ...} or {"file_id": ...})')
+        if self.type == "input_audio" and self.input_audio is None:
+            raise ValueError(
+                'an `input_audio` part needs `input_audio` ({"data": base64, "format": "wav"})'
+            )
         return self
 
 

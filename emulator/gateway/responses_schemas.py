@@ -13,6 +13,7 @@ from emulator.gateway.chat_schemas import (
     DebugOptions,
     Effort,
     FileData,
+    InputAudio,
     Metadata,
     Plugin,
     ProviderPreferences,
@@ -35,6 +36,7 @@ class InputPart(OpenWireModel):
     file_url: HttpUrl | None = None
     filename: str | None = None
     detail: Literal["auto", "low", "high"] | None = None
+    input_audio: InputAudio | None = None
 
     @model_validator(mode="after")
     def _has_its_payload(self) -> InputPart:
@@ -48,6 +50,10 @@ class InputPart(OpenWireModel):
         files = (self.file_data, self.file_id, self.file_url)
         if self.type == "input_file" and files == (None, None, None):
             raise ValueError("an `input_file` part needs `file_data`, `file_id` or `file_url`")
+        if self.type == "input_audio" and self.input_audio is None:
+            raise ValueError(
+                'an `input_audio` part needs `input_audio` ({"data": base64, "format": "wav"})'
+            )
         return self
 
 
