@@ -109,13 +109,9 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     ident, model = message_id(served.id), served.route.model
     hidden = service.hides_reasoning(call.request, served.route)
     omitted = (body.get("thinking") or {}).get("display") == "omitted"
+    structured = call.request.response_format is not None  # cites nothing
     search = native_search.shown(
-        call.web,
-        served.web_results,
-        call.request.messages,
-        ident,
-        rt.clock,
-        call.request.response_format is not None,
+        call.web, served.web_results, call.request.messages, ident, rt.clock, structured
     )
     found = sources.found(body["messages"])
     cited: list[source_citations.Citable] = [*found]
@@ -127,7 +123,6 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         now, cites = rt.clock.now_iso(), native_fetch.cites(body)
         shown += native_fetch.blocks(served.tool_runs, ident, now, cites)
         documents = sum(isinstance(source, sources.Document) for source in found)
-        structured = call.request.response_format is not None
         cited += native_fetch.cited_pages(served.tool_runs, documents, cites and not structured)
     used = native_search.usage(search is not None, fetched)
     headers = {"X-Generation-Id": served.id}

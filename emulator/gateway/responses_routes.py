@@ -169,8 +169,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
 def _tool_items(call: service.Call, served: service.Served, ident: str) -> list[dict[str, Any]]:
     """The output items of the server tools the model called (its search by the web
     search tool among them; the `web` plugin's is not a call)."""
-    searched = call.web is not None and call.web.tool
-    found = served.web_results if searched else ()
+    found = service.tool_search(call, served)
     if not found and not served.tool_runs:
         return []
     return server_tools.output_items(

@@ -37,8 +37,11 @@ from emulator.gateway.topic_words import topic_words
 from emulator.gateway.web_search import (
     ANTHROPIC_FETCH_TOOLS,
     WebResult,
+    before_last_user,
     is_search_tool,
     lets_tools,
+    on_domain,
+    query_of,
     shown_query,
 )
 
@@ -182,10 +185,9 @@ def runs(
 
 
 def _fetches(kind: str, fetch: WebFetchConfig, messages: tuple[Message, ...]) -> list[Run]:
-    last_user = next((m.text for m in reversed(messages) if m.role == "user"), "")
     uses = min(fetch.max_uses or FETCH_LIMIT, FETCH_LIMIT)
     runs_ = []
-    for number, url in enumerate(urls_in(last_user)[:FETCH_LIMIT]):
+    for number, url in enumerate(urls_in(query_of(messages))[:FETCH_LIMIT]):
         if number >= uses:
             error = f"The web fetch tool's {uses} uses are spent (`max_uses`)."
             runs_.append(Run(kind, {"url": url}, error, "max_uses_exceeded"))
@@ -206,12 +208,15 @@ def _datetime(config: DatetimeConfig, now: float) -> Run:
     return Run(DATETIME, {"datetime": stamp.replace("+00:00", "Z"), "timezone": zone})
 
 
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").rstrip(".")
+
+
 def _fetch(url: str, config: WebFetchConfig) -> Run:
-    parts = urlsplit(url)
-    host = (parts.hostname or "").rstrip(".")
+    host = _host(url)
     if not host:
         return Run(WEB_FETCH, {"url": url}, "The URL names no host.", "url_not_accessible")
-    if not _allowed(host, parts.path, config):
+    if not _allowed(host, urlsplit(url).path, config):
         error = f"The URL's domain ({host}) is outside the web fetch tool's domain filters."
         return Run(WEB_FETCH, {"url": url}, error, "url_not_allowed")
     if host == "invalid" or host.endswith(".invalid"):  # RFC 6761: never resolves
@@ -236,17 +241,14 @@ def _allowed(host: str, path: str, config: WebFetchConfig) -> bool:
 
 
 def _covers(domain: str, host: str, path: str) -> bool:
-    name, _, under = domain.partition("/")
-    name = name.lower()
-    on_it = host == name or host.endswith("." + name)
-    return on_it and (not under or path.strip("/").startswith(under.strip("/")))
+    under = domain.partition("/")[2]
+    return on_domain(host, domain) and path.strip("/").startswith(under.strip("/"))
 
 
 def page(url: str) -> tuple[str, str]:
     """A page made up from its URL: the same URL, the same title and text."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").rstrip(".")
-    words = topic_words(parts.path.replace("-", " ").replace("_", " ")) or topic_words(host)
+    host, path = _host(url), urlsplit(url).path
+    words = topic_words(path.replace("-", " ").replace("_", " ")) or topic_words(host)
     words = words[:6] or ["home"]
     digest = hashlib.sha256(url.encode()).digest()
     topic = " ".join(words[:3])
@@ -271,11 +273,7 @@ def inject(request: Request, runs_: tuple[Run, ...]) -> Request:
         + json.dumps(run.result if run.error is None else {**run.result, "error": run.error})
         for run in runs_
     ]
-    messages = list(request.messages)
-    users = [i for i, message in enumerate(messages) if message.role == "user"]
-    at = users[-1] if users else len(messages)
-    messages.insert(at, Message("system", "\n".join(lines)))
-    return replace(request, messages=tuple(messages))
+    return before_last_user(request, "\n".join(lines))
 
 
 def said(messages: tuple[Message, ...]) -> str:
@@ -306,7 +304,7 @@ def _sentence(kind: str, result: dict[str, Any]) -> str:
         when = f"{moment:%A, %B} {moment.day}, {moment:%Y, %H:%M}"
         return f" It is {when} ({result.get('timezone')})."
     if kind in (WEB_FETCH, NATIVE_FETCH) and isinstance(result.get("url"), str):
-        host = (urlsplit(result["url"]).hostname or "").rstrip(".") or result["url"]
+        host = _host(result["url"]) or result["url"]
         return f" From [{host}]({result['url']}): {result.get('title')}."
     return ""
 

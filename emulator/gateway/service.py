@@ -453,10 +453,16 @@ def streamed_usage(
     return money | tool_use(call, served)
 
 
+def tool_search(call: Call, served: Served) -> tuple[web_search.WebResult, ...]:
+    """What the model's web search tool found (nothing when the search, if any, was the
+    `web` plugin's or `:online`'s, which the model did not call)."""
+    return served.web_results if call.web is not None and call.web.tool else ()
+
+
 def tool_use(call: Call, served: Served) -> dict[str, Any]:
     """OpenRouter's `usage.server_tool_use_details` on chat and responses answers whose
     model called a server tool (web search's tool among them; not its plugin)."""
-    searched = bool(served.web_results) and call.web is not None and call.web.tool
+    searched = bool(tool_search(call, served))
     details = server_tools.usage_details(served.tool_runs, searched)
     if details is None or call.endpoint == "messages":
         return {}

@@ -197,14 +197,15 @@ def results(query: str, count: int, search: WebSearch | None = None) -> tuple[We
 def _sites(search: WebSearch) -> tuple[str, ...]:
     if search.allowed:
         return tuple(dict.fromkeys(domain.strip("/") for domain in search.allowed))
-    return tuple(site for site in _SITES if not any(_within(site, d) for d in search.blocked))
+    # A domain with a path stands for its whole domain: the reserved sites have no paths.
+    return tuple(site for site in _SITES if not any(on_domain(site, d) for d in search.blocked))
 
 
-def _within(site: str, domain: str) -> bool:
-    """A domain covers its subdomains, as Anthropic's domain filters do (a domain with
-    a path stands for its whole domain: the reserved sites have no paths to keep)."""
-    host = domain.split("/")[0]
-    return site == host or site.endswith("." + host)
+def on_domain(host: str, domain: str) -> bool:
+    """Whether a host is on a filter's domain (its path aside), as Anthropic's and
+    OpenRouter's domain filters read it: the domain itself or one of its subdomains."""
+    name = domain.split("/")[0].lower()
+    return host == name or host.endswith("." + name)
 
 
 def query_of(messages: tuple[Message, ...]) -> str:
@@ -214,9 +215,6 @@ def query_of(messages: tuple[Message, ...]) -> str:
 
 def inject(request: Request, search: WebSearch, date: str) -> tuple[Request, tuple[WebResult, ...]]:
     """The request with the results as a system message before its last user message."""
-    messages = list(request.messages)
-    users = [i for i, message in enumerate(messages) if message.role == "user"]
-    last_user = users[-1] if users else None
     query = query_of(request.messages)
     found = results(query, search.max_results, search)
     if search.native:
@@ -228,9 +226,16 @@ def inject(request: Request, search: WebSearch, date: str) -> tuple[Request, tup
         entry.format(number=n, title=r.title, url=r.url, content=r.content)
         for n, r in enumerate(found, 1)
     )
-    at = last_user if last_user is not None else len(messages)
-    messages.insert(at, Message("system", f"{head}\n\n{entries}"))
-    return replace(request, messages=tuple(messages)), found
+    return before_last_user(request, f"{head}\n\n{entries}"), found
+
+
+def before_last_user(request: Request, text: str) -> Request:
+    """The request with a system message of `text` before its last user message (at the
+    end when it has none): where a server tool's results join the prompt."""
+    messages = list(request.messages)
+    users = [i for i, message in enumerate(messages) if message.role == "user"]
+    messages.insert(users[-1] if users else len(messages), Message("system", text))
+    return replace(request, messages=tuple(messages))
 
 
 def shown_query(query: str) -> str:

@@ -12,6 +12,7 @@ import httpx
 import openai
 
 from emulator.billing.pricing import Fees, charge_for
+from emulator.gateway.web_search import WebSearch, on_domain, results
 from emulator.testing import Tenant
 from tests.helpers import assert_error
 
@@ -296,3 +297,14 @@ def test_a_tool_error_names_its_place_among_all_the_tools(tenant: Tenant) -> Non
         assert_error(refused, 400, "invalid_tool_schema")["param"] == "tools[1].function.parameters"
     )
     assert assert_error(narrowed, 400, "invalid_tool_schema")["param"] == "tools[1].parameters"
+
+
+def test_domain_filters_name_domains_in_any_case() -> None:
+    """A filter's domain covers itself and its subdomains, whatever its case (the web
+    search's blocked sites and the web fetch's filters read it the same way)."""
+    query = "What is the state of coral reefs?"
+    blocked = WebSearch(native=True, blocked=("example.com", "Example.ORG"))
+    hosts = {r.url.split("/")[2] for r in results(query, 5, blocked)}
+    assert hosts and not any(h.endswith("example.org") for h in hosts)
+    assert on_domain("wiki.example.org", "Example.ORG/path")
+    assert not on_domain("notexample.org", "example.org")
