@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import socket
 import time
+import wave
 from typing import Any
 
 import httpx
@@ -148,6 +151,17 @@ def documented(document: dict[str, Any], response: httpx.Response, path: str) ->
     assert "$ref" in schema or "oneOf" in schema, (path, method)
     whole = {**schema, "components": document["components"]}
     jsonschema.validate(response.json(), whole, cls=jsonschema.Draft202012Validator)
+
+
+def wav(seconds: float, rate: int = 16000) -> str:
+    """The base64 of a silent mono 16-bit WAV clip `seconds` long."""
+    out = io.BytesIO()
+    with wave.open(out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(bytes(int(seconds * rate) * 2))
+    return base64.b64encode(out.getvalue()).decode()
 
 
 def pdf_of(*pages: str) -> bytes:

@@ -58,7 +58,7 @@ def choose(
         which = "the models allowed_models names" if allowed else "the models it routes to"
         raise NoRouteAvailable(
             f"The auto router found none of {which} able to serve this request (its "
-            "tools, images, structured output or prompt length). Name a model, or allow "
+            "tools, images, audio, structured output or prompt length). Name a model, or allow "
             "others.",
             param="model",
         )
@@ -84,6 +84,9 @@ def _can_serve(model: dict[str, Any], request: Request, tokens: int) -> bool:
     if request.tools and request.tool_choice != "none" and not capable.get("tools"):
         return False
     if any(m.images for m in request.messages) and not capable.get("vision"):
+        return False
+    heard = any(m.audio for m in request.messages)
+    if heard and "audio" not in model["architecture"]["input_modalities"]:
         return False
     if request.response_format and not capable.get("structured_output"):
         return False

@@ -45,6 +45,16 @@ class CacheMark:
     ttl: int = 300
 
 
+@dataclass(frozen=True, slots=True)
+class AudioClip:
+    """An `input_audio` part: its base64 `data` (handed on to the provider as sent), its
+    `format` and how long it lasts (`gateway.audio`)."""
+
+    format: str
+    ms: int
+    data: str = field(repr=False)
+
+
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Message:
     role: Role
@@ -55,6 +65,9 @@ class Message:
     # Out of the repr, which keys the answer's generator: a breakpoint changes what is
     # billed, not what the model says.
     cache_marks: tuple[CacheMark, ...] = field(default=(), repr=False)
+    # Out of the repr too, so that answers without audio keep their bytes; a request's
+    # audio keys its answer's generator apart (`audio.key`).
+    audio: tuple[AudioClip, ...] = field(default=(), repr=False)
 
 
 def cache_ttl(control: dict[str, Any]) -> int:

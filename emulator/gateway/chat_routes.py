@@ -13,7 +13,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import files, service, web_citations
+from emulator.gateway import audio, files, service, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
@@ -106,6 +106,7 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     if served.web_results or parsed:
         web_citations.annotate_chat(answer, completions, served.web_results, parsed)
     usage = answer["usage"]
+    usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
     spent = service.Spent(
         usage["prompt_tokens"],
         usage["completion_tokens"],
@@ -129,6 +130,7 @@ def _priced(
         usage = chunk.get("usage")
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
+            usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
             usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions")
         yield chunk
 

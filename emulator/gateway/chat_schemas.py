@@ -12,7 +12,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
-from emulator.gateway import files, images, server_tools, web_search
+from emulator.gateway import audio, files, images, server_tools, web_search
 from emulator.gateway.server_tools import ServerToolType
 
 
@@ -39,17 +39,20 @@ class ImageUrl(OpenWireModel):
 
 
 class InputAudio(OpenWireModel):
-    """An `input_audio` part's audio: base64 `data` and its `format` (`wav`, `mp3`, ...;
-    which formats a provider takes varies, so any is taken). It is not heard."""
+    """An `input_audio` part's audio: its `format` (`wav`, `mp3`, ...; which formats a
+    provider takes varies, so any is taken) and base64 `data` of that format, measured
+    (`gateway.audio`), not heard."""
 
+    format: Annotated[str, Field(min_length=1)]  # first: the data's check reads it
     data: Annotated[str, Field(min_length=1)]
-    format: Annotated[str, Field(min_length=1)]
 
     @field_validator("data")
     @classmethod
-    def _base64(cls, data: str) -> str:
+    def _audio(cls, data: str, info: ValidationInfo) -> str:
         if images.decode_base64(data) is None:
             raise ValueError("`input_audio.data` must be base64-encoded audio")
+        if "format" in info.data:
+            audio.length_ms(data, info.data["format"].lower())
         return data
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from emulator.billing.pricing import CacheBill
+from emulator.gateway import audio
 from emulator.gateway.canonical import CacheUse, Request, breakpoint_ttls
 from emulator.gateway.content import tool_text, tools_text
 from emulator.gateway.routing import Route
@@ -126,6 +127,8 @@ def _layout(request: Request, family: str) -> tuple[list[str], list[int], list[t
         # Its images first: a message keeps how many, not where among its parts, and a
         # breakpoint in its text then covers them.
         pieces += ["<image>"] * (IMAGE_TOKENS * message.images)
+        for clip in message.audio:  # a clip's tokens are its own: another clip misses
+            pieces += [f"<audio:{audio.digest(clip.data)}>"] * audio.tokens(clip.ms)
         start = len(pieces)
         pieces += text_tokens(message.text, family)
         for call in message.tool_calls:

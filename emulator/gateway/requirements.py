@@ -1,31 +1,32 @@
-"""What a request needs of a route: tool use, image input, room for its prompt.
+"""What a request needs of a route: tool use, image or audio input, room for its prompt.
 
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
-`tool_choice` is `none`; `vision` for image parts; catalog `capabilities`)
-and its provider's context can hold the prompt and the output asked for
+`tool_choice` is `none`; `vision` for image parts; catalog `capabilities`;
+audio parts need `audio` among its `input_modalities`, and a provider whose
+format carries audio: chat or responses, Anthropic's messages has none), and
+its provider's context can hold the prompt and the output asked for
 (`context_length`; the output counts when `max_tokens` is set, capped to the
 route's output limit, as OpenRouter's "you requested about N tokens (P of text
-input, M in the output)"). With
-`provider.require_parameters`, it must also take every parameter the request
-sets: reasoning settings (the `reasoning` capability; without it a model that
-cannot reason ignores them, as OpenRouter's providers do), a JSON output
-format (the `structured_output` capability; without the preference every model
-answers in the format, leniently) and log probabilities (not the messages format).
-A prompt too long for every route is cut from the middle when the request asks
-for OpenRouter's middle-out compression (`middle_out`). If that leaves no
-route, the answer names the need: 503 `no_route_available`
-for a capability or parameter (`param` `tools`, `logprobs`, the format's
-field, or the prompt's field), 400 `context_length_exceeded` for a prompt too
-long for every route (`param` the output's field when the prompt alone fits).
-A request that is clearly short is not tokenized: one pass over its messages
-bounds its tokens (about 1 us a request).
-"""
+input, M in the output)"). With `provider.require_parameters`, it must also
+take every parameter the request sets: reasoning settings (the `reasoning`
+capability; without it a model that cannot reason ignores them, as
+OpenRouter's providers do), a JSON output format (the `structured_output`
+capability; without the preference every model answers in the format,
+leniently) and log probabilities (not the messages format). A prompt too long
+for every route is cut from the middle when the request asks for OpenRouter's
+middle-out compression (`middle_out`). If that leaves no route, the answer
+names the need: 503 `no_route_available` for a capability or parameter
+(`param` `tools`, `logprobs`, the format's field, or the prompt's field), 400
+`context_length_exceeded` for a prompt too long for every route (`param` the
+output's field when the prompt alone fits). A request that is clearly short is
+not tokenized: one pass over its messages bounds its tokens (about 1 us a
+request)."""
 
 from __future__ import annotations
 
 from emulator.errors import InvalidRequest, NoRouteAvailable
-from emulator.gateway import middle_out
+from emulator.gateway import audio, middle_out
 from emulator.gateway.canonical import Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens, tools_text
@@ -41,6 +42,7 @@ _NEEDS = {
     "vision": ("messages", "image input"),
     "reasoning": ("reasoning", "reasoning"),
     "structured_output": ("format", "structured output"),
+    "audio": ("messages", "audio input"),
 }
 
 # endpoint -> (the field of its prompt, the field of its output format)
@@ -75,6 +77,9 @@ def able_routes(
         if m.images:
             needs.add("vision")
             most += IMAGE_TOKENS * m.images
+        if m.audio:
+            needs.add("audio")
+            most += audio.message_tokens(m)
         for call in m.tool_calls:
             most += len(call.name) + len(call.arguments)
     if request.tools and request.tool_choice != "none":
@@ -169,6 +174,10 @@ def _capable(
     view: CatalogView, routes: list[Route], request: Request, needs: set[str], endpoint: str
 ) -> list[Route]:
     able = [r for r in routes if needs <= _capabilities(view, r.model)]
+    if able and "audio" in needs:
+        able = [r for r in able if r.wire_format in AUDIO_FORMATS]
+        if not able:
+            raise _no_audio_format(routes[0].model, _FIELDS[endpoint][0])
     if not able:
         missing = sorted(needs - _capabilities(view, routes[0].model))[0]
         param, what = _NEEDS[missing]
@@ -177,15 +186,36 @@ def _capable(
         param = {"messages": prompt_param, "format": format_param}.get(param, param)
         if missing == "reasoning" and request.reasoning is not None:
             param = request.reasoning.asked_by  # the field the client sent
+        where = (
+            '`architecture.input_modalities` in GET /api/v1/models has "audio"'
+            if missing == "audio"
+            else f'`capabilities` in GET /api/v1/models has "{missing}": true'
+        )
         raise NoRouteAvailable(
             f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
-            f'whose `capabilities` in GET /api/v1/models has "{missing}": true, or send '
-            f"the request without it.",
+            f"whose {where}, or send the request without it.",
             param=param,
         )
     return able
 
 
+# The provider formats that carry audio parts (Anthropic's messages format has none).
+AUDIO_FORMATS = frozenset({"chat", "responses"})
+
+
+def _no_audio_format(model: str, param: str) -> NoRouteAvailable:
+    return NoRouteAvailable(
+        f"No route left for {model!r} carries audio input (`{param}`): the providers "
+        "allowed speak Anthropic's messages format, which has no audio. Allow a provider "
+        "of the chat or responses format (`provider.only`, `provider.ignore`), or send the "
+        "request without audio.",
+        param=param,
+    )
+
+
 def _capabilities(view: CatalogView, model: str) -> set[str]:
-    flags = view.by_id[model]["capabilities"]
-    return {name for name, on in flags.items() if on}
+    entry = view.by_id[model]
+    able = {name for name, on in entry["capabilities"].items() if on}
+    if "audio" in entry["architecture"]["input_modalities"]:
+        able.add("audio")
+    return able

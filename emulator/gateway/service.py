@@ -27,6 +27,7 @@ from emulator.errors import (
 )
 from emulator.faults import apply as fault_apply
 from emulator.gateway import (
+    audio,
     auto_router,
     chat_schemas,
     free_tier,
@@ -209,7 +210,11 @@ def _rng(rt: Runtime, route: Route, call: Call, index: int) -> LazyRng:
     # same model says the same thing.
     # `label` keys the other generators of the request (`LazyRng.fork`).
     model = free_tier.upstream(route.model)  # a free variant says what its model says
-    return LazyRng(lambda label="completion": rt.ids.rng(label, model, repr(call.request), index))
+    return LazyRng(
+        lambda label="completion": rt.ids.rng(
+            label, model, repr(call.request) + audio.key(call.request), index
+        )
+    )
 
 
 # A failed attempt is a refused connection or an error at once, not a generation:
@@ -413,6 +418,9 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     event.prompt_tokens, event.completion_tokens = prompt, completion
     event.reasoning_tokens, event.finish_reason = spent.reasoning, spent.finish
     event.stop_sequence = spent.stop_sequence
+    heard = audio.clips(call.request.messages)
+    if heard:  # OpenRouter's `num_input_audio_prompt` (GET /generation)
+        event.metadata["audio_inputs"] = len(heard)
     if spent.cache is not None:
         event.cached_tokens, event.cache_write_tokens = spent.cache.read, spent.cache.written
     event.web_search_results = len(served.web_results)

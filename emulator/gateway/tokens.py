@@ -3,7 +3,8 @@
 A token is a run of at most N letters or digits, or one other non-space
 character; N is 4 for the `chat` family, 5 for `responses` and 3 for
 `messages`. Each message costs a few framing tokens on top (3 for chat and
-responses, 5 for messages), and an image costs 85. Counts are exact and
+responses, 5 for messages), an image costs 85 and audio 32 a second
+(`gateway.audio`). Counts are exact and
 stable: the same text always gives the same count for the same family.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from emulator.gateway import audio
 from emulator.gateway.canonical import Message
 
 _PIECE = {"chat": 4, "responses": 5, "messages": 3}
@@ -54,6 +56,8 @@ def count_messages(messages: Iterable[Message], family: str, extra: str = "") ->
     for message in messages:
         total += _FRAMING[family] + count_text(message.text, family)
         total += IMAGE_TOKENS * message.images
+        if message.audio:
+            total += audio.message_tokens(message)
         for call in message.tool_calls:
             total += count_text(call.name, family) + count_text(call.arguments, family)
     return total

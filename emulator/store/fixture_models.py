@@ -143,7 +143,7 @@ class ModelFixture(_Strict):
     context_length: int = Field(ge=1)
     max_output_tokens: int = Field(ge=1)
     modality: Literal["text", "image", "video", "audio"] = "text"
-    input_modalities: list[str] = ["text"]
+    input_modalities: list[Literal["text", "image", "file", "audio", "video"]] = ["text"]
     output_modalities: list[str] = ["text"]
     tokenizer: str = "default"
     capabilities: list[

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -22,14 +21,6 @@ from pydantic import BaseModel
 
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import bearer
-
-
-@pytest.fixture
-def router(emulator: EmulatorHandle, tenant: Tenant) -> Iterator[OpenRouter]:
-    with OpenRouter(
-        api_key=tenant.api_key, server_url=emulator.base_url, x_open_router_title="SDK test"
-    ) as sdk:
-        yield sdk
 
 
 def test_openrouter_sdk_chat(router: OpenRouter, tenant: Tenant) -> None:

@@ -10,13 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from emulator.billing.pricing import CacheBill, Fees, charge_for
-from emulator.gateway import prompt_cache, service
+from emulator.gateway import audio, prompt_cache, service
 from emulator.gateway.canonical import CacheMark, Message, Request, Tool, ToolCall
 from emulator.gateway.content import prompt_tokens, tool_text
 from emulator.gateway.routing import Route
-from emulator.gateway.tokens import count_text
+from emulator.gateway.tokens import count_text, framing
 from emulator.gateway.wire import chat, messages
-from tests.helpers import a_route
+from tests.helpers import a_route, wav
 
 FAMILIES = ["chat", "responses", "messages"]
 
@@ -41,6 +41,21 @@ def test_the_layout_has_as_many_tokens_as_the_prompt(family: str) -> None:
     assert len(pieces) == prompt_tokens(request, family) == ends[-1]
     assert len(ends) == 1 + len(request.messages)  # the tools end a block too
     assert marks == [(ends[1], 300)]  # the system message's end
+
+
+@pytest.mark.parametrize("family", ["chat", "responses"])
+def test_a_clip_counts_its_tokens_and_another_clip_is_another_prefix(family: str) -> None:
+    def asking(data: str) -> Request:
+        clip = audio.clip(data, "wav")
+        said = Message("user", "What is said?", audio=(clip,))
+        return replace(conversation(), messages=(*conversation().messages[:2], said))
+
+    one, other = asking(wav(1)), asking(wav(1, rate=8000))  # as long, not the same
+    pieces, ends, _ = prompt_cache._layout(one, family)
+    assert len(pieces) == prompt_tokens(one, family) == ends[-1]
+    others, _, _ = prompt_cache._layout(other, family)
+    assert len(others) == len(pieces) and others[: ends[-2]] == pieces[: ends[-2]]
+    assert others[ends[-2] + framing(family)] != pieces[ends[-2] + framing(family)]
 
 
 def test_a_breakpoint_on_a_tool_ends_the_tools_up_to_it() -> None:

@@ -6,7 +6,6 @@ quoted."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,12 +41,6 @@ def told(emulator: EmulatorHandle, zone: str) -> datetime:
 
 def spoken(moment: datetime, zone: str) -> str:
     return f"It is {moment:%A, %B} {moment.day}, {moment:%Y, %H:%M} ({zone})."
-
-
-@pytest.fixture
-def router(emulator: EmulatorHandle, tenant: Tenant) -> Iterator[OpenRouter]:
-    with OpenRouter(api_key=tenant.api_key, server_url=emulator.base_url) as sdk:
-        yield sdk
 
 
 def test_datetime_tells_the_virtual_clocks_time_in_the_tools_zone(

@@ -319,6 +319,25 @@ async function pdf() {
   return result.text;
 }
 
+// A WAV clip as a file part: providers that carry audio send an `input_audio` part,
+// whose 32 tokens a second the usage counts; the echo model answers the text.
+async function audio() {
+  const data = Buffer.from(process.env.EMULATOR_WAV, "base64");
+  const content = [
+    { type: "text", text: "Transcribe." },
+    { type: "file", data, mediaType: "audio/wav" },
+  ];
+  const messages = [{ role: "user", content }];
+  const model = languageModel("emulator/echo");
+  try {
+    const result = await generateText({ model, messages, maxRetries: 0 });
+    const plain = await generateText({ model, prompt: "Transcribe.", maxRetries: 0 });
+    return { text: result.text, extraTokens: result.usage.inputTokens - plain.usage.inputTokens };
+  } catch (error) {
+    return { refused: error.name };
+  }
+}
+
 await runChecks({
   text,
   stream,
@@ -331,4 +350,5 @@ await runChecks({
   reasoning,
   stored_items: storedItems,
   pdf,
+  audio,
 });

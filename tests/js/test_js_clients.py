@@ -23,7 +23,7 @@ import pytest
 
 from emulator.gateway.wire.messages import signature
 from emulator.testing import EmulatorHandle, Tenant
-from tests.helpers import pdf_of
+from tests.helpers import pdf_of, wav
 
 JS_DIR = Path(__file__).parent
 PDF_PAGES = ("The moon is bright tonight.", "The tide follows it.")
@@ -50,6 +50,7 @@ def run_script(script: str, tenant: Tenant, broke: Tenant, *args: str) -> dict[s
     """Run one node script against the tenant's key; its JSON results."""
     env = {**os.environ, "EMULATOR_BROKE_KEY": broke.api_key, "AI_SDK_LOG_WARNINGS": "false"}
     env["EMULATOR_PDF"] = base64.b64encode(pdf_of(*PDF_PAGES)).decode()  # a PDF to send
+    env["EMULATOR_WAV"] = wav(1.5)  # 48 tokens of audio
     done = subprocess.run(
         [node_or_skip(), script, tenant.base_url, tenant.api_key, *args],
         cwd=JS_DIR,
@@ -300,6 +301,16 @@ def test_ai_sdk_openrouter_reads_the_reasoning(ai_sdk: AiRun) -> None:
 def test_ai_sdk_sends_a_pdf_the_emulator_reads(ai_sdk: AiRun) -> None:
     """Each provider's own file part (chat `file`, responses `input_file`) is read."""
     assert ai_sdk.results["pdf"] == "Read this.\n" + "\n\n".join(PDF_PAGES)
+
+
+def test_ai_sdk_sends_audio_the_emulator_measures(ai_sdk: AiRun) -> None:
+    """The chat providers send a WAV file part as `input_audio`, measured (1.5 s: 48
+    tokens); the OpenAI provider's responses models refuse audio before sending it."""
+    got = ai_sdk.results["audio"]
+    if ai_sdk.provider == "openai":
+        assert got == {"refused": "AI_UnsupportedFunctionalityError"}
+        return
+    assert got == {"text": "Transcribe.", "extraTokens": 48}
 
 
 def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:

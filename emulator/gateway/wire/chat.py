@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from emulator.gateway import audio
 from emulator.gateway.canonical import (
+    AudioClip,
     CacheMark,
     CacheUse,
     Completion,
@@ -128,7 +130,7 @@ def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
 def _message(raw: dict[str, Any]) -> Message:
     role = role_of(raw["role"])
     content = raw.get("content")
-    text, images = content_text(content)
+    text, images, clips = content_text(content)
     calls = tuple(
         ToolCall(
             id=c["id"], name=c["function"]["name"], arguments=c["function"].get("arguments", "")
@@ -138,6 +140,8 @@ def _message(raw: dict[str, Any]) -> Message:
     message = Message(
         role=role, text=text, images=images, tool_calls=calls, tool_call_id=raw.get("tool_call_id")
     )
+    if clips:
+        message.audio = clips
     if isinstance(content, list):  # parts may mark where a cached prefix ends
         message.cache_marks = cache_marks(content, TEXT_PARTS)
     return message
@@ -147,13 +151,14 @@ def _message(raw: dict[str, Any]) -> Message:
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
-def content_text(content: Any) -> tuple[str, int]:
-    """The text of a content field (a string or parts) and how many images it holds."""
+def content_text(content: Any) -> tuple[str, int, tuple[AudioClip, ...]]:
+    """The text of a content field (a string or parts), how many images it holds and
+    its audio."""
     if content is None:
-        return "", 0
+        return "", 0, ()
     if isinstance(content, str):
-        return content, 0
-    texts, images = [], 0
+        return content, 0, ()
+    texts, images, clips = [], 0, []
     for part in content:
         kind = part.get("type")
         if kind in TEXT_PARTS:
@@ -164,7 +169,10 @@ def content_text(content: Any) -> tuple[str, int]:
             texts += [said] if said else []
         elif kind in ("image_url", "input_image", "image"):
             images += 1
-    return "\n".join(texts), images
+        elif kind == "input_audio":
+            sent = part["input_audio"]
+            clips.append(audio.clip(sent["data"], sent["format"]))
+    return "\n".join(texts), images, tuple(clips)
 
 
 def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
@@ -217,10 +225,11 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
 
 def _render_message(m: Message) -> dict[str, Any]:
     out: dict[str, Any] = {"role": m.role, "content": m.text}
-    if m.images:
+    if m.images or m.audio:
         out["content"] = [{"type": "text", "text": m.text}] + [
             {"type": "image_url", "image_url": {"url": "data:image/png;base64,"}}
         ] * m.images
+        out["content"] += [audio.part(c) for c in m.audio]
     if m.tool_calls:
         out["tool_calls"] = [_render_call(c) for c in m.tool_calls]
         out["content"] = m.text or None

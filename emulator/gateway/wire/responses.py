@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from emulator.gateway import audio
 from emulator.gateway.canonical import (
     EFFORT_TOKENS,
     CacheUse,
@@ -167,13 +168,13 @@ def _item(item: dict[str, Any]) -> Message:
     if kind == "function_call_output":
         output = item.get("output", "")
         if isinstance(output, list):  # content parts: text and images, as a message's
-            text, images = content_text(output)
+            text, images, _ = content_text(output)
             return Message("tool", text, images, tool_call_id=item["call_id"])
         text = output if isinstance(output, str) else json.dumps(output)
         return Message("tool", text, tool_call_id=item["call_id"])
     role = role_of(item["role"])
-    text, images = content_text(item.get("content"))
-    return Message(role, text, images)
+    text, images, clips = content_text(item.get("content"))
+    return Message(role, text, images, audio=clips)
 
 
 def _images(count: int) -> list[dict[str, Any]]:
@@ -196,10 +197,11 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
                 {"type": "function_call_output", "call_id": m.tool_call_id, "output": output}
             )
             continue
-        if m.text or m.images or not m.tool_calls:
+        if m.text or m.images or m.audio or not m.tool_calls:
             kind = "output_text" if m.role == "assistant" else "input_text"
             parts: list[dict[str, Any]] = [{"type": kind, "text": m.text}]
             parts += _images(m.images)
+            parts += [audio.part(c) for c in m.audio]
             body["input"].append({"role": m.role, "content": parts})
         body["input"] += [
             {"type": "function_call", "call_id": c.id, "name": c.name, "arguments": c.arguments}
