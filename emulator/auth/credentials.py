@@ -26,7 +26,7 @@ from emulator.errors import (
 from emulator.ids import hash_secret
 from emulator.store import Store
 from emulator.store.accounts import account_for_user_token, get_account
-from emulator.store.keys import ApiKey, KeyCache, KeyOwner, get_key, touch_key
+from emulator.store.keys import ApiKey, KeyCache, KeyOwner, touch_key
 
 RouteKind = Literal["api_key", "user_token", "optional", "admin"]
 LAST_USED_RESOLUTION_S = 60  # `last_used_at` is written at most once a minute per key
@@ -141,10 +141,12 @@ def _check_key(key: ApiKey, auth: RouteAuth) -> None:
     require_scope(key, auth)
 
 
-def current_key(conn: sqlite3.Connection, key: ApiKey, scopes: tuple[str, ...]) -> ApiKey:
+def current_key(
+    conn: sqlite3.Connection, keys: KeyCache, key: ApiKey, scopes: tuple[str, ...]
+) -> ApiKey:
     """The key as it is now (in the caller's transaction), if it may still be used, and
     still has one of `scopes` (those its route took)."""
-    fresh = get_key(conn, key.account_id, key.id)
+    fresh = keys.current(conn, key)
     if fresh is None:  # deleted since
         raise AuthenticationFailed(f"This API key ({key.id}) was revoked.")
     check_usable(fresh)

@@ -62,7 +62,8 @@ def hold(
     now = rt.clock.now_iso()
     key_id = key.id if key else None
     with rt.store.write() as conn:
-        check_spend(conn, key, amount, rt.clock.now(), "this request may cost up to", scopes)
+        now_s, what = rt.clock.now(), "this request may cost up to"
+        check_spend(conn, rt.keys, key, amount, now_s, what, scopes)
         standing = reservations.available_and_refund_due(conn, account_id, rt.clock.now())
         if standing is None:
             raise NotFound(f"No account {account_id!r}.")

@@ -18,7 +18,7 @@ from emulator.clock import iso
 from emulator.errors import BudgetExceeded
 from emulator.store import reservations
 from emulator.store.jobs import key_job_spend
-from emulator.store.keys import ApiKey
+from emulator.store.keys import ApiKey, KeyCache
 from emulator.store.usage import key_charges_since
 
 
@@ -75,6 +75,7 @@ def spend_standing(conn: sqlite3.Connection, key: ApiKey | None, now: float) -> 
 
 def check_spend(
     conn: sqlite3.Connection,
+    keys: KeyCache,
     key: ApiKey | None,
     amount: int,
     now: float,
@@ -87,7 +88,7 @@ def check_spend(
     route's `scopes` since the request was authenticated (its body still arriving, a
     latency fault) is refused (401, 402, 403)."""
     if key is not None:
-        key = current_key(conn, key, scopes)
+        key = current_key(conn, keys, key, scopes)
     spend = spend_standing(conn, key, now)
     if not spend.allows(amount):
         key_id = key.id if key else None

@@ -65,7 +65,8 @@ def create_job(
             _check_unique(conn, caller.account_id, external_task_id)
         settle_refunds(rt, conn, caller.account_id)
         if price_micros:  # the key's spend limit covers its jobs too
-            check_spend(conn, caller.key, price_micros, now, "this job costs", caller.scopes)
+            key, scopes = caller.key, caller.scopes
+            check_spend(conn, rt.keys, key, price_micros, now, "this job costs", scopes)
         left = available(conn, caller.account_id) or 0
         if price_micros > left:
             raise insufficient_credits(price_micros, left, advice)

@@ -139,6 +139,29 @@ def test_an_in_memory_key_cache_reads_the_epoch_only_after_a_write() -> None:
     assert any("_auth_epoch" in s for s in statements)
 
 
+def test_the_key_as_it_is_now_is_the_cached_one_until_the_epoch_moves() -> None:
+    """Spending reads the key again in its transaction (`KeyCache.current`): one query
+    for the epoch while nothing changed, the row again once anything did."""
+    from emulator.ids import hash_secret
+
+    rt = open_runtime(Settings(db=":memory:"))
+    secret = hash_secret("sk-emu-demo-all")
+    with rt.store.read() as conn:
+        cached, _owner = rt.keys.lookup(conn, secret) or (None, None)
+    assert cached is not None
+    statements: list[str] = []
+    with rt.store.write() as conn:
+        conn.set_trace_callback(statements.append)
+        assert rt.keys.current(conn, cached) is cached
+        conn.set_trace_callback(None)
+        assert statements == ["SELECT value FROM _auth_epoch"]
+        conn.execute("UPDATE api_keys SET status = 'disabled' WHERE id = ?", [cached.id])
+        fresh = rt.keys.current(conn, cached)
+        assert fresh is not None and fresh.status == "disabled"
+        conn.execute("DELETE FROM api_keys WHERE id = ?", [cached.id])
+        assert rt.keys.current(conn, cached) is None
+
+
 def test_migrations_run_once() -> None:
     store = Store(":memory:")
     with store.write() as conn:
