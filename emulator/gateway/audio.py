@@ -37,6 +37,7 @@ _MP3_KBPS = {
 }
 _MP3_KBPS[0] = _MP3_KBPS[2]
 _MP3_SYNC_SEARCH = 4096  # bytes after the tag where the first frame may start
+_WAV_CHUNKS = 64  # read before `data` (a few in a real file): a bound on the walk
 
 
 def clip(data: str, fmt: str) -> AudioClip:
@@ -108,7 +109,9 @@ def _wav_ms(data: str, size: int) -> int:
     if head[:4] != b"RIFF" or head[8:12] != b"WAVE":
         raise ValueError("`input_audio.data` is not a WAV file (`format` 'wav'): no RIFF header")
     at, byte_rate = 12, 0
-    while at + 8 <= size:
+    for _ in range(_WAV_CHUNKS):
+        if at + 8 > size:
+            break
         chunk = _slice(data, at, 8)
         name, length = chunk[:4], int.from_bytes(chunk[4:], "little")
         if name == b"fmt " and length >= 12:
@@ -122,7 +125,7 @@ def _wav_ms(data: str, size: int) -> int:
         at += 8 + length + (length & 1)  # chunks are padded to an even length
     raise ValueError(
         "`input_audio.data` is not a playable WAV file (`format` 'wav'): it needs a "
-        "`fmt ` chunk with a byte rate before its `data` chunk"
+        f"`fmt ` chunk with a byte rate before its `data` chunk, among its first {_WAV_CHUNKS}"
     )
 
 

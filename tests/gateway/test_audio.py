@@ -44,6 +44,11 @@ def test_a_wav_header_that_claims_no_length_or_too_much_counts_the_bytes_present
     assert audio.length_ms(b64(data), "wav") == 500
 
 
+def test_a_wav_s_data_may_be_its_64th_chunk() -> None:
+    data = riff(FMT, *[chunk(b"LIST", b"")] * 62, chunk(b"data", bytes(176400)))
+    assert audio.length_ms(b64(data), "wav") == 1000
+
+
 def test_a_wav_header_that_claims_less_than_present_is_believed() -> None:
     data = riff(FMT, chunk(b"data", bytes(176400), size=176400 // 4))
     assert audio.length_ms(b64(data), "wav") == 250
@@ -51,8 +56,13 @@ def test_a_wav_header_that_claims_less_than_present_is_believed() -> None:
 
 @pytest.mark.parametrize(
     "data",
-    [b"RIFX" + bytes(40), riff(chunk(b"data", bytes(100))), riff(FMT)],
-    ids=["not-riff", "data-before-fmt", "no-data"],
+    [
+        b"RIFX" + bytes(40),
+        riff(chunk(b"data", bytes(100))),
+        riff(FMT),
+        riff(FMT, *[chunk(b"LIST", b"")] * 63, chunk(b"data", bytes(100))),
+    ],
+    ids=["not-riff", "data-before-fmt", "no-data", "data-past-64-chunks"],
 )
 def test_a_wav_without_what_a_player_needs_is_refused(data: bytes) -> None:
     with pytest.raises(ValueError, match="WAV"):

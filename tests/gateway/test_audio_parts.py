@@ -223,3 +223,23 @@ def test_the_openrouter_sdk_sends_its_typed_audio_part(router: OpenRouter) -> No
     assert result.choices[0].message.content
     assert result.usage.prompt_tokens_details is not None
     assert result.usage.prompt_tokens_details.audio_tokens == 64
+
+
+@pytest.mark.parametrize("provider", ["emulator", "emulator-responses"])
+def test_a_tool_result_s_audio_reaches_either_format_whole(tenant: Tenant, provider: str) -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "record", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "Record the room."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": [TEXT, CLIP]},
+    ]
+    tools = [{"type": "function", "function": {"name": "record", "parameters": {}}}]
+    body = chat([], messages=messages, tools=tools, provider={"only": [provider]})
+    heard_not = [*messages[:2], {**messages[2], "content": [TEXT]}]
+    with tenant.client() as http:
+        answered = http.post("/chat/completions", json=body)
+        plain = http.post("/chat/completions", json={**body, "messages": heard_not})
+    assert answered.status_code == plain.status_code == 200, answered.text
+    usage, without = answered.json()["usage"], plain.json()["usage"]
+    assert usage["prompt_tokens_details"]["audio_tokens"] == 80
+    assert usage["prompt_tokens"] == without["prompt_tokens"] + 80

@@ -168,8 +168,8 @@ def _item(item: dict[str, Any]) -> Message:
     if kind == "function_call_output":
         output = item.get("output", "")
         if isinstance(output, list):  # content parts: text and images, as a message's
-            text, images, _ = content_text(output)
-            return Message("tool", text, images, tool_call_id=item["call_id"])
+            text, images, clips = content_text(output)
+            return Message("tool", text, images, tool_call_id=item["call_id"], audio=clips)
         text = output if isinstance(output, str) else json.dumps(output)
         return Message("tool", text, tool_call_id=item["call_id"])
     role = role_of(item["role"])
@@ -191,8 +191,9 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
             continue
         if m.role == "tool":
             output: str | list[dict[str, Any]] = m.text
-            if m.images:
+            if m.images or m.audio:
                 output = [{"type": "input_text", "text": m.text}, *_images(m.images)]
+                output += [audio.part(c) for c in m.audio]
             body["input"].append(
                 {"type": "function_call_output", "call_id": m.tool_call_id, "output": output}
             )
