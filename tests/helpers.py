@@ -153,6 +153,18 @@ def documented(document: dict[str, Any], response: httpx.Response, path: str) ->
     jsonschema.validate(response.json(), whole, cls=jsonschema.Draft202012Validator)
 
 
+def claude_stream(claude: Any, **body: Any) -> tuple[list[Any], Any]:
+    """Anthropic's SDK streaming `body` to `/messages`: its events and final message."""
+    with claude.messages.stream(**body) as stream:
+        events = list(stream)
+        return events, stream.get_final_message()
+
+
+def block_kinds(message: Any) -> list[str]:
+    """The types of a messages answer's content blocks, in order."""
+    return [block.type for block in message.content]
+
+
 def wav(seconds: float, rate: int = 16000) -> str:
     """The base64 of a silent mono 16-bit WAV clip `seconds` long."""
     out = io.BytesIO()

@@ -13,7 +13,7 @@ import anthropic
 import pytest
 
 from emulator.testing import EmulatorHandle, Tenant
-from tests.helpers import assert_error
+from tests.helpers import assert_error, block_kinds, claude_stream
 
 SONNET = "anthropic/claude-sonnet-4"
 FETCH: Any = {"type": "web_fetch_20250910", "name": "web_fetch"}
@@ -23,14 +23,16 @@ QUESTION: Any = [
 ]
 
 
+def asked(**body: Any) -> dict[str, Any]:
+    return {"model": SONNET, "max_tokens": 400, "messages": QUESTION, "tools": [FETCH], **body}
+
+
 def ask(claude: anthropic.Anthropic, **body: Any) -> Any:
-    return claude.messages.create(
-        **{"model": SONNET, "max_tokens": 400, "messages": QUESTION, "tools": [FETCH], **body}
-    )
+    return claude.messages.create(**asked(**body))
 
 
-def kinds(message: Any) -> list[str]:
-    return [block.type for block in message.content]
+def stream(claude: anthropic.Anthropic, **body: Any) -> tuple[list[Any], Any]:
+    return claude_stream(claude, **asked(**body))
 
 
 def test_each_url_is_a_call_and_its_result(
@@ -74,12 +76,8 @@ def test_each_url_is_a_call_and_its_result(
 
 def test_streamed_the_blocks_come_whole_before_the_text(claude: anthropic.Anthropic) -> None:
     whole = ask(claude)
-    with claude.messages.stream(
-        model=SONNET, max_tokens=400, messages=QUESTION, tools=[FETCH]
-    ) as stream:
-        events = list(stream)
-        final = stream.get_final_message()
-    assert kinds(final) == kinds(whole)
+    events, final = stream(claude)
+    assert block_kinds(final) == block_kinds(whole)
     starts = [e for e in events if e.type == "content_block_start"]
     assert [e.index for e in starts] == list(range(len(final.content)))
     assert [e.content_block.type for e in starts[:4]] == [
@@ -101,7 +99,7 @@ def test_search_then_fetch_and_the_settings(claude: anthropic.Anthropic) -> None
     allowed = ask(claude, tools=[{**FETCH, "allowed_domains": ["example.com"]}])
     cut = ask(claude, tools=[{**FETCH, "max_content_tokens": 5}])
     named = ask(claude, tool_choice={"type": "tool", "name": "web_fetch"})
-    assert kinds(both)[:4] == [
+    assert block_kinds(both)[:4] == [
         "server_tool_use",
         "web_search_tool_result",
         "server_tool_use",
@@ -113,7 +111,7 @@ def test_search_then_fetch_and_the_settings(claude: anthropic.Anthropic) -> None
     assert limited.usage.server_tool_use.web_fetch_requests == 1
     assert allowed.content[3].content.error_code == "url_not_allowed"
     assert len(cut.content[1].content.content.source.data) == 20
-    assert kinds(named) == kinds(allowed)  # naming the tool lets it fetch, then answer
+    assert block_kinds(named) == block_kinds(allowed)  # naming the tool lets it fetch, then answer
 
 
 def test_with_citations_the_text_cites_the_pages_read(claude: anthropic.Anthropic) -> None:
@@ -149,10 +147,7 @@ def test_with_citations_the_text_cites_the_pages_read(claude: anthropic.Anthropi
         (1, "Kite flying | docs.example.com"),
     ]
     assert all(not getattr(b, "citations", None) for b in structured.content)
-    with claude.messages.stream(
-        model=SONNET, max_tokens=400, messages=QUESTION, tools=[cited_fetch]
-    ) as stream:
-        streamed = stream.get_final_message()
+    _, streamed = stream(claude, tools=[cited_fetch])
     assert streamed.model_dump()["content"][4:] == answer.model_dump()["content"][4:]
 
 
@@ -172,7 +167,7 @@ def test_the_blocks_go_back_in_the_next_turn_and_are_read(claude: anthropic.Anth
         {"role": "user", "content": "Thanks"},
     ]
     without = ask(claude, messages=shorter)
-    assert again.stop_reason == "end_turn" and kinds(again)[0] == "text"  # no URL: no fetch
+    assert again.stop_reason == "end_turn" and block_kinds(again)[0] == "text"  # no URL: no fetch
     assert again.usage.input_tokens > without.usage.input_tokens + 40  # the page read again
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from emulator.gateway import native_search
 from emulator.testing import Tenant
-from tests.helpers import assert_error
+from tests.helpers import assert_error, block_kinds, claude_stream
 
 SONNET = "anthropic/claude-sonnet-4"
 SEARCH: Any = {"type": "web_search_20250305", "name": "web_search", "max_uses": 3}
@@ -21,14 +21,16 @@ QUESTION: Any = [{"role": "user", "content": "What are the latest findings on re
 LOOKUP: Any = {"name": "lookup", "input_schema": {"type": "object", "properties": {}}}
 
 
+def asked(**body: Any) -> dict[str, Any]:
+    return {"model": SONNET, "max_tokens": 400, "messages": QUESTION, "tools": [SEARCH], **body}
+
+
 def ask(claude: anthropic.Anthropic, **body: Any) -> Any:
-    return claude.messages.create(
-        **{"model": SONNET, "max_tokens": 400, "messages": QUESTION, "tools": [SEARCH], **body}
-    )
+    return claude.messages.create(**asked(**body))
 
 
-def kinds(message: Any) -> list[str]:
-    return [block.type for block in message.content]
+def stream(claude: anthropic.Anthropic, **body: Any) -> tuple[list[Any], Any]:
+    return claude_stream(claude, **asked(**body))
 
 
 def without_ids(message: Any) -> list[dict[str, Any]]:
@@ -71,7 +73,7 @@ def test_the_answer_shows_the_search_and_cites_its_results(
     assert "Sources:" not in "".join(block.text for block in texts)  # cited, not linked
     usage = answer.usage
     assert usage.server_tool_use is not None and usage.server_tool_use.web_search_requests == 1
-    assert plain.usage.server_tool_use is None and kinds(plain) == ["text"]
+    assert plain.usage.server_tool_use is None and block_kinds(plain) == ["text"]
     # The results are read as input, and each is charged.
     assert usage.input_tokens > plain.usage.input_tokens + 100
     with tenant.client() as http:
@@ -83,11 +85,7 @@ def test_the_answer_shows_the_search_and_cites_its_results(
 
 def test_the_stream_sends_the_same_blocks(claude: anthropic.Anthropic) -> None:
     whole = ask(claude)
-    with claude.messages.stream(
-        model=SONNET, max_tokens=400, messages=QUESTION, tools=[SEARCH]
-    ) as stream:
-        events = list(stream)
-        streamed = stream.get_final_message()
+    events, streamed = stream(claude)
     assert without_ids(streamed) == without_ids(whole)
     assert streamed.content[0].id == streamed.content[1].tool_use_id  # type: ignore[union-attr]
     starts = [e for e in events if e.type == "content_block_start"]
@@ -103,11 +101,8 @@ def test_the_stream_sends_the_same_blocks(claude: anthropic.Anthropic) -> None:
 def test_thinking_comes_before_the_search(claude: anthropic.Anthropic) -> None:
     thinking: Any = {"type": "enabled", "budget_tokens": 1024}
     whole = ask(claude, max_tokens=2000, thinking=thinking)
-    with claude.messages.stream(
-        model=SONNET, max_tokens=2000, messages=QUESTION, tools=[SEARCH], thinking=thinking
-    ) as stream:
-        streamed = stream.get_final_message()
-    assert kinds(whole)[:3] == ["thinking", "server_tool_use", "web_search_tool_result"]
+    _, streamed = stream(claude, max_tokens=2000, thinking=thinking)
+    assert block_kinds(whole)[:3] == ["thinking", "server_tool_use", "web_search_tool_result"]
     assert without_ids(streamed) == without_ids(whole)
 
 
@@ -133,9 +128,10 @@ def test_the_tool_choice_decides_whether_it_searches(claude: anthropic.Anthropic
     any_tool = ask(claude, tool_choice={"type": "any"})
     named = ask(claude, tool_choice={"type": "tool", "name": "web_search"})
     other = ask(claude, tools=[SEARCH, LOOKUP], tool_choice={"type": "tool", "name": "lookup"})
-    assert kinds(none) == ["text"] and none.usage.server_tool_use is None
-    assert kinds(any_tool)[:2] == kinds(named)[:2] == ["server_tool_use", "web_search_tool_result"]
-    assert kinds(other) == ["tool_use"] and other.usage.server_tool_use is None
+    assert block_kinds(none) == ["text"] and none.usage.server_tool_use is None
+    searched = ["server_tool_use", "web_search_tool_result"]
+    assert block_kinds(any_tool)[:2] == block_kinds(named)[:2] == searched
+    assert block_kinds(other) == ["tool_use"] and other.usage.server_tool_use is None
     # After a tool's result the model answers from it: no search.
     result: Any = [
         *QUESTION,
@@ -148,7 +144,7 @@ def test_the_tool_choice_decides_whether_it_searches(claude: anthropic.Anthropic
         },
     ]
     answered = ask(claude, tools=[SEARCH, LOOKUP], messages=result)
-    assert kinds(answered) == ["text"]
+    assert block_kinds(answered) == ["text"]
 
 
 def test_domain_filters_choose_where_results_come_from(claude: anthropic.Anthropic) -> None:
@@ -175,14 +171,14 @@ def test_structured_output_shows_the_search_without_citing(claude: anthropic.Ant
         "additionalProperties": False,
     }
     answer = ask(claude, output_config={"format": {"type": "json_schema", "schema": schema}})
-    assert kinds(answer) == ["server_tool_use", "web_search_tool_result", "text"]
+    assert block_kinds(answer) == ["server_tool_use", "web_search_tool_result", "text"]
     assert answer.content[2].citations is None  # type: ignore[union-attr]
 
 
 def test_openrouters_server_tool_links_its_sources_on_messages(claude: anthropic.Anthropic) -> None:
     tool: Any = {"type": "openrouter:web_search", "parameters": {"max_results": 2}}
     answer = ask(claude, tools=[tool])
-    assert kinds(answer) == ["text"] and answer.usage.server_tool_use is None
+    assert block_kinds(answer) == ["text"] and answer.usage.server_tool_use is None
     assert answer.content[0].text.count("](https://") == 2  # type: ignore[union-attr]
 
 
@@ -277,7 +273,7 @@ def test_a_search_error_sent_back_is_taken(claude: anthropic.Anthropic) -> None:
     turns: Any = [*QUESTION, {"role": "assistant", "content": [CALL, failed]}]
     turns.append({"role": "user", "content": "Try again?"})
     answer = ask(claude, messages=turns)
-    assert kinds(answer)[:2] == ["server_tool_use", "web_search_tool_result"]
+    assert block_kinds(answer)[:2] == ["server_tool_use", "web_search_tool_result"]
 
 
 @pytest.mark.parametrize("version", ["web_search_20260209", "web_search_20260318"])

@@ -14,7 +14,7 @@ import pytest
 from emulator.gateway.source_citations import cited_blocks, cited_events
 from emulator.gateway.sources import SearchResult
 from emulator.testing import Tenant
-from tests.helpers import assert_error, pdf_of
+from tests.helpers import assert_error, block_kinds, pdf_of
 
 SONNET = "anthropic/claude-sonnet-4"
 
@@ -277,7 +277,7 @@ def test_a_pdf_by_url_is_taken_but_not_read_or_cited(claude: anthropic.Anthropic
     pdf = claude.messages.count_tokens(model=SONNET, messages=asking(PDF_URL))
     assert pdf.input_tokens == bare.input_tokens
     message = claude.messages.create(model=SONNET, max_tokens=200, messages=asking(*cited(PDF_URL)))
-    assert [block.type for block in message.content] == ["text"]
+    assert block_kinds(message) == ["text"]
     assert not message.content[0].citations
 
 
