@@ -134,7 +134,8 @@ class KeyCache:
         self._changes = -1  # the connection's total_changes when the epoch was read
         self._keys: dict[str, tuple[ApiKey, KeyOwner]] = {}
 
-    def lookup(self, conn: sqlite3.Connection, secret_hash: str) -> tuple[ApiKey, KeyOwner] | None:
+    def _follow_epoch(self, conn: sqlite3.Connection) -> None:
+        """Empty the cache if the auth epoch has moved since it was last read."""
         changes = conn.total_changes
         if self._other_writers or changes != self._changes:
             epoch = conn.execute("SELECT value FROM _auth_epoch").fetchone()[0]
@@ -142,6 +143,9 @@ class KeyCache:
                 self._keys.clear()  # bounded by the keys in the database: never grows otherwise
                 self._epoch = epoch
             self._changes = changes
+
+    def lookup(self, conn: sqlite3.Connection, secret_hash: str) -> tuple[ApiKey, KeyOwner] | None:
+        self._follow_epoch(conn)
         found = self._keys.get(secret_hash)
         if found is None:
             found = key_by_secret_hash(conn, secret_hash)
@@ -153,13 +157,14 @@ class KeyCache:
         """The key as the database has it now (in the caller's transaction), or None if
         it is gone (deleted; a revoked one read again is gone too: the caller refuses
         both). The cached copy while the auth epoch has not moved since the cache was
-        filled (nothing a key's use depends on has changed): one query, not the key's
-        row made a record again (~15 us a request). Otherwise the row, read again."""
-        epoch = conn.execute("SELECT value FROM _auth_epoch").fetchone()[0]
-        if epoch == self._epoch:
-            found = self._keys.get(key.secret_hash)
-            if found is not None and found[0].id == key.id:
-                return found[0]  # revoked or not: the caller checks it
+        filled (nothing a key's use depends on has changed), not the key's row made a
+        record again (~15 us a request); the epoch is read as `lookup` reads it (not at
+        all on an in-memory database this connection has not written to since).
+        Otherwise the row, read again."""
+        self._follow_epoch(conn)
+        found = self._keys.get(key.secret_hash)
+        if found is not None and found[0].id == key.id:
+            return found[0]  # revoked or not: the caller checks it
         return get_key(conn, key.account_id, key.id)
 
     def remember(self, key: ApiKey, owner: KeyOwner) -> None:

@@ -140,8 +140,9 @@ def test_an_in_memory_key_cache_reads_the_epoch_only_after_a_write() -> None:
 
 
 def test_the_key_as_it_is_now_is_the_cached_one_until_the_epoch_moves() -> None:
-    """Spending reads the key again in its transaction (`KeyCache.current`): one query
-    for the epoch while nothing changed, the row again once anything did."""
+    """Spending reads the key again in its transaction (`KeyCache.current`): no query
+    on an in-memory database this connection has not written since authentication,
+    the epoch once it has, the row again once a key changed."""
     from emulator.ids import hash_secret
 
     rt = open_runtime(Settings(db=":memory:"))
@@ -153,8 +154,11 @@ def test_the_key_as_it_is_now_is_the_cached_one_until_the_epoch_moves() -> None:
     with rt.store.write() as conn:
         conn.set_trace_callback(statements.append)
         assert rt.keys.current(conn, cached) is cached
+        assert statements == []
+        conn.execute("UPDATE accounts SET balance_micros = 1 WHERE id = ?", [cached.account_id])
+        assert rt.keys.current(conn, cached) is cached  # a write, but not to what auth reads
         conn.set_trace_callback(None)
-        assert statements == ["SELECT value FROM _auth_epoch"]
+        assert statements[-1] == "SELECT value FROM _auth_epoch"
         conn.execute("UPDATE api_keys SET status = 'disabled' WHERE id = ?", [cached.id])
         fresh = rt.keys.current(conn, cached)
         assert fresh is not None and fresh.status == "disabled"
