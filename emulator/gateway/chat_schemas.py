@@ -334,6 +334,18 @@ def model_from_models(body: Any) -> Any:
     return body
 
 
+def _no_legacy_functions(body: Any) -> None:
+    """Taken silently, `functions` would answer in text where the client waits for a call."""
+    if isinstance(body, dict):
+        for name in ("functions", "function_call"):
+            if body.get(name) is not None:
+                raise InvalidRequest(
+                    f"`{name}` (OpenAI's deprecated function calling) is not supported: "
+                    "send `tools` with `type: function` and `tool_choice` instead.",
+                    param=name,
+                )
+
+
 def messages_from_prompt(body: Any) -> Any:
     """OpenRouter's: chat takes a `prompt` string in place of `messages`, as one user
     message."""
@@ -418,16 +430,5 @@ class ChatCompletionRequest(OpenWireModel):
     @model_validator(mode="before")
     @classmethod
     def _openrouter_forms(cls, body: Any) -> Any:
+        _no_legacy_functions(body)
         return messages_from_prompt(model_from_models(body))
-
-    @model_validator(mode="after")
-    def _no_legacy_functions(self) -> ChatCompletionRequest:
-        # Taken silently, they would answer in text where the client waits for a call.
-        for name in ("functions", "function_call"):
-            if (self.model_extra or {}).get(name) is not None:
-                raise InvalidRequest(
-                    f"`{name}` (OpenAI's deprecated function calling) is not supported: "
-                    "send `tools` with `type: function` and `tool_choice` instead.",
-                    param=name,
-                )
-        return self

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from functools import lru_cache
 
 import regex
@@ -48,18 +46,24 @@ class PatternTooSlow(Exception):
         )
 
 
-@contextmanager
-def match_budget(seconds: float = BUDGET_S) -> Iterator[None]:
+class match_budget:  # lower case: used as a function would be
     """The searches inside share `seconds` of matching; a budget already running stays
-    the one."""
-    if _left.get() is not None:
-        yield
-        return
-    token = _left.set([seconds])
-    try:
-        yield
-    finally:
-        _left.reset(token)
+    the one. A class: it runs on every chat request (scripted replies), where a
+    generator's context manager costs several calls more."""
+
+    __slots__ = ("_seconds", "_token")
+
+    def __init__(self, seconds: float = BUDGET_S) -> None:
+        self._seconds = seconds
+        self._token: Token[list[float] | None] | None = None
+
+    def __enter__(self) -> None:
+        if _left.get() is None:
+            self._token = _left.set([self._seconds])
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _left.reset(self._token)
 
 
 def search_compiled(pattern: regex.Pattern[str], text: str) -> bool:

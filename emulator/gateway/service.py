@@ -470,6 +470,8 @@ def tool_search(call: Call, served: Served) -> tuple[web_search.WebResult, ...]:
 def tool_use(call: Call, served: Served) -> dict[str, Any]:
     """OpenRouter's `usage.server_tool_use_details` on chat and responses answers whose
     model called a server tool (web search's tool among them; not its plugin)."""
+    if not served.tool_runs and not served.web_results:  # nearly every request
+        return {}
     searched = bool(tool_search(call, served))
     details = server_tools.usage_details(served.tool_runs, searched)
     if details is None or call.endpoint == "messages":
