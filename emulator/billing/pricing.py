@@ -13,6 +13,10 @@ price (`CacheBill`); the prompt tokens above still count all of them:
     prompt part = (prompt - read - written) * prompt_price + read * cache_read_price
                   + written * cache_write_price   (written for an hour: at twice the prompt price)
 
+Output tokens of generated images (`gateway.image_output`), which the completion
+tokens count, are priced at the route's image output price instead of its
+completion price.
+
 Web search results (`gateway.web_search`) are an upstream cost too: each adds
 `web_search_micros_per_result` to the provider cost, before the fee; so does each
 page the web fetch tool read (`gateway.server_tools`), `web_fetch_micros_per_fetch`.
@@ -70,6 +74,14 @@ class CacheBill:
     write_per_mtok: int
 
 
+@dataclass(frozen=True, slots=True)
+class ImageBill:
+    """Of the completion's tokens, those of generated images, with their price."""
+
+    tokens: int
+    per_mtok: int
+
+
 def _ceil_div(numerator: int, denominator: int) -> int:
     return -(-numerator // denominator)
 
@@ -94,12 +106,25 @@ def provider_cost(
     prompt_per_mtok: int,
     completion_per_mtok: int,
     cache: CacheBill | None = None,
+    images: ImageBill | None = None,
 ) -> int:
     if cache is None:  # nearly every request
         prompt_part = prompt_tokens * prompt_per_mtok
     else:
         prompt_part = prompt_cost_mtok(prompt_tokens, prompt_per_mtok, cache)
-    return _ceil_div(prompt_part + completion_tokens * completion_per_mtok, MTOK)
+    output_part = completion_cost_mtok(completion_tokens, completion_per_mtok, images)
+    return _ceil_div(prompt_part + output_part, MTOK)
+
+
+def completion_cost_mtok(
+    completion_tokens: int, completion_per_mtok: int, images: ImageBill | None
+) -> int:
+    """The output's cost in micros times a million (exact): its images' tokens, which it
+    counts, at their price."""
+    cost = completion_tokens * completion_per_mtok
+    if images is not None:
+        cost += images.tokens * (images.per_mtok - completion_per_mtok)
+    return cost
 
 
 def charge_for(
@@ -111,13 +136,14 @@ def charge_for(
     cache: CacheBill | None = None,
     search_results: int = 0,
     web_fetches: int = 0,
+    images: ImageBill | None = None,
 ) -> Charge:
     free = not prompt_per_mtok and not completion_per_mtok  # a `:free` route
     if free:
         cost = 0
     else:
         cost = provider_cost(
-            prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache
+            prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache, images
         )
     if search_results or web_fetches:
         cost += search_results * fees.web_search_micros_per_result

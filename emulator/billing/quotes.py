@@ -13,7 +13,7 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import stored_responses
+from emulator.gateway import image_output, stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.messages_schemas import MessagesRequest
@@ -27,6 +27,7 @@ from emulator.gateway.service import (
     capped,
     check_body,
     fees_of,
+    image_bill,
     premium_unapproved,
     provider_prompt_tokens,
     worst_case,
@@ -52,8 +53,13 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
+    drawn = image_output.TOKENS_PER_IMAGE * request.n if request.images_out is not None else 0
+    output += drawn  # each answer's image, beside the text
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
-    charge = charge_for(prompt, output, *price, fees, search_results=searched, web_fetches=fetched)
+    charge = charge_for(
+        prompt, output, *price, fees, search_results=searched, web_fetches=fetched,
+        images=image_bill(first, drawn),
+    )  # fmt: skip
     hold = worst_hold(routes, request, fees, searched, fetched)
     # After the refunds of jobs failed by now, as the request's own hold sees the balance
     available, spend = settled_read(

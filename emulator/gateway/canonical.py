@@ -213,6 +213,16 @@ class ForcedTool:
         return repr(self.name)  # a Request's repr keys its answer: the same as before
 
 
+@dataclass(frozen=True, slots=True)
+class ImageOutput:
+    """Images asked of the answer (OpenRouter's `modalities` with `image`): their
+    `image_config`, and whether text comes too (`text` among the modalities)."""
+
+    aspect_ratio: str = "1:1"
+    image_size: str = "1K"
+    text: bool = True
+
+
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Request:
     messages: tuple[Message, ...]
@@ -240,6 +250,9 @@ class Request:
     # The field that carried `response_format` when its format has two (Anthropic's
     # `output_config.format` and the older `output_format`): errors name the one sent.
     format_field: str | None = field(default=None, repr=False, compare=False)
+    # Images asked of the answer (`gateway.image_output`). Out of the repr: the text
+    # says the same with or without them (the image is drawn from a generator apart).
+    images_out: ImageOutput | None = field(default=None, repr=False)
 
     def with_max_tokens(self, max_tokens: int | None) -> Request:
         """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
@@ -258,6 +271,7 @@ class Request:
             self.reasoning_unasked,
             self.logprobs,
             self.format_field,
+            self.images_out,
         )
 
 
@@ -285,6 +299,8 @@ class Completion:
     logprobs: tuple[TokenLogprob, ...] | None = None
     cache: CacheUse | None = None  # of `input_tokens`: read from or written to its cache
     stop_sequence: str | None = None  # the one of `Request.stop` that ended the text
+    images: tuple[str, ...] = ()  # generated images, as data URLs (`gateway.image_output`)
+    image_tokens: int = 0  # of `output_tokens`: the images'
 
 
 # Stream pieces, in the order a provider sends them. `choice` is the index of the
@@ -320,6 +336,14 @@ class ToolArgumentsDelta:
 
 
 @dataclass(frozen=True)
+class ImageDelta:
+    """A generated image (a data URL), streamed whole after the answer's text."""
+
+    url: str
+    choice: int = 0
+
+
+@dataclass(frozen=True)
 class Finish:
     """The end of one choice; its output tokens (over all choices: their sum)."""
 
@@ -330,6 +354,7 @@ class Finish:
     reasoning_tokens: int = 0  # of `output_tokens`
     cache: CacheUse | None = None  # of `input_tokens`, as in `Completion`
     stop_sequence: str | None = None  # as in `Completion`
+    image_tokens: int = 0  # of `output_tokens`, as in `Completion`
 
 
-Delta = ReasoningDelta | TextDelta | ToolCallStart | ToolArgumentsDelta | Finish
+Delta = ReasoningDelta | TextDelta | ToolCallStart | ToolArgumentsDelta | ImageDelta | Finish

@@ -288,7 +288,12 @@ def provider_wire(
         },
     }
     pricing = wire["pricing"]
-    for price, name in (("cache_read", "input_cache_read"), ("cache_write", "input_cache_write")):
+    prices = (
+        ("cache_read", "input_cache_read"),
+        ("cache_write", "input_cache_write"),
+        ("image_output", "image_output"),
+    )
+    for price, name in prices:
         micros = extra.get(f"{price}_micros_per_mtok")
         if micros is not None:  # OpenRouter lists the cache's prices where there are some
             pricing[name] = per_token_usd(micros)

@@ -107,18 +107,23 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         web_citations.annotate_chat(answer, completions, served.web_results, parsed)
     usage = answer["usage"]
     usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
+    details = usage["completion_tokens_details"]
+    image_tokens = details.get("image_tokens", 0)
     spent = service.Spent(
         usage["prompt_tokens"],
         usage["completion_tokens"],
-        usage["completion_tokens_details"]["reasoning_tokens"],
+        details["reasoning_tokens"],
         completions[0].finish_reason,
         cache=completions[0].cache,
         stop_sequence=completions[0].stop_sequence,
+        images=sum(len(c.images) for c in completions) if image_tokens else 0,
+        image_tokens=image_tokens,
     )
     charge = service.record_usage(rt, caller, call, served, spent)
     answer["usage"] |= service.usage_money(
-        charge, served.route, spent.prompt, spent.completion, cache=spent.cache
-    ) | service.tool_use(call, served)
+        charge, served.route, spent.prompt, spent.completion, cache=spent.cache,
+        image_tokens=image_tokens,
+    ) | service.tool_use(call, served)  # fmt: skip
     return Answer(answer_headers, body=answer, provider=served.route.provider)
 
 
@@ -131,7 +136,8 @@ def _priced(
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
             usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
-            usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions")
+            images = usage["completion_tokens_details"].get("image_tokens", 0)
+            usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions", images)
         yield chunk
 
 

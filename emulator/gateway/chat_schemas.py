@@ -294,6 +294,17 @@ class AudioOutput(OpenWireModel):
     format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
 
 
+AspectRatio = Literal["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
+
+
+class ImageConfig(OpenWireModel):
+    """OpenRouter's settings of generated images (`gateway.image_output`); other keys, of
+    other vendors' image models, are taken and ignored."""
+
+    aspect_ratio: AspectRatio | None = None
+    image_size: Literal["1K", "2K", "4K"] | None = None
+
+
 class SamplingFields(OpenWireModel):
     """Settings of OpenAI's and OpenRouter's chat body that change no answer here: the
     sampling ones (nothing is sampled, the content is a seeded function of the request)
@@ -312,6 +323,7 @@ class SamplingFields(OpenWireModel):
     prediction: Prediction | None = None
     modalities: list[Literal["text", "audio", "image"]] | None = None  # image: OpenRouter's
     audio: AudioOutput | None = None
+    image_config: ImageConfig | None = None  # OpenRouter's, with `image` in `modalities`
     service_tier: Literal["auto", "default", "flex", "scale", "priority"] | None = None
     verbosity: Literal["low", "medium", "high"] | None = None
 

@@ -29,7 +29,7 @@ import random
 import re
 from dataclasses import replace
 
-from emulator.gateway import logprobs, server_tools, web_search
+from emulator.gateway import image_output, logprobs, server_tools, web_search
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
 from emulator.gateway.schema_values import WORDS, value_for
@@ -71,10 +71,15 @@ def generate(
     lazy: LazyRng,
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
-    if request.reasoning is not None:
+    images = request.images_out
+    if images is not None and not images.text:  # `modalities: ["image"]`: no text
+        completion = Completion(None, (), "stop", prompt_tokens(request, family), 0)
+    elif request.reasoning is not None:
         completion = _reasoned(model, request, family, lazy, replies)
     else:
         completion = _answer(model, request, family, lazy, replies)
+    if images is not None and not completion.tool_calls:
+        image_output.attach(completion, images, lazy)
     if request.logprobs is not None:  # drawn apart: asking leaves the answer as it was
         text = completion.text or ""
         rng = lazy.fork(f"logprobs:{text}")  # keyed by the text too: each of `n` its own

@@ -1,10 +1,13 @@
-"""What a request needs of a route: tool use, image or audio input, room for its prompt.
+"""What a request needs of a route: tool use, image or audio input, image output, room
+for its prompt.
 
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
 `tool_choice` is `none`; `vision` for image parts; catalog `capabilities`;
 audio parts need `audio` among its `input_modalities`, and a provider whose
-format carries audio: chat or responses, Anthropic's messages has none), and
+format carries audio: chat or responses, Anthropic's messages has none; `image`
+output, asked by chat's `modalities`, needs `image` among its `output_modalities`
+and a chat provider: `gateway.image_output`), and
 its provider's context can hold the prompt and the output asked for
 (`context_length`; the output counts when `max_tokens` is set, capped to the
 route's output limit, as OpenRouter's "you requested about N tokens (P of text
@@ -43,6 +46,7 @@ _NEEDS = {
     "reasoning": ("reasoning", "reasoning"),
     "structured_output": ("format", "structured output"),
     "audio": ("messages", "audio input"),
+    "image_output": ("modalities", "image output"),
 }
 
 # endpoint -> (the field of its prompt, the field of its output format)
@@ -84,6 +88,8 @@ def able_routes(
             most += len(call.name) + len(call.arguments)
     if request.tools and request.tool_choice != "none":
         needs.add("tools")
+    if request.images_out is not None:
+        needs.add("image_output")
     if prefs is not None and prefs.require_parameters:
         if request.reasoning is not None:
             needs.add("reasoning")  # else a model that cannot reason ignores it
@@ -178,6 +184,10 @@ def _capable(
         able = [r for r in able if r.wire_format in AUDIO_FORMATS]
         if not able:
             raise _no_audio_format(routes[0].model, _FIELDS[endpoint][0])
+    if able and "image_output" in needs:
+        able = [r for r in able if r.wire_format in IMAGE_OUTPUT_FORMATS]
+        if not able:
+            raise _no_image_format(routes[0].model)
     if not able:
         missing = sorted(needs - _capabilities(view, routes[0].model))[0]
         param, what = _NEEDS[missing]
@@ -186,11 +196,10 @@ def _capable(
         param = {"messages": prompt_param, "format": format_param}.get(param, param)
         if missing == "reasoning" and request.reasoning is not None:
             param = request.reasoning.asked_by  # the field the client sent
-        where = (
-            '`architecture.input_modalities` in GET /api/v1/models has "audio"'
-            if missing == "audio"
-            else f'`capabilities` in GET /api/v1/models has "{missing}": true'
-        )
+        where = {
+            "audio": '`architecture.input_modalities` in GET /api/v1/models has "audio"',
+            "image_output": '`architecture.output_modalities` in GET /api/v1/models has "image"',
+        }.get(missing, f'`capabilities` in GET /api/v1/models has "{missing}": true')
         raise NoRouteAvailable(
             f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
             f"whose {where}, or send the request without it.",
@@ -213,9 +222,25 @@ def _no_audio_format(model: str, param: str) -> NoRouteAvailable:
     )
 
 
+# The provider formats that carry generated images (`gateway.image_output`).
+IMAGE_OUTPUT_FORMATS = frozenset({"chat"})
+
+
+def _no_image_format(model: str) -> NoRouteAvailable:
+    return NoRouteAvailable(
+        f"No route left for {model!r} returns images (`modalities`): the providers "
+        "allowed speak a format without generated images. Allow a provider of the chat "
+        "format (`provider.only`, `provider.ignore`), or ask for text alone.",
+        param="modalities",
+    )
+
+
 def _capabilities(view: CatalogView, model: str) -> set[str]:
     entry = view.by_id[model]
     able = {name for name, on in entry["capabilities"].items() if on}
-    if "audio" in entry["architecture"]["input_modalities"]:
+    architecture = entry["architecture"]
+    if "audio" in architecture["input_modalities"]:
         able.add("audio")
+    if "image" in architecture["output_modalities"]:
+        able.add("image_output")
     return able

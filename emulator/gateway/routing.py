@@ -40,6 +40,7 @@ class Route:
     reasons: bool = False  # the model's `reasoning` capability: it takes reasoning settings
     cache_read_micros_per_mtok: int | None = None  # None: the route does not cache prompts
     cache_write_micros_per_mtok: int | None = None
+    image_output_micros_per_mtok: int | None = None  # None: images at the completion price
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -252,6 +253,7 @@ def _route(model: dict[str, Any], provider: dict[str, Any]) -> Route:
         reasons=bool(model["capabilities"].get("reasoning")),
         cache_read_micros_per_mtok=pricing.get("cache_read_micros_per_mtok"),
         cache_write_micros_per_mtok=pricing.get("cache_write_micros_per_mtok"),
+        image_output_micros_per_mtok=pricing.get("image_output_micros_per_mtok"),
     )
 
 

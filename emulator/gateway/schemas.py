@@ -25,6 +25,9 @@ class ProviderPricing(WireModel):
     input_cache_write: str | None = None
     cache_read_micros_per_mtok: int | None = None
     cache_write_micros_per_mtok: int | None = None
+    # Only on routes of models that generate images: their output tokens' price.
+    image_output: str | None = None
+    image_output_micros_per_mtok: int | None = None
 
 
 class ModelProvider(WireModel):

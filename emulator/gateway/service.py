@@ -16,7 +16,14 @@ from emulator import __version__
 from emulator.auth.credentials import Caller
 from emulator.billing import holds
 from emulator.billing.money import usd_number
-from emulator.billing.pricing import Charge, Fees, charge_for, prompt_cost_mtok
+from emulator.billing.pricing import (
+    Charge,
+    Fees,
+    ImageBill,
+    charge_for,
+    completion_cost_mtok,
+    prompt_cost_mtok,
+)
 from emulator.bodies import OpenWireModel, validate
 from emulator.errors import (
     EmulatorError,
@@ -31,6 +38,7 @@ from emulator.gateway import (
     auto_router,
     chat_schemas,
     free_tier,
+    image_output,
     logprobs,
     middle_out,
     prompt_cache,
@@ -377,14 +385,27 @@ def worst_case(
     if reshaped:  # then also as the provider reads it, and the larger
         prompt = max(prompt, provider_prompt_tokens(request, route.wire_format))
     output = _output_limit(request, route) * request.n
+    images = None
+    if request.images_out is not None:  # each answer's image, beside its text
+        image_tokens = image_output.TOKENS_PER_IMAGE * request.n
+        output += image_tokens
+        images = image_bill(route, image_tokens)
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok
     explicit = route.wire_format == prompt_cache.EXPLICIT_FORMAT
     if explicit and route.cache_read_micros_per_mtok is not None:
         prompt_price = prompt_cache.worst_prompt_price(route, request)
     price = prompt_price, route.completion_micros_per_mtok
-    charge = charge_for(prompt, output, *price, fees, search_results=searched, web_fetches=fetched)
+    charge = charge_for(
+        prompt, output, *price, fees, search_results=searched, web_fetches=fetched, images=images
+    )
     return charge.charge_micros
+
+
+def image_bill(route: Route, tokens: int) -> ImageBill | None:
+    """Generated images' tokens at the route's price for them (none: the completion's)."""
+    price = route.image_output_micros_per_mtok
+    return None if not tokens or price is None else ImageBill(tokens, price)
 
 
 def fees_of(view: CatalogView) -> Fees:
@@ -404,14 +425,19 @@ class Spent:
     stream_end: str | None = None
     cache: CacheUse | None = None
     stop_sequence: str | None = None  # the request's that ended the answer, if told
+    images: int = 0  # generated images (`gateway.image_output`), whose tokens...
+    image_tokens: int = 0  # ...`completion` counts
 
 
 def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
     """Settle the hold at the real charge and write the usage event, in one transaction."""
     route = served.route
     prompt, completion = spent.prompt, spent.completion
-    charge = charge_of(rt, served, prompt, completion, spent.cache)
+    charge = charge_of(rt, served, prompt, completion, spent.cache, spent.image_tokens)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
+    if spent.images:  # OpenRouter's `num_media_completion` (GET /generation)
+        event.metadata["images_out"] = spent.images
+        event.metadata["image_tokens"] = spent.image_tokens
     if spent.stream_end is not None:
         event.metadata["stream_end"] = spent.stream_end
     event.model, event.provider = route.model, route.provider
@@ -437,27 +463,41 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
 
 
 def charge_of(
-    rt: Runtime, served: Served, prompt: int, completion: int, cache: CacheUse | None = None
+    rt: Runtime,
+    served: Served,
+    prompt: int,
+    completion: int,
+    cache: CacheUse | None = None,
+    image_tokens: int = 0,
 ) -> Charge:
-    """What the served route charges for these tokens (SPEC section 5)."""
+    """What the served route charges for these tokens (SPEC section 5; `image_tokens`: of
+    `completion`, the generated images')."""
     route = served.route
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     bill = None if cache is None else prompt_cache.bill(cache, route)
     fees = fees_of(rt.catalog.view())
     fetched = server_tools.billed_fetches(served.tool_runs)
-    return charge_for(prompt, completion, *price, fees, bill, len(served.web_results), fetched)
+    images = image_bill(route, image_tokens)
+    searched = len(served.web_results)
+    return charge_for(prompt, completion, *price, fees, bill, searched, fetched, images)
 
 
 def streamed_usage(
-    rt: Runtime, call: Call, served: Served, prompt: int, completion: int, endpoint: str
+    rt: Runtime,
+    call: Call,
+    served: Served,
+    prompt: int,
+    completion: int,
+    endpoint: str,
+    image_tokens: int = 0,
 ) -> dict[str, Any]:
     """A stream's last usage's money (`usage_money`), priced before the stream is
     settled: what settling will charge."""
     cache = served_cache(served)
-    charge = charge_of(rt, served, prompt, completion, cache)
+    charge = charge_of(rt, served, prompt, completion, cache, image_tokens)
     if call.hold is not None:
         holds.cut_to_hold(call.hold, charge)
-    money = usage_money(charge, served.route, prompt, completion, endpoint, cache)
+    money = usage_money(charge, served.route, prompt, completion, endpoint, cache, image_tokens)
     return money | tool_use(call, served)
 
 
@@ -511,6 +551,7 @@ def usage_money(
     completion: int,
     endpoint: str = "chat.completions",
     cache: CacheUse | None = None,
+    image_tokens: int = 0,
 ) -> dict[str, Any]:
     """What chat and responses answers add to `usage`: the charge, in USD and micros, and
     OpenRouter's accounting: the provider's cost (`upstream_inference_cost`, rounded up
@@ -528,7 +569,10 @@ def usage_money(
         "cost_details": {
             "upstream_inference_cost": usd_number(charge.provider_cost_micros),
             prompt_part: prompt_cost / 1e12,
-            output_part: completion * route.completion_micros_per_mtok / 1e12,
+            output_part: completion_cost_mtok(
+                completion, route.completion_micros_per_mtok, image_bill(route, image_tokens)
+            )
+            / 1e12,
         },
         "charge_micros": charge.charge_micros,
     }
@@ -591,7 +635,21 @@ def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, 
         if not chat_schemas.SAMPLING_FIELDS.isdisjoint(body):
             validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
         _check_chat_pairs(body)
+    elif endpoint == "responses" and "modalities" in body:
+        _no_images_here(body["modalities"])
     check_tool_turns(body, endpoint, history)
+
+
+def _no_images_here(modalities: Any) -> None:
+    """Images are generated for chat only (`gateway.image_output`): a responses request
+    that asks for them is told so, rather than answered in text as if it had not."""
+    if isinstance(modalities, list) and "image" in modalities:
+        raise InvalidRequest(
+            "Image output (`modalities` with `image`) is emulated on POST "
+            "/api/v1/chat/completions only: ask there, where the answer's "
+            "`message.images` carries it.",
+            param="modalities",
+        )
 
 
 def _check_chat_pairs(body: dict[str, Any]) -> None:

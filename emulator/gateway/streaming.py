@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.auth.credentials import Caller
 from emulator.faults import apply as fault_apply
-from emulator.gateway import service
+from emulator.gateway import image_output, service
 from emulator.gateway.canonical import (
     Delta,
     Finish,
+    ImageDelta,
     ReasoningDelta,
     TextDelta,
     ToolArgumentsDelta,
@@ -162,6 +163,8 @@ async def paced_stream(
                 sent.append(((delta.choice, delta.index), delta.name))
             elif isinstance(delta, ToolArgumentsDelta):
                 sent.append(((delta.choice, delta.index), delta.fragment))
+            elif isinstance(delta, ImageDelta):  # no text: its tokens are counted apart
+                sent.append(((delta.choice, _IMAGE), ""))
             elif isinstance(delta, Finish):
                 finish.append(delta)
             yield delta
@@ -216,18 +219,31 @@ async def paced_stream(
             spent = service.Spent(
                 prompt, output, reasoning, first.reason, "complete", cache, first.stop_sequence
             )
+            spent.image_tokens = sum(e.image_tokens for e in ends)
+            spent.images = _images(sent) if spent.image_tokens else 0
         else:  # cut, or the client left: count what was sent, never more than the
             # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
-            output = min(output, sum(e.output_tokens for e in ends))
+            # An image goes out whole, or not at all: each sent costs its tokens.
+            images = _images(sent)
+            image_tokens = images * image_output.TOKENS_PER_IMAGE
+            output = min(output + image_tokens, sum(e.output_tokens for e in ends))
             reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
             spent = service.Spent(prompt, output, reasoning, reason, end, cache)
+            spent.images, spent.image_tokens = images, image_tokens
         with rt.store.write():  # one transaction: a crash cannot leave one done alone
             service.record_usage(rt, caller, call, served, spent)
             if spent.stream_end == "complete":
                 for hook in call.on_whole:
                     hook()
+
+
+_IMAGE = -3  # the owner in `sent` of a choice's image (its reasoning is -2, its text -1)
+
+
+def _images(sent: list[tuple[tuple[int, int], str]]) -> int:
+    return sum(1 for (_choice, owner), _ in sent if owner == _IMAGE)
 
 
 def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> tuple[int, int]:

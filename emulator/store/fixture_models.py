@@ -118,6 +118,8 @@ class ModelProviderFixture(_Strict):
     # `messages` route's writes (at `cache_control` breakpoints) cost the write price.
     cache_read_micros_per_mtok: int | None = Field(default=None, ge=0)
     cache_write_micros_per_mtok: int | None = Field(default=None, ge=0)
+    # Generated images' output tokens (`gateway.image_output`); none: the completion price.
+    image_output_micros_per_mtok: int | None = Field(default=None, ge=0)
     context_length: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
@@ -144,7 +146,8 @@ class ModelFixture(_Strict):
     max_output_tokens: int = Field(ge=1)
     modality: Literal["text", "image", "video", "audio"] = "text"
     input_modalities: list[Literal["text", "image", "file", "audio", "video"]] = ["text"]
-    output_modalities: list[str] = ["text"]
+    # `image`: answers with images when asked (`modalities`), on chat-format providers.
+    output_modalities: list[Literal["text", "image"]] = ["text"]
     tokenizer: str = "default"
     capabilities: list[
         Literal["tools", "structured_output", "streaming", "vision", "reasoning"]

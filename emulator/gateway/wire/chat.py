@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from emulator.gateway import audio
+from emulator.gateway import audio, image_output
 from emulator.gateway.canonical import (
     AudioClip,
     CacheMark,
@@ -14,6 +14,7 @@ from emulator.gateway.canonical import (
     Delta,
     Finish,
     ForcedTool,
+    ImageDelta,
     Message,
     Reasoning,
     ReasoningDelta,
@@ -79,6 +80,8 @@ def parse_request(body: dict[str, Any]) -> Request:
     )
     if not REASONING_FIELDS.isdisjoint(body):  # what the hot path pays for it
         request.reasoning, request.reasoning_unasked = _reasoning(body)
+    if "modalities" in body:
+        request.images_out = image_output.asked(body)
     if body.get("cache_control") and messages:  # OpenRouter's: a breakpoint on the last
         last = messages[-1]
         mark = CacheMark(len(last.text), cache_ttl(body["cache_control"]))
@@ -220,6 +223,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     for key in ("seed", "temperature"):
         if getattr(request, key) is not None:
             body[key] = getattr(request, key)
+    if request.images_out is not None:
+        body |= image_output.wire_fields(request.images_out)
     return body
 
 
@@ -276,6 +281,7 @@ def render_response(
                         if c.tool_calls
                         else {}
                     ),
+                    **({"images": [image_output.part(u) for u in c.images]} if c.images else {}),
                 },
                 "finish_reason": c.finish_reason,
                 **_native(native, c.finish_reason, c.stop_sequence),
@@ -287,6 +293,9 @@ def render_response(
     }
     if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
         _add_reasoning(body, completions, reasoning_style)
+    if completions[0].image_tokens:
+        images = sum(c.image_tokens for c in completions)
+        body["usage"]["completion_tokens_details"]["image_tokens"] = images
     return body
 
 
@@ -393,12 +402,19 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             completion.reasoning = message["reasoning"]
             reasoning = _reasoning_tokens(body["usage"])
             completion.reasoning_tokens = _split(reasoning, len(choices), index)
+        if message.get("images"):
+            completion.images = tuple(i["image_url"]["url"] for i in message["images"])
+            completion.image_tokens = _split(_image_tokens(body["usage"]), len(choices), index)
         completions.append(completion)
     return completions
 
 
 def _reasoning_tokens(usage: dict[str, Any]) -> int:
     return int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
+
+
+def _image_tokens(usage: dict[str, Any]) -> int:
+    return int((usage.get("completion_tokens_details") or {}).get("image_tokens") or 0)
 
 
 def deltas(
@@ -419,6 +435,8 @@ def deltas(
         yield ToolCallStart(index, call.id, call.name, choice)
         for start in range(0, len(call.arguments), 24):
             yield ToolArgumentsDelta(index, call.arguments[start : start + 24], choice)
+    for url in completion.images:
+        yield ImageDelta(url, choice)
     yield Finish(
         completion.finish_reason,
         completion.input_tokens,
@@ -427,6 +445,7 @@ def deltas(
         completion.reasoning_tokens,
         completion.cache,
         completion.stop_sequence,
+        completion.image_tokens,
     )
 
 
@@ -504,6 +523,8 @@ def render_chunks(
         elif isinstance(delta, ToolArgumentsDelta):
             fragment = {"index": delta.index, "function": {"arguments": delta.fragment}}
             yield chunk({"tool_calls": [fragment]}, delta.choice)
+        elif isinstance(delta, ImageDelta):  # OpenRouter's
+            yield chunk({"images": [image_output.part(delta.url)]}, delta.choice)
         else:
             yield chunk({}, delta.choice, delta.reason, stop=delta.stop_sequence)
             ended.append(delta)
@@ -511,6 +532,9 @@ def render_chunks(
         output = sum(finish.output_tokens for finish in ended)
         reasoning = sum(finish.reasoning_tokens for finish in ended)
         tokens = usage(ended[0].input_tokens, output, reasoning, ended[0].cache)
+        images = sum(finish.image_tokens for finish in ended)
+        if images:
+            tokens["completion_tokens_details"]["image_tokens"] = images
         yield {**head, "choices": [], "usage": tokens}
 
 
@@ -545,8 +569,9 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             for n, c in enumerate(choices):
                 output = _split(u["completion_tokens"], len(choices), n)
                 reasoning = _split(_reasoning_tokens(u), len(choices), n)
+                images = _split(_image_tokens(u), len(choices), n)
                 reason = reasons.get(c, "stop")
-                yield Finish(reason, u["prompt_tokens"], output, c, reasoning, cache)  # type: ignore[arg-type]
+                yield Finish(reason, u["prompt_tokens"], output, c, reasoning, cache, None, images)  # type: ignore[arg-type]
             continue
         for choice in chunk.get("choices", []):
             c = choice.get("index", 0)
@@ -564,5 +589,7 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
                     yield ToolCallStart(index, call["id"], call["function"]["name"], c)
                 if call["function"].get("arguments"):
                     yield ToolArgumentsDelta(index, call["function"]["arguments"], c)
+            for image in delta.get("images") or ():
+                yield ImageDelta(image["image_url"]["url"], c)
             if choice.get("finish_reason"):
                 reasons[c] = choice["finish_reason"]

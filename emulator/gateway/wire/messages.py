@@ -478,7 +478,7 @@ def render_events(
         elif isinstance(delta, ToolArgumentsDelta):
             piece = {"type": "input_json_delta", "partial_json": delta.fragment}
             yield {"type": "content_block_delta", "index": block, "delta": piece}
-        else:
+        elif isinstance(delta, Finish):  # images: none in this format (image_output)
             if open_block:
                 yield {"type": "content_block_stop", "index": block}
             usage = _usage(delta.input_tokens, delta.output_tokens, delta.cache)

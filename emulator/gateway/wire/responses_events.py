@@ -126,7 +126,7 @@ def render_events(
                 output_index=call.output_index,
                 delta=delta.fragment,
             )
-        else:
+        elif isinstance(delta, Finish):  # images: none in this format (image_output)
             status = "incomplete" if delta.reason == "length" else "completed"
             # Cut before any visible output: the reasoning alone, as OpenAI answers it.
             thinking_only = thoughts is not None and delta.reason == "length"

@@ -1,0 +1,115 @@
+"""Images in answers: OpenRouter's image generation through chat completions.
+
+A request with `image` among its `modalities` is served only by a model with
+`image` among its `output_modalities` (fixtures), on a provider of the chat
+format (the formats of OpenAI's responses and Anthropic's messages carry no
+generated image here). Each answer (each of `n`) then carries one image in
+`message.images` (streamed in `delta.images`), a PNG data URL of the size
+`image_config` asks for (`aspect_ratio`, `image_size`) as Gemini's image
+models make them: a gradient between two colours drawn from the request's
+seed, so the same request gives the same bytes. An image costs
+`TOKENS_PER_IMAGE` output tokens (Gemini's 1,290 a picture), priced at the
+route's `image_output_micros_per_mtok`. With `modalities: ["image"]` alone the
+answer has no text (`content` null).
+"""
+
+from __future__ import annotations
+
+import base64
+import struct
+import zlib
+from functools import lru_cache
+from typing import Any
+
+from emulator.gateway.canonical import Completion, ImageOutput
+from emulator.ids import LazyRng
+
+TOKENS_PER_IMAGE = 1290
+
+# Gemini's sizes at `image_size` 1K, by `aspect_ratio`; 2K and 4K double and quadruple them.
+SIZES_1K = {
+    "1:1": (1024, 1024),
+    "2:3": (832, 1248),
+    "3:2": (1248, 832),
+    "3:4": (864, 1184),
+    "4:3": (1184, 864),
+    "4:5": (896, 1152),
+    "5:4": (1152, 896),
+    "9:16": (768, 1344),
+    "16:9": (1344, 768),
+    "21:9": (1536, 672),
+}
+SCALES = {"1K": 1, "2K": 2, "4K": 4}
+
+
+def asked(body: dict[str, Any]) -> ImageOutput | None:
+    """The images a chat body asks for: `image` among its `modalities` (values checked
+    by the body's schema)."""
+    modalities = body.get("modalities") or ()
+    if "image" not in modalities:
+        return None
+    config = body.get("image_config") or {}
+    return ImageOutput(
+        config.get("aspect_ratio") or "1:1",
+        config.get("image_size") or "1K",
+        text="text" in modalities,
+    )
+
+
+def wire_fields(wanted: ImageOutput) -> dict[str, Any]:
+    """The chat body's fields that ask for `wanted` (to a chat provider)."""
+    modalities = ["image", "text"] if wanted.text else ["image"]
+    config = {"aspect_ratio": wanted.aspect_ratio, "image_size": wanted.image_size}
+    return {"modalities": modalities, "image_config": config}
+
+
+def attach(completion: Completion, wanted: ImageOutput, lazy: LazyRng) -> None:
+    """The answer's image, and its tokens among the output's. Drawn from a generator of
+    its own, keyed by the answer's text too (each of `n` its own): the text is the same
+    with or without it."""
+    rng = lazy.fork(f"image:{completion.text}")
+    top = tuple(rng.randrange(256) for _ in range(3))
+    bottom = tuple(rng.randrange(256) for _ in range(3))
+    width, height = size_of(wanted)
+    completion.images = (data_url(gradient_png(width, height, top, bottom)),)
+    completion.image_tokens = TOKENS_PER_IMAGE
+    completion.output_tokens += TOKENS_PER_IMAGE
+
+
+def size_of(wanted: ImageOutput) -> tuple[int, int]:
+    width, height = SIZES_1K[wanted.aspect_ratio]
+    scale = SCALES[wanted.image_size]
+    return width * scale, height * scale
+
+
+def part(url: str) -> dict[str, Any]:
+    """An image of `message.images` (and of `delta.images`)."""
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def data_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+
+
+@lru_cache(maxsize=32)  # a test suite asks for the same few images again and again
+def gradient_png(width: int, height: int, top: tuple[int, ...], bottom: tuple[int, ...]) -> bytes:
+    """An RGB PNG fading from `top` to `bottom`. Each row is one colour, written with
+    PNG's `Sub` filter (a pixel as the difference from its left neighbour: zeros after
+    the first), so a 1K image compresses to a few KB in about 10 ms."""
+    rest = bytes(3 * (width - 1))
+    rows = []
+    for y in range(height):
+        t = y / (height - 1) if height > 1 else 0.0
+        colour = bytes(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True))
+        rows.append(b"\x01" + colour + rest)
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _chunk(b"IHDR", header)
+        + _chunk(b"IDAT", zlib.compress(b"".join(rows), 6))
+        + _chunk(b"IEND", b"")
+    )
+
+
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
