@@ -477,7 +477,7 @@ def charge_of(
     bill = None if cache is None else prompt_cache.bill(cache, route)
     fees = fees_of(rt.catalog.view())
     fetched = server_tools.billed_fetches(served.tool_runs)
-    images = image_bill(route, image_tokens)
+    images = image_bill(route, image_tokens) if image_tokens else None
     searched = len(served.web_results)
     return charge_for(prompt, completion, *price, fees, bill, searched, fetched, images)
 
@@ -569,8 +569,12 @@ def usage_money(
         "cost_details": {
             "upstream_inference_cost": usd_number(charge.provider_cost_micros),
             prompt_part: prompt_cost / 1e12,
-            output_part: completion_cost_mtok(
-                completion, route.completion_micros_per_mtok, image_bill(route, image_tokens)
+            output_part: (
+                completion_cost_mtok(
+                    completion, route.completion_micros_per_mtok, image_bill(route, image_tokens)
+                )
+                if image_tokens
+                else completion * route.completion_micros_per_mtok
             )
             / 1e12,
         },

@@ -281,7 +281,6 @@ def render_response(
                         if c.tool_calls
                         else {}
                     ),
-                    **({"images": [image_output.part(u) for u in c.images]} if c.images else {}),
                 },
                 "finish_reason": c.finish_reason,
                 **_native(native, c.finish_reason, c.stop_sequence),
@@ -293,10 +292,18 @@ def render_response(
     }
     if completions[0].reasoning_tokens:  # the one look an answer without reasoning pays
         _add_reasoning(body, completions, reasoning_style)
-    if completions[0].image_tokens:
-        images = sum(c.image_tokens for c in completions)
-        body["usage"]["completion_tokens_details"]["image_tokens"] = images
+    if completions[0].image_tokens:  # the one look an answer without images pays
+        _add_images(body, completions)
     return body
+
+
+def _add_images(body: dict[str, Any], completions: list[Completion]) -> None:
+    """OpenRouter's `message.images` (after the message's other fields), and their
+    tokens in usage."""
+    for choice, c in zip(body["choices"], completions, strict=True):
+        choice["message"]["images"] = [image_output.part(url) for url in c.images]
+    images = sum(c.image_tokens for c in completions)
+    body["usage"]["completion_tokens_details"]["image_tokens"] = images
 
 
 def _native(native: str | None, reason: str | None, stop: str | None = None) -> dict[str, Any]:
