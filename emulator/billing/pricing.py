@@ -112,9 +112,10 @@ def provider_cost(
         prompt_part = prompt_tokens * prompt_per_mtok
     else:
         prompt_part = prompt_cost_mtok(prompt_tokens, prompt_per_mtok, cache)
-    output_part = completion_tokens * completion_per_mtok
-    if images is not None:  # `completion_cost_mtok`, inline: nearly every request has none
-        output_part += images.tokens * (images.per_mtok - completion_per_mtok)
+    if images is None:  # nearly every request
+        output_part = completion_tokens * completion_per_mtok
+    else:
+        output_part = completion_cost_mtok(completion_tokens, completion_per_mtok, images)
     return _ceil_div(prompt_part + output_part, MTOK)
 
 

@@ -53,7 +53,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
-    drawn = image_output.TOKENS_PER_IMAGE * request.n if request.images_out is not None else 0
+    drawn = image_output.tokens_asked(request)
     output += drawn  # each answer's image, beside the text
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
     charge = charge_for(

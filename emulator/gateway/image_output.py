@@ -21,7 +21,7 @@ import zlib
 from functools import lru_cache
 from typing import Any
 
-from emulator.gateway.canonical import Completion, ImageOutput
+from emulator.gateway.canonical import Completion, ImageOutput, Request
 from emulator.ids import LazyRng
 
 TOKENS_PER_IMAGE = 1290
@@ -54,6 +54,11 @@ def asked(body: dict[str, Any]) -> ImageOutput | None:
         config.get("image_size") or "1K",
         text="text" in modalities,
     )
+
+
+def tokens_asked(request: Request) -> int:
+    """The output tokens of the images a request asks for: one image an answer."""
+    return 0 if request.images_out is None else TOKENS_PER_IMAGE * request.n
 
 
 def wire_fields(wanted: ImageOutput) -> dict[str, Any]:

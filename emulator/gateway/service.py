@@ -387,9 +387,9 @@ def worst_case(
     output = _output_limit(request, route) * request.n
     images = None
     if request.images_out is not None:  # each answer's image, beside its text
-        image_tokens = image_output.TOKENS_PER_IMAGE * request.n
-        output += image_tokens
-        images = image_bill(route, image_tokens)
+        drawn = image_output.tokens_asked(request)
+        output += drawn
+        images = image_bill(route, drawn)
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok
     explicit = route.wire_format == prompt_cache.EXPLICIT_FORMAT

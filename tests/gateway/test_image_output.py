@@ -6,7 +6,6 @@ carries one PNG in `message.images` (streamed in `delta.images`), sized by
 from __future__ import annotations
 
 import base64
-import json
 import struct
 import zlib
 from typing import Any
@@ -107,7 +106,7 @@ def test_image_config_sizes_the_image(
     assert rows[1:4] != rows[(height - 1) * stride + 1 : (height - 1) * stride + 4]
 
 
-def test_image_alone_has_no_text(client: openai.OpenAI, tenant: Tenant) -> None:
+def test_image_alone_has_no_text(client: openai.OpenAI) -> None:
     answer = client.chat.completions.create(**{**draw(), "modalities": ["image"]})
     assert answer.choices[0].message.content is None
     assert len(images_of(answer.choices[0].message)) == 1
@@ -152,6 +151,23 @@ def test_a_stream_carries_the_image_in_a_delta_and_bills_it_as_whole(
     assert stats["native_tokens_completion_images"] == TOKENS_PER_IMAGE
     assert stats["total_cost"] * 1e6 == pytest.approx(streamed_charge)
     assert unasked["num_media_completion"] is None
+
+
+@pytest.mark.parametrize(("cut", "images"), [(1, 0), (2, 1)])
+def test_a_cut_stream_bills_the_image_only_once_it_went_out(
+    tenant: Tenant, cut: int, images: int
+) -> None:
+    """The stream of `["image"]` alone: its role chunk, then the image's, then the end."""
+    body = {**draw(), "modalities": ["image"], "stream": True}
+    with tenant.client(headers={"X-Emulator-Fault": f"cut={cut}"}) as http:
+        served = http.post("/chat/completions", json=body)
+        assert served.status_code == 200
+        sent = served.text.count('"images"')
+        stats = http.get("/generation", params={"id": served.headers["X-Generation-Id"]})
+    data = stats.json()["data"]
+    assert sent == images
+    assert data["tokens_completion"] == images * TOKENS_PER_IMAGE
+    assert data["num_media_completion"] == (images or None)
 
 
 def test_a_model_without_image_output_has_no_route(tenant: Tenant) -> None:
@@ -248,4 +264,3 @@ def test_the_catalog_prices_image_output(tenant: Tenant) -> None:
     assert model["architecture"]["output_modalities"] == ["image", "text"]
     assert model["pricing"]["image_output"] == "0.00003"
     assert model["pricing"]["image_output_micros_per_mtok"] == 30_000_000
-    assert json.dumps(model)  # plain JSON through and through
