@@ -36,7 +36,7 @@ from emulator.keys.routes import KeysController
 from emulator.media.routes import MediaController
 from emulator.openapi import openapi_config
 from emulator.pending import pending_handlers
-from emulator.query_integers import mark_integer_parameters
+from emulator.query_checks import mark_query_parameters
 from emulator.runtime import Runtime, open_runtime
 from emulator.settings import Settings
 from emulator.snapshots.routes import SnapshotsController
@@ -98,7 +98,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         debug=False,
     )
     app.state.runtime = rt
-    mark_integer_parameters(app)
+    mark_query_parameters(app)
     if settings.restore is not None:
         restore_file(rt, settings.restore)
     routes = [(r.path, {str(getattr(m, "value", m)) for m in r.methods}) for r in app.routes]

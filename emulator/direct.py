@@ -32,7 +32,7 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.error_handlers import translate, validation_error
 from emulator.errors import MAX_BODY_BYTES, ClientClosedRequest, body_too_large
 from emulator.journal.capture import record_direct, teed
-from emulator.query_integers import check_integers, takes_integer
+from emulator.query_checks import QueryRules, check_query, takes_integer
 from emulator.web import Reply, admit, current_caller, error_reply, runtime_of
 
 if TYPE_CHECKING:
@@ -55,15 +55,15 @@ class DirectRequest:
 
     def query(self, name: str, annotation: Any) -> Any:
         """Query parameter `name` as `annotation`, converted and checked as litestar does
-        for a route's parameter, an integer as written (`query_integers`); the last
-        value wins; None when not sent."""
+        for a route's parameter, an integer as written and sent once (`query_checks`);
+        None when not sent."""
         written = self.scope.get("query_string", b"").decode("latin-1")
         query = parse_qsl(written, keep_blank_values=True)
         raw = dict(query).get(name)
         if raw is None:
             return None
-        if takes_integer(annotation):
-            check_integers(frozenset([name]), query)
+        integers = frozenset([name]) if takes_integer(annotation) else frozenset()
+        check_query(QueryRules(frozenset([name]), integers), query)
         try:
             return msgspec.convert(raw, annotation, strict=False)
         except msgspec.ValidationError as exc:

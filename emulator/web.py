@@ -24,7 +24,7 @@ from emulator.faults import apply as fault_apply
 from emulator.faults import header as fault_header
 from emulator.faults.rules import Subject
 from emulator.gateway.routing import provider_slugs
-from emulator.query_integers import INTEGER_QUERY, check_integers
+from emulator.query_checks import QUERY_RULES, check_query
 from emulator.runtime import Runtime
 
 JSON = "application/json"
@@ -82,10 +82,12 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
 
 
 def _check_query(connection: Request[Any, Any, Any]) -> None:
-    """What litestar's conversion lets through: `limit=2.0` (`query_integers`)."""
-    integers = connection.route_handler.opt.get(INTEGER_QUERY)
-    if integers and connection.scope["query_string"]:
-        check_integers(integers, connection.query_params.multi_items())
+    """What litestar's conversion lets through: `limit=2.0`, `limit=5&limit=50`
+    (`query_checks`)."""
+    if connection.scope["query_string"]:
+        rules = connection.route_handler.opt.get(QUERY_RULES)
+        if rules is not None and rules.names:
+            check_query(rules, connection.query_params.multi_items())
 
 
 async def admit(

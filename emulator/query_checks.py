@@ -1,9 +1,11 @@
-"""Integer query parameters take an integer as written: digits, maybe after a minus.
+"""Query parameters as written: an integer is digits, and each parameter comes once.
 
 litestar (and `DirectRequest.query`) convert query values in msgspec's lax mode,
 which takes an integral number in any notation for an `int`: `limit=2.0`,
 `limit=1e1`. The real API refuses those, as it refuses `limit=two`, so the
 integer parameters of every route are checked as written before they are converted.
+A parameter sent twice (`limit=5&limit=50`) would quietly take one of its values;
+none of the routes' parameters is a list, so that is refused too, naming it.
 """
 
 from __future__ import annotations
@@ -12,17 +14,19 @@ import re
 import types
 import typing
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from litestar.params import ParameterKwarg
 
 from emulator.error_handlers import validation_error
+from emulator.errors import ValidationFailed
 
 if TYPE_CHECKING:
     from litestar import Litestar
     from litestar.handlers import BaseRouteHandler
 
-INTEGER_QUERY = "integer_query"  # a handler's `opt` key: its integer parameters' names
+QUERY_RULES = "query_rules"  # a handler's `opt` key: its `QueryRules`
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
@@ -39,29 +43,48 @@ def takes_integer(annotation: Any) -> bool:
     return False
 
 
-def mark_integer_parameters(app: Litestar) -> None:
-    """Note in each handler's `opt` the query parameters it reads as integers, by the
-    names they have in the query."""
+@dataclass(frozen=True, slots=True)
+class QueryRules:
+    """A route's query parameters, by the names they have in the query."""
+
+    names: frozenset[str]
+    integers: frozenset[str]  # of `names`
+
+
+def mark_query_parameters(app: Litestar) -> None:
+    """Note in each handler's `opt` the query parameters it reads."""
     for route in app.routes:
         for handler in getattr(route, "route_handlers", ()):
-            handler.opt[INTEGER_QUERY] = _integer_parameters(handler)
+            handler.opt[QUERY_RULES] = _rules(handler)
 
 
-def _integer_parameters(handler: BaseRouteHandler) -> frozenset[str]:
-    names = set()
+def _rules(handler: BaseRouteHandler) -> QueryRules:
+    names, integers = set(), set()
     for name, field in handler.parsed_fn_signature.parameters.items():
         kwarg = field.kwarg_definition
         if not isinstance(kwarg, ParameterKwarg) or kwarg.header or kwarg.cookie:
             continue
+        names.add(kwarg.query or name)
         if takes_integer(field.annotation):
-            names.add(kwarg.query or name)
-    return frozenset(names)
+            integers.add(kwarg.query or name)
+    return QueryRules(frozenset(names), frozenset(integers))
 
 
-def check_integers(integers: frozenset[str], query: Iterable[tuple[str, str]]) -> None:
-    """Refuse a value of an integer parameter that is not written as an integer."""
+def check_query(rules: QueryRules, query: Iterable[tuple[str, str]]) -> None:
+    """Refuse a value of an integer parameter that is not written as an integer, and a
+    parameter of the route's sent more than once (others are ignored, as the real API
+    ignores them)."""
+    seen: set[str] = set()
     for name, raw in query:
-        if name in integers and _INTEGER.fullmatch(raw) is None:
+        if name not in rules.names:
+            continue
+        if name in rules.integers and _INTEGER.fullmatch(raw) is None:
             raise validation_error(
                 [{"key": name, "message": "Expected `int`, got `str`", "source": "query"}]
             )
+        if name in seen:
+            raise ValidationFailed(
+                f"Invalid query parameter `{name}`: sent more than once; it takes one value.",
+                param=name,
+            )
+        seen.add(name)
