@@ -13,9 +13,10 @@ price (`CacheBill`); the prompt tokens above still count all of them:
     prompt part = (prompt - read - written) * prompt_price + read * cache_read_price
                   + written * cache_write_price   (written for an hour: at twice the prompt price)
 
-Output tokens of generated images (`gateway.image_output`), which the completion
-tokens count, are priced at the route's image output price instead of its
-completion price.
+Output tokens of generated images (`gateway.image_output`) and audio
+(`gateway.audio_output`), which the completion tokens count, are priced at the
+route's image and audio output prices instead of its completion price
+(`MediaBill`).
 
 Web search results (`gateway.web_search`) are an upstream cost too: each adds
 `web_search_micros_per_result` to the provider cost, before the fee; so does each
@@ -75,8 +76,8 @@ class CacheBill:
 
 
 @dataclass(frozen=True, slots=True)
-class ImageBill:
-    """Of the completion's tokens, those of generated images, with their price."""
+class MediaBill:
+    """Of the completion's tokens, those of generated images or audio, with their price."""
 
     tokens: int
     per_mtok: int
@@ -106,27 +107,27 @@ def provider_cost(
     prompt_per_mtok: int,
     completion_per_mtok: int,
     cache: CacheBill | None = None,
-    images: ImageBill | None = None,
+    media: tuple[MediaBill, ...] = (),
 ) -> int:
     if cache is None:  # nearly every request
         prompt_part = prompt_tokens * prompt_per_mtok
     else:
         prompt_part = prompt_cost_mtok(prompt_tokens, prompt_per_mtok, cache)
-    if images is None:  # nearly every request
+    if not media:  # nearly every request
         output_part = completion_tokens * completion_per_mtok
     else:
-        output_part = completion_cost_mtok(completion_tokens, completion_per_mtok, images)
+        output_part = completion_cost_mtok(completion_tokens, completion_per_mtok, media)
     return _ceil_div(prompt_part + output_part, MTOK)
 
 
 def completion_cost_mtok(
-    completion_tokens: int, completion_per_mtok: int, images: ImageBill | None
+    completion_tokens: int, completion_per_mtok: int, media: tuple[MediaBill, ...]
 ) -> int:
-    """The output's cost in micros times a million (exact): its images' tokens, which it
-    counts, at their price."""
+    """The output's cost in micros times a million (exact): its images' and audio's
+    tokens, which it counts, at their prices."""
     cost = completion_tokens * completion_per_mtok
-    if images is not None:
-        cost += images.tokens * (images.per_mtok - completion_per_mtok)
+    for bill in media:
+        cost += bill.tokens * (bill.per_mtok - completion_per_mtok)
     return cost
 
 
@@ -139,14 +140,14 @@ def charge_for(
     cache: CacheBill | None = None,
     search_results: int = 0,
     web_fetches: int = 0,
-    images: ImageBill | None = None,
+    media: tuple[MediaBill, ...] = (),
 ) -> Charge:
     free = not prompt_per_mtok and not completion_per_mtok  # a `:free` route
     if free:
         cost = 0
     else:
         cost = provider_cost(
-            prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache, images
+            prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache, media
         )
     if search_results or web_fetches:
         cost += search_results * fees.web_search_micros_per_result

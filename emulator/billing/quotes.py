@@ -13,7 +13,7 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import image_output, stored_responses
+from emulator.gateway import audio_output, image_output, stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.messages_schemas import MessagesRequest
@@ -23,11 +23,12 @@ from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route
 from emulator.gateway.schema_checks import check_output_schema, check_tools
 from emulator.gateway.service import (
+    OutputMedia,
     candidates,
     capped,
     check_body,
     fees_of,
-    image_bill,
+    media_bills,
     premium_unapproved,
     provider_prompt_tokens,
     worst_case,
@@ -55,10 +56,12 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     prompt, output = _tokens(first, request)
     drawn = image_output.tokens_asked(request)
     output += drawn  # each answer's image, beside the text
+    spoken = audio_output.share_of(output) if request.audio_out is not None else 0
+    media = media_bills(first, OutputMedia(image_tokens=drawn, audio_tokens=spoken))
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
     charge = charge_for(
         prompt, output, *price, fees, search_results=searched, web_fetches=fetched,
-        images=image_bill(first, drawn),
+        media=media,
     )  # fmt: skip
     hold = worst_hold(routes, request, fees, searched, fetched)
     # After the refunds of jobs failed by now, as the request's own hold sees the balance

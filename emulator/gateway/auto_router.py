@@ -58,8 +58,8 @@ def choose(
         which = "the models allowed_models names" if allowed else "the models it routes to"
         raise NoRouteAvailable(
             f"The auto router found none of {which} able to serve this request (its "
-            "tools, images, audio, image output, structured output or prompt length). Name a "
-            "model, or allow others.",
+            "tools, images, audio, image or audio output, structured output or prompt "
+            "length). Name a model, or allow others.",
             param="model",
         )
     last = next((m.text for m in reversed(request.messages) if m.role == "user"), "")
@@ -88,8 +88,10 @@ def _can_serve(model: dict[str, Any], request: Request, tokens: int) -> bool:
     heard = any(m.audio for m in request.messages)
     if heard and "audio" not in model["architecture"]["input_modalities"]:
         return False
-    drawn = request.images_out is not None
-    if drawn and "image" not in model["architecture"]["output_modalities"]:
+    made = model["architecture"]["output_modalities"]
+    if request.images_out is not None and "image" not in made:
+        return False
+    if request.audio_out is not None and "audio" not in made:
         return False
     if request.response_format and not capable.get("structured_output"):
         return False

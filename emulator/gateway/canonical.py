@@ -223,6 +223,15 @@ class ImageOutput:
     text: bool = True
 
 
+@dataclass(frozen=True, slots=True)
+class AudioOutput:
+    """Sound asked of the answer (`modalities` with `audio`): its `audio` settings, the
+    voice's name (or a custom voice's id) and the format (`gateway.audio_output`)."""
+
+    voice: str
+    format: str
+
+
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
 class Request:
     messages: tuple[Message, ...]
@@ -253,6 +262,8 @@ class Request:
     # Images asked of the answer (`gateway.image_output`). Out of the repr: the text
     # says the same with or without them (the image is drawn from a generator apart).
     images_out: ImageOutput | None = field(default=None, repr=False)
+    # Sound asked of the answer (`gateway.audio_output`); out of the repr as images are.
+    audio_out: AudioOutput | None = field(default=None, repr=False)
 
     def with_max_tokens(self, max_tokens: int | None) -> Request:
         """A copy with another `max_tokens` (`dataclasses.replace` costs ~3x this)."""
@@ -272,6 +283,7 @@ class Request:
             self.logprobs,
             self.format_field,
             self.images_out,
+            self.audio_out,
         )
 
 
@@ -301,6 +313,8 @@ class Completion:
     stop_sequence: str | None = None  # the one of `Request.stop` that ended the text
     images: tuple[str, ...] = ()  # generated images, as data URLs (`gateway.image_output`)
     image_tokens: int = 0  # of `output_tokens`: the images'
+    audio_out: AudioOutput | None = None  # the text is the transcript of this sound
+    audio_tokens: int = 0  # of `output_tokens`: the sound's
 
 
 # Stream pieces, in the order a provider sends them. `choice` is the index of the
@@ -344,6 +358,19 @@ class ImageDelta:
 
 
 @dataclass(frozen=True)
+class AudioDelta:
+    """A piece of an answer's sound (`gateway.audio_output`): its transcript's text,
+    base64 data (with its share of the audio tokens), or its end (`ends`)."""
+
+    choice: int = 0
+    id: str | None = None  # on the first piece and the end
+    transcript: str = ""
+    data: str = ""
+    tokens: int = 0
+    ends: bool = False
+
+
+@dataclass(frozen=True)
 class Finish:
     """The end of one choice; its output tokens (over all choices: their sum)."""
 
@@ -355,6 +382,15 @@ class Finish:
     cache: CacheUse | None = None  # of `input_tokens`, as in `Completion`
     stop_sequence: str | None = None  # as in `Completion`
     image_tokens: int = 0  # of `output_tokens`, as in `Completion`
+    audio_tokens: int = 0  # of `output_tokens`, as in `Completion`
 
 
-Delta = ReasoningDelta | TextDelta | ToolCallStart | ToolArgumentsDelta | ImageDelta | Finish
+Delta = (
+    ReasoningDelta
+    | TextDelta
+    | ToolCallStart
+    | ToolArgumentsDelta
+    | ImageDelta
+    | AudioDelta
+    | Finish
+)

@@ -292,6 +292,7 @@ def provider_wire(
         ("cache_read", "input_cache_read"),
         ("cache_write", "input_cache_write"),
         ("image_output", "image_output"),
+        ("audio_output", "audio_output"),
     )
     for price, name in prices:
         micros = extra.get(f"{price}_micros_per_mtok")

@@ -108,7 +108,6 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     usage = answer["usage"]
     usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
     details = usage["completion_tokens_details"]
-    image_tokens = details.get("image_tokens", 0)
     spent = service.Spent(
         usage["prompt_tokens"],
         usage["completion_tokens"],
@@ -116,13 +115,12 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         completions[0].finish_reason,
         cache=completions[0].cache,
         stop_sequence=completions[0].stop_sequence,
-        images=sum(len(c.images) for c in completions) if image_tokens else 0,
-        image_tokens=image_tokens,
+        media=service.media_of(details, sum(len(c.images) for c in completions)),
     )
     charge = service.record_usage(rt, caller, call, served, spent)
     answer["usage"] |= service.usage_money(
         charge, served.route, spent.prompt, spent.completion, cache=spent.cache,
-        image_tokens=image_tokens,
+        media=spent.media,
     ) | service.tool_use(call, served)  # fmt: skip
     return Answer(answer_headers, body=answer, provider=served.route.provider)
 
@@ -136,8 +134,8 @@ def _priced(
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
             usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
-            images = usage["completion_tokens_details"].get("image_tokens", 0)
-            usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions", images)
+            media = service.media_of(usage["completion_tokens_details"])
+            usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions", media)
         yield chunk
 
 

@@ -29,7 +29,7 @@ import random
 import re
 from dataclasses import replace
 
-from emulator.gateway import image_output, logprobs, server_tools, web_search
+from emulator.gateway import audio_output, image_output, logprobs, server_tools, web_search
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
 from emulator.gateway.schema_values import WORDS, value_for
@@ -71,7 +71,9 @@ def generate(
     lazy: LazyRng,
     replies: tuple[ScriptedReply, ...] = (),
 ) -> Completion:
-    images = request.images_out
+    images, sound = request.images_out, request.audio_out
+    if sound is not None and request.max_tokens is not None:  # the sound's tokens count too
+        request = request.with_max_tokens(audio_output.text_budget(request.max_tokens))
     if images is not None and not images.text:  # `modalities: ["image"]`: no text
         completion = Completion(None, (), "stop", prompt_tokens(request, family), 0)
     elif request.reasoning is not None:
@@ -80,6 +82,9 @@ def generate(
         completion = _answer(model, request, family, lazy, replies)
     if images is not None and not completion.tool_calls:
         image_output.attach(completion, images, lazy)
+    if sound is not None and not completion.tool_calls:
+        spoken = completion.output_tokens - completion.reasoning_tokens
+        audio_output.attach(completion, sound, spoken)
     if request.logprobs is not None:  # drawn apart: asking leaves the answer as it was
         text = completion.text or ""
         rng = lazy.fork(f"logprobs:{text}")  # keyed by the text too: each of `n` its own

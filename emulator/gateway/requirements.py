@@ -1,13 +1,14 @@
-"""What a request needs of a route: tool use, image or audio input, image output, room
-for its prompt.
+"""What a request needs of a route: tool use, image or audio input, image or audio
+output, room for its prompt.
 
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
 `tool_choice` is `none`; `vision` for image parts; catalog `capabilities`;
 audio parts need `audio` among its `input_modalities`, and a provider whose
 format carries audio: chat or responses, Anthropic's messages has none; `image`
-output, asked by chat's `modalities`, needs `image` among its `output_modalities`
-and a chat provider: `gateway.image_output`), and
+or `audio` output, asked by chat's `modalities`, needs it among its
+`output_modalities` and a chat provider: `gateway.image_output`,
+`gateway.audio_output`), and
 its provider's context can hold the prompt and the output asked for
 (`context_length`; the output counts when `max_tokens` is set, capped to the
 route's output limit, as OpenRouter's "you requested about N tokens (P of text
@@ -47,6 +48,7 @@ _NEEDS = {
     "structured_output": ("format", "structured output"),
     "audio": ("messages", "audio input"),
     "image_output": ("modalities", "image output"),
+    "audio_output": ("modalities", "audio output"),
 }
 
 # endpoint -> (the field of its prompt, the field of its output format)
@@ -90,6 +92,8 @@ def able_routes(
         needs.add("tools")
     if request.images_out is not None:
         needs.add("image_output")
+    if request.audio_out is not None:
+        needs.add("audio_output")
     if prefs is not None and prefs.require_parameters:
         if request.reasoning is not None:
             needs.add("reasoning")  # else a model that cannot reason ignores it
@@ -184,10 +188,11 @@ def _capable(
         able = [r for r in able if r.wire_format in AUDIO_FORMATS]
         if not able:
             raise _no_audio_format(routes[0].model, _FIELDS[endpoint][0])
-    if able and "image_output" in needs:
-        able = [r for r in able if r.wire_format in IMAGE_OUTPUT_FORMATS]
-        if not able:
-            raise _no_image_format(routes[0].model)
+    for made in ("image", "audio"):
+        if able and f"{made}_output" in needs:
+            able = [r for r in able if r.wire_format in MEDIA_OUTPUT_FORMATS]
+            if not able:
+                raise _no_media_format(routes[0].model, made)
     if not able:
         missing = sorted(needs - _capabilities(view, routes[0].model))[0]
         param, what = _NEEDS[missing]
@@ -199,6 +204,7 @@ def _capable(
         where = {
             "audio": '`architecture.input_modalities` in GET /api/v1/models has "audio"',
             "image_output": '`architecture.output_modalities` in GET /api/v1/models has "image"',
+            "audio_output": '`architecture.output_modalities` in GET /api/v1/models has "audio"',
         }.get(missing, f'`capabilities` in GET /api/v1/models has "{missing}": true')
         raise NoRouteAvailable(
             f"No route for {routes[0].model!r} supports {what} (`{param}`). Choose a model "
@@ -222,14 +228,16 @@ def _no_audio_format(model: str, param: str) -> NoRouteAvailable:
     )
 
 
-# The provider formats that carry generated images (`gateway.image_output`).
-IMAGE_OUTPUT_FORMATS = frozenset({"chat"})
+# The provider formats that carry generated images and sound (`gateway.image_output`,
+# `gateway.audio_output`).
+MEDIA_OUTPUT_FORMATS = frozenset({"chat"})
 
 
-def _no_image_format(model: str) -> NoRouteAvailable:
+def _no_media_format(model: str, made: str) -> NoRouteAvailable:
+    what = {"image": "images", "audio": "audio"}[made]
     return NoRouteAvailable(
-        f"No route left for {model!r} returns images (`modalities`): the providers "
-        "allowed speak a format without generated images. Allow a provider of the chat "
+        f"No route left for {model!r} returns {what} (`modalities`): the providers "
+        f"allowed speak a format without generated {what}. Allow a provider of the chat "
         "format (`provider.only`, `provider.ignore`), or ask for text alone.",
         param="modalities",
     )
@@ -241,6 +249,7 @@ def _capabilities(view: CatalogView, model: str) -> set[str]:
     architecture = entry["architecture"]
     if "audio" in architecture["input_modalities"]:
         able.add("audio")
-    if "image" in architecture["output_modalities"]:
-        able.add("image_output")
+    for made in architecture["output_modalities"]:
+        if made != "text":
+            able.add(f"{made}_output")
     return able

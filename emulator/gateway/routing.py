@@ -41,6 +41,7 @@ class Route:
     cache_read_micros_per_mtok: int | None = None  # None: the route does not cache prompts
     cache_write_micros_per_mtok: int | None = None
     image_output_micros_per_mtok: int | None = None  # None: images at the completion price
+    audio_output_micros_per_mtok: int | None = None  # None: sound at the completion price
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -254,6 +255,7 @@ def _route(model: dict[str, Any], provider: dict[str, Any]) -> Route:
         cache_read_micros_per_mtok=pricing.get("cache_read_micros_per_mtok"),
         cache_write_micros_per_mtok=pricing.get("cache_write_micros_per_mtok"),
         image_output_micros_per_mtok=pricing.get("image_output_micros_per_mtok"),
+        audio_output_micros_per_mtok=pricing.get("audio_output_micros_per_mtok"),
     )
 
 

@@ -28,6 +28,9 @@ class ProviderPricing(WireModel):
     # Only on routes of models that generate images: their output tokens' price.
     image_output: str | None = None
     image_output_micros_per_mtok: int | None = None
+    # Only on routes of models that speak: their sound's output tokens' price.
+    audio_output: str | None = None
+    audio_output_micros_per_mtok: int | None = None
 
 
 class ModelProvider(WireModel):

@@ -19,7 +19,7 @@ from emulator.billing.money import usd_number
 from emulator.billing.pricing import (
     Charge,
     Fees,
-    ImageBill,
+    MediaBill,
     charge_for,
     completion_cost_mtok,
     prompt_cost_mtok,
@@ -35,6 +35,7 @@ from emulator.errors import (
 from emulator.faults import apply as fault_apply
 from emulator.gateway import (
     audio,
+    audio_output,
     auto_router,
     chat_schemas,
     free_tier,
@@ -385,11 +386,13 @@ def worst_case(
     if reshaped:  # then also as the provider reads it, and the larger
         prompt = max(prompt, provider_prompt_tokens(request, route.wire_format))
     output = _output_limit(request, route) * request.n
-    images = None
+    media: tuple[MediaBill, ...] = ()
     if request.images_out is not None:  # each answer's image, beside its text
         drawn = image_output.tokens_asked(request)
         output += drawn
-        images = image_bill(route, drawn)
+        media = media_bills(route, OutputMedia(image_tokens=drawn))
+    elif request.audio_out is not None:  # within the output: at most all of it sound
+        media = media_bills(route, OutputMedia(audio_tokens=output), worst=True)
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok
     explicit = route.wire_format == prompt_cache.EXPLICIT_FORMAT
@@ -397,15 +400,45 @@ def worst_case(
         prompt_price = prompt_cache.worst_prompt_price(route, request)
     price = prompt_price, route.completion_micros_per_mtok
     charge = charge_for(
-        prompt, output, *price, fees, search_results=searched, web_fetches=fetched, images=images
+        prompt, output, *price, fees, search_results=searched, web_fetches=fetched, media=media
     )
     return charge.charge_micros
 
 
-def image_bill(route: Route, tokens: int) -> ImageBill | None:
-    """Generated images' tokens at the route's price for them (none: the completion's)."""
-    price = route.image_output_micros_per_mtok
-    return None if not tokens or price is None else ImageBill(tokens, price)
+@dataclass(frozen=True, slots=True)
+class OutputMedia:
+    """Of an answer's output tokens, those priced apart: its generated images (how many,
+    and their tokens, `gateway.image_output`) and its sound's (`gateway.audio_output`)."""
+
+    images: int = 0
+    image_tokens: int = 0
+    audio_tokens: int = 0
+
+
+def media_of(details: dict[str, Any], images: int = 0) -> OutputMedia | None:
+    """The tokens priced apart that a chat usage's `completion_tokens_details` tells."""
+    image_tokens, audio_tokens = details.get("image_tokens", 0), details.get("audio_tokens", 0)
+    if not image_tokens and not audio_tokens:  # nearly every answer
+        return None
+    return OutputMedia(images if image_tokens else 0, image_tokens, audio_tokens)
+
+
+def media_bills(
+    route: Route, media: OutputMedia | None, worst: bool = False
+) -> tuple[MediaBill, ...]:
+    """Generated images' and sound's tokens at the route's prices for them (none: the
+    completion's). `worst`: a hold's bound, never below the completion's price."""
+    if media is None:
+        return ()
+    bills = []
+    for tokens, price in (
+        (media.image_tokens, route.image_output_micros_per_mtok),
+        (media.audio_tokens, route.audio_output_micros_per_mtok),
+    ):
+        if tokens and price is not None:
+            price = max(price, route.completion_micros_per_mtok) if worst else price
+            bills.append(MediaBill(tokens, price))
+    return tuple(bills)
 
 
 def fees_of(view: CatalogView) -> Fees:
@@ -425,19 +458,19 @@ class Spent:
     stream_end: str | None = None
     cache: CacheUse | None = None
     stop_sequence: str | None = None  # the request's that ended the answer, if told
-    images: int = 0  # generated images (`gateway.image_output`), whose tokens...
-    image_tokens: int = 0  # ...`completion` counts
+    media: OutputMedia | None = None  # of `completion`, the tokens priced apart
 
 
 def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
     """Settle the hold at the real charge and write the usage event, in one transaction."""
     route = served.route
     prompt, completion = spent.prompt, spent.completion
-    charge = charge_of(rt, served, prompt, completion, spent.cache, spent.image_tokens)
+    charge = charge_of(rt, served, prompt, completion, spent.cache, spent.media)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
-    if spent.images:  # OpenRouter's `num_media_completion` (GET /generation)
-        event.metadata["images_out"] = spent.images
-        event.metadata["image_tokens"] = spent.image_tokens
+    media = spent.media
+    if media is not None and media.images:  # OpenRouter's `num_media_completion` (GET
+        event.metadata["images_out"] = media.images  # /generation)
+        event.metadata["image_tokens"] = media.image_tokens
     if spent.stream_end is not None:
         event.metadata["stream_end"] = spent.stream_end
     event.model, event.provider = route.model, route.provider
@@ -468,18 +501,18 @@ def charge_of(
     prompt: int,
     completion: int,
     cache: CacheUse | None = None,
-    image_tokens: int = 0,
+    media: OutputMedia | None = None,
 ) -> Charge:
-    """What the served route charges for these tokens (SPEC section 5; `image_tokens`: of
-    `completion`, the generated images')."""
+    """What the served route charges for these tokens (SPEC section 5; `media`: of
+    `completion`, the generated images' and sound's)."""
     route = served.route
     price = route.prompt_micros_per_mtok, route.completion_micros_per_mtok
     bill = None if cache is None else prompt_cache.bill(cache, route)
     fees = fees_of(rt.catalog.view())
     fetched = server_tools.billed_fetches(served.tool_runs)
-    images = image_bill(route, image_tokens) if image_tokens else None
+    bills = media_bills(route, media)
     searched = len(served.web_results)
-    return charge_for(prompt, completion, *price, fees, bill, searched, fetched, images)
+    return charge_for(prompt, completion, *price, fees, bill, searched, fetched, bills)
 
 
 def streamed_usage(
@@ -489,15 +522,15 @@ def streamed_usage(
     prompt: int,
     completion: int,
     endpoint: str,
-    image_tokens: int = 0,
+    media: OutputMedia | None = None,
 ) -> dict[str, Any]:
     """A stream's last usage's money (`usage_money`), priced before the stream is
     settled: what settling will charge."""
     cache = served_cache(served)
-    charge = charge_of(rt, served, prompt, completion, cache, image_tokens)
+    charge = charge_of(rt, served, prompt, completion, cache, media)
     if call.hold is not None:
         holds.cut_to_hold(call.hold, charge)
-    money = usage_money(charge, served.route, prompt, completion, endpoint, cache, image_tokens)
+    money = usage_money(charge, served.route, prompt, completion, endpoint, cache, media)
     return money | tool_use(call, served)
 
 
@@ -551,7 +584,7 @@ def usage_money(
     completion: int,
     endpoint: str = "chat.completions",
     cache: CacheUse | None = None,
-    image_tokens: int = 0,
+    media: OutputMedia | None = None,
 ) -> dict[str, Any]:
     """What chat and responses answers add to `usage`: the charge, in USD and micros, and
     OpenRouter's accounting: the provider's cost (`upstream_inference_cost`, rounded up
@@ -571,9 +604,9 @@ def usage_money(
             prompt_part: prompt_cost / 1e12,
             output_part: (
                 completion_cost_mtok(
-                    completion, route.completion_micros_per_mtok, image_bill(route, image_tokens)
+                    completion, route.completion_micros_per_mtok, media_bills(route, media)
                 )
-                if image_tokens
+                if media is not None
                 else completion * route.completion_micros_per_mtok
             )
             / 1e12,
@@ -640,18 +673,28 @@ def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, 
             validate(body, chat_schemas.SamplingFields)  # apart, as the reasoning fields
         _check_chat_pairs(body)
     elif endpoint == "responses" and "modalities" in body:
-        _no_images_here(body["modalities"])
+        _no_media_here(body["modalities"])
     check_tool_turns(body, endpoint, history)
 
 
-def _no_images_here(modalities: Any) -> None:
-    """Images are generated for chat only (`gateway.image_output`): a responses request
-    that asks for them is told so, rather than answered in text as if it had not."""
-    if isinstance(modalities, list) and "image" in modalities:
+def _no_media_here(modalities: Any) -> None:
+    """Images and sound are generated for chat only (`gateway.image_output`,
+    `gateway.audio_output`): a responses request that asks for them is told so, rather
+    than answered in text as if it had not."""
+    if not isinstance(modalities, list):
+        return
+    if "image" in modalities:
         raise InvalidRequest(
             "Image output (`modalities` with `image`) is emulated on POST "
             "/api/v1/chat/completions only: ask there, where the answer's "
             "`message.images` carries it.",
+            param="modalities",
+        )
+    if "audio" in modalities:
+        raise InvalidRequest(
+            "Audio output (`modalities` with `audio`) is emulated on POST "
+            "/api/v1/chat/completions only (streamed): ask there, where the chunks' "
+            "`delta.audio` carries it.",
             param="modalities",
         )
 
@@ -669,6 +712,8 @@ def _check_chat_pairs(body: dict[str, Any]) -> None:
             "response_format json_schema needs `json_schema.schema`.",
             param="response_format.json_schema.schema",
         )
+    if "modalities" in body and not body.get("stream"):
+        audio_output.check_streamed(body)
 
 
 def _check_reasoning(body: dict[str, Any], endpoint: str) -> None:

@@ -17,6 +17,7 @@ from emulator.auth.credentials import Caller
 from emulator.faults import apply as fault_apply
 from emulator.gateway import image_output, service
 from emulator.gateway.canonical import (
+    AudioDelta,
     Delta,
     Finish,
     ImageDelta,
@@ -165,6 +166,11 @@ async def paced_stream(
                 sent.append(((delta.choice, delta.index), delta.fragment))
             elif isinstance(delta, ImageDelta):  # no text: its tokens are counted apart
                 sent.append(((delta.choice, _IMAGE), ""))
+            elif isinstance(delta, AudioDelta):  # the transcript is the text
+                if delta.transcript:
+                    sent.append(((delta.choice, -1), delta.transcript))
+                elif delta.data:  # sound: its tokens are counted apart
+                    sent.append(((delta.choice, _SOUND), ""))
             elif isinstance(delta, Finish):
                 finish.append(delta)
             yield delta
@@ -219,19 +225,24 @@ async def paced_stream(
             spent = service.Spent(
                 prompt, output, reasoning, first.reason, "complete", cache, first.stop_sequence
             )
-            spent.image_tokens = sum(e.image_tokens for e in ends)
-            spent.images = _images(sent) if spent.image_tokens else 0
+            image_tokens = sum(e.image_tokens for e in ends)
+            audio_tokens = sum(e.audio_tokens for e in ends)
+            if image_tokens or audio_tokens:
+                images = _count(sent, _IMAGE) if image_tokens else 0
+                spent.media = service.OutputMedia(images, image_tokens, audio_tokens)
         else:  # cut, or the client left: count what was sent, never more than the
             # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
             # An image goes out whole, or not at all: each sent costs its tokens.
-            images = _images(sent)
+            images = _count(sent, _IMAGE)
             image_tokens = images * image_output.TOKENS_PER_IMAGE
-            output = min(output + image_tokens, sum(e.output_tokens for e in ends))
+            audio_tokens = _sound_sent(sent, served.deltas, ends)
+            output = min(output + image_tokens + audio_tokens, sum(e.output_tokens for e in ends))
             reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
             spent = service.Spent(prompt, output, reasoning, reason, end, cache)
-            spent.images, spent.image_tokens = images, image_tokens
+            if images or audio_tokens:
+                spent.media = service.OutputMedia(images, image_tokens, audio_tokens)
         with rt.store.write():  # one transaction: a crash cannot leave one done alone
             service.record_usage(rt, caller, call, served, spent)
             if spent.stream_end == "complete":
@@ -239,11 +250,24 @@ async def paced_stream(
                     hook()
 
 
-_IMAGE = -3  # the owner in `sent` of a choice's image (its reasoning is -2, its text -1)
+# The owners in `sent` of a choice's image and of its sound's chunks (its reasoning is
+# -2, its text -1).
+_IMAGE, _SOUND = -3, -4
 
 
-def _images(sent: list[tuple[tuple[int, int], str]]) -> int:
-    return sum(1 for (_choice, owner), _ in sent if owner == _IMAGE)
+def _count(sent: list[tuple[tuple[int, int], str]], owner: int) -> int:
+    return sum(1 for (_choice, part), _ in sent if part == owner)
+
+
+def _sound_sent(
+    sent: list[tuple[tuple[int, int], str]], deltas: list[Delta], ends: list[Finish]
+) -> int:
+    """The audio tokens of the sound sent: its share of the whole, chunk by chunk."""
+    chunks = _count(sent, _SOUND)
+    if not chunks:
+        return 0
+    whole = sum(1 for d in deltas if isinstance(d, AudioDelta) and d.data)
+    return sum(e.audio_tokens for e in ends) * chunks // whole
 
 
 def _sent_tokens(sent: list[tuple[tuple[int, int], str]], family: str) -> tuple[int, int]:

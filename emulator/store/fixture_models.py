@@ -120,6 +120,8 @@ class ModelProviderFixture(_Strict):
     cache_write_micros_per_mtok: int | None = Field(default=None, ge=0)
     # Generated images' output tokens (`gateway.image_output`); none: the completion price.
     image_output_micros_per_mtok: int | None = Field(default=None, ge=0)
+    # Sound's output tokens (`gateway.audio_output`); none: the completion price.
+    audio_output_micros_per_mtok: int | None = Field(default=None, ge=0)
     context_length: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
@@ -146,8 +148,9 @@ class ModelFixture(_Strict):
     max_output_tokens: int = Field(ge=1)
     modality: Literal["text", "image", "video", "audio"] = "text"
     input_modalities: list[Literal["text", "image", "file", "audio", "video"]] = ["text"]
-    # `image`: answers with images when asked (`modalities`), on chat-format providers.
-    output_modalities: list[Literal["text", "image"]] = ["text"]
+    # `image`, `audio`: answers with images or sound when asked (`modalities`), on
+    # chat-format providers.
+    output_modalities: list[Literal["text", "image", "audio"]] = ["text"]
     tokenizer: str = "default"
     capabilities: list[
         Literal["tools", "structured_output", "streaming", "vision", "reasoning"]

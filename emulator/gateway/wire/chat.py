@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from emulator.gateway import audio, image_output
+from emulator.gateway import audio, audio_output, image_output
 from emulator.gateway.canonical import (
     AudioClip,
+    AudioDelta,
     CacheMark,
     CacheUse,
     Completion,
@@ -82,6 +83,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         request.reasoning, request.reasoning_unasked = _reasoning(body)
     if "modalities" in body:
         request.images_out = image_output.asked(body)
+        request.audio_out = audio_output.asked(body)
     if body.get("cache_control") and messages:  # OpenRouter's: a breakpoint on the last
         last = messages[-1]
         mark = CacheMark(len(last.text), cache_ttl(body["cache_control"]))
@@ -225,6 +227,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
             body[key] = getattr(request, key)
     if request.images_out is not None:
         body |= image_output.wire_fields(request.images_out)
+    if request.audio_out is not None:
+        body |= audio_output.wire_fields(request.audio_out)
     return body
 
 
@@ -424,6 +428,10 @@ def _image_tokens(usage: dict[str, Any]) -> int:
     return int((usage.get("completion_tokens_details") or {}).get("image_tokens") or 0)
 
 
+def _audio_tokens(usage: dict[str, Any]) -> int:
+    return int((usage.get("completion_tokens_details") or {}).get("audio_tokens") or 0)
+
+
 def deltas(
     completion: Completion, pieces: Iterable[str], choice: int = 0, thoughts: Iterable[str] = ()
 ) -> Iterator[Delta]:
@@ -431,7 +439,9 @@ def deltas(
     each tool call."""
     for thought in thoughts:
         yield ReasoningDelta(thought, choice)
-    if completion.logprobs is None:
+    if completion.audio_out is not None:  # the text is the sound's transcript
+        yield from audio_output.deltas(completion, list(pieces), choice)
+    elif completion.logprobs is None:
         for piece in pieces:
             yield TextDelta(piece, choice)
     else:
@@ -453,6 +463,7 @@ def deltas(
         completion.cache,
         completion.stop_sequence,
         completion.image_tokens,
+        completion.audio_tokens,
     )
 
 
@@ -532,6 +543,8 @@ def render_chunks(
             yield chunk({"tool_calls": [fragment]}, delta.choice)
         elif isinstance(delta, ImageDelta):  # OpenRouter's
             yield chunk({"images": [image_output.part(delta.url)]}, delta.choice)
+        elif isinstance(delta, AudioDelta):
+            yield chunk({"audio": audio_output.wire_piece(delta, created)}, delta.choice)
         else:
             yield chunk({}, delta.choice, delta.reason, stop=delta.stop_sequence)
             ended.append(delta)
@@ -542,6 +555,9 @@ def render_chunks(
         images = sum(finish.image_tokens for finish in ended)
         if images:
             tokens["completion_tokens_details"]["image_tokens"] = images
+        sound = sum(finish.audio_tokens for finish in ended)
+        if sound:
+            tokens["completion_tokens_details"]["audio_tokens"] = sound
         yield {**head, "choices": [], "usage": tokens}
 
 
@@ -577,8 +593,10 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
                 output = _split(u["completion_tokens"], len(choices), n)
                 reasoning = _split(_reasoning_tokens(u), len(choices), n)
                 images = _split(_image_tokens(u), len(choices), n)
+                sound = _split(_audio_tokens(u), len(choices), n)
                 reason = reasons.get(c, "stop")
-                yield Finish(reason, u["prompt_tokens"], output, c, reasoning, cache, None, images)  # type: ignore[arg-type]
+                prompt = u["prompt_tokens"]
+                yield Finish(reason, prompt, output, c, reasoning, cache, None, images, sound)  # type: ignore[arg-type]
             continue
         for choice in chunk.get("choices", []):
             c = choice.get("index", 0)
@@ -598,5 +616,7 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
                     yield ToolArgumentsDelta(index, call["function"]["arguments"], c)
             for image in delta.get("images") or ():
                 yield ImageDelta(image["image_url"]["url"], c)
+            if delta.get("audio"):
+                yield audio_output.parsed_piece(delta["audio"], c)
             if choice.get("finish_reason"):
                 reasons[c] = choice["finish_reason"]
