@@ -108,7 +108,10 @@ async def admit(
     if encoding is not None:
         _check_encoding(encoding)
     if auth.kind == "optional":  # no caller: the catalog; faults apply all the same
-        await _apply_faults(rt, None, headers, method, path, read_body, receive)
+        if _may_fault(rt, headers):
+            await _apply_faults(rt, None, headers, method, path, read_body, receive)
+        else:
+            fault_apply.begin(None)
         return
     if auth.kind == "admin":
         check_admin(
@@ -128,7 +131,15 @@ async def admit(
     state["authenticated"] = (rt.world, auth, credential)
     if auth.scopes == GATEWAY_SCOPES:  # one shared with video keys counts itself
         count_request(rt, caller, state)
-    await _apply_faults(rt, caller, headers, method, path, read_body, receive)
+    if _may_fault(rt, headers):
+        await _apply_faults(rt, caller, headers, method, path, read_body, receive)
+    else:  # nearly every request: no coroutine made
+        fault_apply.begin(None)
+
+
+def _may_fault(rt: Runtime, headers: Mapping[str, str]) -> bool:
+    """Whether a fault rule or the fault header may act on this request."""
+    return bool(rt.faults.rules) or (rt.settings.allow_faults and fault_header.HEADER in headers)
 
 
 _FAULT_HEADER = fault_header.HEADER.lower().encode()
@@ -155,9 +166,6 @@ async def _apply_faults(
     """The fault rules and header, before the handler (an error, a delay), and what they
     leave for later points (routes, streams, jobs)."""
     fault = headers.get(fault_header.HEADER) if rt.settings.allow_faults else None
-    if not rt.faults.rules and not fault:
-        fault_apply.begin(None)
-        return
     model = None
     if method == "POST":  # read now: an injected error still journals it
         body = await read_body()

@@ -54,7 +54,8 @@ _MP3_FRAME_MS = 24
 
 def asked(body: dict[str, Any]) -> AudioOutput | None:
     """The audio a chat body asks for: `audio` among its `modalities`, with its `audio`
-    settings (their values checked by the body's schema), streamed."""
+    settings (their values checked by the body's schema; the stream by
+    `check_streamed`)."""
     if "audio" not in (body.get("modalities") or ()):
         return None
     if "image" in body["modalities"]:

@@ -468,8 +468,8 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
     charge = charge_of(rt, served, prompt, completion, spent.cache, spent.media)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
     media = spent.media
-    if media is not None and media.images:  # OpenRouter's `num_media_completion` (GET
-        event.metadata["images_out"] = media.images  # /generation)
+    if media is not None and media.images:  # GET /generation's `num_media_completion`
+        event.metadata["images_out"] = media.images
         event.metadata["image_tokens"] = media.image_tokens
     if spent.stream_end is not None:
         event.metadata["stream_end"] = spent.stream_end
