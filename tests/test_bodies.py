@@ -121,3 +121,22 @@ def test_a_lone_surrogate_is_named_not_taken_for_a_truncated_body(
     assert "\\ud83d is half of a surrogate pair" in error["message"]
     whole = post(emulator, tenant, route, route[2] % (b"hi \\ud83d\\ude00", b"1"))
     assert whole.status_code != 400 or "not valid JSON" not in whole.text
+
+
+@pytest.mark.parametrize(
+    ("body", "status"), [(b"", 201), (b"{}", 201), (b"null", 201), (b"[1]", 400)]
+)
+def test_an_optional_control_body_may_be_absent_empty_or_null(
+    emulator: EmulatorHandle, body: bytes, status: int
+) -> None:
+    """A client that serialises an absent options object sends `null`: the defaults."""
+    made = httpx.post(
+        emulator.url + "/_emulator/accounts",
+        content=body,
+        headers={"content-type": "application/json"},
+    )
+    assert made.status_code == status, made.text
+    if status == 201:
+        assert made.json()["balance_micros"] == 25_000_000
+    else:
+        assert "must be a JSON object" in assert_error(made, 400, "invalid_request")["message"]
