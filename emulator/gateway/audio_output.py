@@ -37,7 +37,8 @@ from emulator.errors import InvalidRequest
 from emulator.gateway.canonical import AudioDelta, AudioOutput, Completion
 
 TOKENS_PER_SECOND = 20
-PER_TEXT_TOKEN = 6  # audio tokens a token of transcript: 0.3 s at 20 a second
+SECONDS_PER_TEXT_TOKEN = 0.3  # of sound: about 200 tokens a minute, as speech goes
+PER_TEXT_TOKEN = round(TOKENS_PER_SECOND * SECONDS_PER_TEXT_TOKEN)  # audio tokens: 6
 FORMATS = ("wav", "mp3", "pcm16")
 RATE = 24_000  # samples a second, mono, 16-bit (pcm16 and wav)
 _TOKEN_SAMPLES = RATE * 3 // 10  # 0.3 s of sound a token of transcript
