@@ -63,7 +63,7 @@ async def authenticate_request(connection: Request[Any, Any, Any]) -> None:
             return
         # Fail closed: every route of ours must say what it takes.
         raise InternalError(f"The route {connection.url.path} declares no auth; this is a bug.")
-    if auth.kind == "optional" and not _faults_may_apply(runtime_of(connection), connection.scope):
+    if auth.kind == "optional" and not _may_fault(runtime_of(connection), _sent_fault(connection)):
         _check_query(connection)
         return  # before the headers are parsed: the catalog is hot
     if auth.by_query is not None:
@@ -108,7 +108,7 @@ async def admit(
     if encoding is not None:
         _check_encoding(encoding)
     if auth.kind == "optional":  # no caller: the catalog; faults apply all the same
-        if _may_fault(rt, headers):
+        if _may_fault(rt, fault_header.HEADER in headers):
             await _apply_faults(rt, None, headers, method, path, read_body, receive)
         else:
             fault_apply.begin(None)
@@ -131,27 +131,25 @@ async def admit(
     state["authenticated"] = (rt.world, auth, credential)
     if auth.scopes == GATEWAY_SCOPES:  # one shared with video keys counts itself
         count_request(rt, caller, state)
-    if _may_fault(rt, headers):
+    if _may_fault(rt, fault_header.HEADER in headers):
         await _apply_faults(rt, caller, headers, method, path, read_body, receive)
     else:  # nearly every request: no coroutine made
         fault_apply.begin(None)
 
 
-def _may_fault(rt: Runtime, headers: Mapping[str, str]) -> bool:
-    """Whether a fault rule or the fault header may act on this request."""
-    return bool(rt.faults.rules) or (rt.settings.allow_faults and fault_header.HEADER in headers)
+def _may_fault(rt: Runtime, header_sent: bool) -> bool:
+    """Whether a fault rule, or the fault header (when faults are allowed), may act on a
+    request."""
+    return bool(rt.faults.rules) or (rt.settings.allow_faults and header_sent)
 
 
 _FAULT_HEADER = fault_header.HEADER.lower().encode()
 
 
-def _faults_may_apply(rt: Runtime, scope: Any) -> bool:
-    """Whether a rule or the fault header may act on a request (read from the raw headers)."""
-    if rt.faults.rules:
-        return True
-    if not rt.settings.allow_faults:
-        return False
-    return any(name == _FAULT_HEADER for name, _ in scope["headers"])
+def _sent_fault(connection: Request[Any, Any, Any]) -> bool:
+    """Whether the fault header came, read from the raw headers (litestar's, parsed,
+    would cost the hot catalog)."""
+    return any(name == _FAULT_HEADER for name, _ in connection.scope["headers"])
 
 
 async def _apply_faults(

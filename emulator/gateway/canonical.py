@@ -360,13 +360,12 @@ class ImageDelta:
 @dataclass(frozen=True)
 class AudioDelta:
     """A piece of an answer's sound (`gateway.audio_output`): its transcript's text,
-    base64 data (with its share of the audio tokens), or its end (`ends`)."""
+    base64 data, or its end (`ends`)."""
 
     choice: int = 0
     id: str | None = None  # on the first piece and the end
     transcript: str = ""
     data: str = ""
-    tokens: int = 0
     ends: bool = False
 
 

@@ -287,8 +287,9 @@ class Prediction(OpenWireModel):
     content: str | list[dict[str, Any]]
 
 
-class AudioOutput(OpenWireModel):
-    """OpenAI's audio output settings: typed; no audio is made here."""
+class AudioSettings(OpenWireModel):
+    """OpenAI's `audio` settings, with `audio` in `modalities` (`gateway.audio_output`
+    makes the sound; it refuses the formats it does not make)."""
 
     voice: str | dict[str, Any]
     format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
@@ -322,7 +323,7 @@ class SamplingFields(OpenWireModel):
     metadata: Metadata | None = None
     prediction: Prediction | None = None
     modalities: list[Literal["text", "audio", "image"]] | None = None  # image: OpenRouter's
-    audio: AudioOutput | None = None
+    audio: AudioSettings | None = None
     image_config: ImageConfig | None = None  # OpenRouter's, with `image` in `modalities`
     service_tier: Literal["auto", "default", "flex", "scale", "priority"] | None = None
     verbosity: Literal["low", "medium", "high"] | None = None

@@ -230,3 +230,9 @@ def test_the_async_client_hears_the_same(
             return sound
 
     assert asyncio.run(main()) == heard(client, **speak())[1]
+
+
+def test_a_custom_voice_by_id_speaks_too(client: openai.OpenAI) -> None:
+    custom = heard(client, **speak(audio={"voice": {"id": "voice_1234"}, "format": "wav"}))
+    named = heard(client, **speak())
+    assert custom[0] == named[0] and custom[1] and custom[1] != named[1]
