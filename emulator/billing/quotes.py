@@ -13,7 +13,7 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import audio_output, image_output, stored_responses
+from emulator.gateway import audio_output, image_output, kept_audio, stored_responses
 from emulator.gateway.canonical import Request
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.messages_schemas import MessagesRequest
@@ -132,6 +132,8 @@ def _read(
     chat_body = endpoint == "chat.completions"
     model = ChatCompletionRequest if chat_body else ResponsesRequest
     body = validate(body, model).model_dump(by_alias=True, exclude_none=True)
+    if chat_body:
+        body = kept_audio.read_back(rt, caller.account_id, body)
     talk = (
         stored_responses.Conversation(body)
         if chat_body

@@ -13,7 +13,7 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import audio, files, service, web_citations
+from emulator.gateway import audio, files, kept_audio, service, web_citations
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
@@ -62,6 +62,7 @@ class ChatController(Controller):
 
 
 def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+    body = kept_audio.read_back(rt, caller.account_id, body)
     call = build_call(body, metadata)
     served = service.serve(rt, caller, call)
     extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
@@ -80,6 +81,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         "reasoning_style": served_as,
     }
     if call.stream:
+        if call.request.audio_out is not None:
+            kept_audio.keep(rt, caller.account_id, served.deltas, created)
 
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             if hidden:  # taken (and billed) all the same

@@ -109,18 +109,40 @@ class ContentPart(OpenWireModel):
         return self
 
 
+class SentBackAudio(OpenWireModel):
+    """An earlier answer's sound on an assistant message: OpenAI's reference
+    (`{"id": ...}`), or the whole `audio` of OpenRouter's assistant message
+    (`gateway.kept_audio` reads it back as its transcript)."""
+
+    id: Annotated[str, Field(min_length=1)] | None = None
+    transcript: str | None = None
+    data: str | None = None
+    expires_at: int | None = None
+
+
 class ChatMessage(OpenWireModel):
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | Annotated[list[ContentPart], Field(min_length=1)] | None = None
     name: str | None = None
     tool_calls: list[ToolCallIn] | None = None
     tool_call_id: str | None = None
+    audio: SentBackAudio | None = None
 
     @model_validator(mode="after")
     def _has_content(self) -> ChatMessage:
+        if self.audio is not None:
+            if self.role != "assistant":
+                raise ValueError(
+                    "only an assistant message carries `audio` (an earlier answer's "
+                    "sound); send a user's sound as an `input_audio` content part"
+                )
+            if self.audio.id is None and self.audio.transcript is None:
+                raise ValueError("`audio` needs the `id` of an earlier answer's sound")
+            return self
         # Only an assistant message that calls tools may go without content.
         if self.content is None and not (self.role == "assistant" and self.tool_calls):
-            raise ValueError(f"a `{self.role}` message needs `content`")
+            article = "an" if self.role == "assistant" else "a"
+            raise ValueError(f"{article} `{self.role}` message needs `content`")
         return self
 
 

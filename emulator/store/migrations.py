@@ -387,6 +387,22 @@ def m0019_usage_web_fetches(db: Any) -> None:
     db["usage_events"].add_column("web_fetches", int, not_null_default=0)
 
 
+@migration
+def m0020_kept_audio(db: Any) -> None:
+    """The transcripts of answers' sound, kept while the sound lives, so that a later
+    turn may send the sound back by its id (`gateway.kept_audio`)."""
+    db["kept_audio"].create(
+        {
+            "account_id": str,
+            "id": str,
+            "transcript": str,
+            "expires_at": float,  # seconds since the epoch, on the virtual clock
+        },
+        pk=("account_id", "id"),
+        not_null={"transcript", "expires_at"},
+    )
+
+
 def migrate(conn: sqlite3.Connection) -> list[str]:
     """Apply pending migrations (the caller holds the transaction); return their names."""
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY)")
