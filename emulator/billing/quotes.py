@@ -14,7 +14,16 @@ from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
 from emulator.gateway import audio_output, image_output, kept_audio, stored_responses
+from emulator.gateway.body_checks import check_body
 from emulator.gateway.canonical import Request
+from emulator.gateway.charges import (
+    OutputMedia,
+    fees_of,
+    media_bills,
+    provider_prompt_tokens,
+    worst_case,
+    worst_hold,
+)
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.messages_schemas import MessagesRequest
 from emulator.gateway.middle_out import asked
@@ -22,18 +31,7 @@ from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route
 from emulator.gateway.schema_checks import check_output_schema, check_tools
-from emulator.gateway.service import (
-    OutputMedia,
-    candidates,
-    capped,
-    check_body,
-    fees_of,
-    media_bills,
-    premium_unapproved,
-    provider_prompt_tokens,
-    worst_case,
-    worst_hold,
-)
+from emulator.gateway.service import candidates, capped, premium_unapproved
 from emulator.gateway.wire import chat, messages, responses
 from emulator.jobs.service import settled_read
 from emulator.store import reservations

@@ -13,7 +13,16 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import audio, files, kept_audio, service, web_citations
+from emulator.gateway import (
+    audio,
+    body_checks,
+    charges,
+    files,
+    kept_audio,
+    service,
+    usage_records,
+    web_citations,
+)
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
@@ -111,20 +120,20 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
     usage = answer["usage"]
     usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
     details = usage["completion_tokens_details"]
-    spent = service.Spent(
+    spent = usage_records.Spent(
         usage["prompt_tokens"],
         usage["completion_tokens"],
         details["reasoning_tokens"],
         completions[0].finish_reason,
         cache=completions[0].cache,
         stop_sequence=completions[0].stop_sequence,
-        media=service.media_of(details, sum(len(c.images) for c in completions)),
+        media=charges.media_of(details, sum(len(c.images) for c in completions)),
     )
-    charge = service.record_usage(rt, caller, call, served, spent)
-    answer["usage"] |= service.usage_money(
+    charge = usage_records.record_usage(rt, caller, call, served, spent)
+    answer["usage"] |= charges.usage_money(
         charge, served.route, spent.prompt, spent.completion, cache=spent.cache,
         media=spent.media,
-    ) | service.tool_use(call, served)  # fmt: skip
+    ) | usage_records.tool_use(call, served)  # fmt: skip
     return Answer(answer_headers, body=answer, provider=served.route.provider)
 
 
@@ -137,12 +146,14 @@ def _priced(
         if usage and not chunk["choices"]:
             tokens = usage["prompt_tokens"], usage["completion_tokens"]
             usage["prompt_tokens_details"]["audio_tokens"] = audio.prompt_tokens(call.request)
-            media = service.media_of(usage["completion_tokens_details"])
-            usage |= service.streamed_usage(rt, call, served, *tokens, "chat.completions", media)
+            media = charges.media_of(usage["completion_tokens_details"])
+            usage |= usage_records.streamed_usage(
+                rt, call, served, *tokens, "chat.completions", media
+            )
         yield chunk
 
 
 def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
-    service.check_body(body, "chat.completions")
+    body_checks.check_body(body, "chat.completions")
     request = chat.parse_request(body)
     return service.new_call("chat.completions", body, request, metadata)

@@ -19,7 +19,16 @@ from litestar.params import JSONBody
 from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
-from emulator.gateway import native_fetch, native_search, service, source_citations, sources
+from emulator.gateway import (
+    body_checks,
+    charges,
+    native_fetch,
+    native_search,
+    service,
+    source_citations,
+    sources,
+    usage_records,
+)
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta, Finish, ReasoningDelta
 from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, TokenCount
@@ -88,12 +97,12 @@ _COUNTED = set(CountRequest.model_fields)
 def count(rt: Runtime, caller: Caller, body: dict[str, Any]) -> TokenCount:
     """Anthropic's `count_tokens`: the prompt's tokens as the first route's provider
     counts them (web search results included), which is what the request is billed."""
-    service.check_body(body, ENDPOINT)
+    body_checks.check_body(body, ENDPOINT)
     request = messages.parse_request({**body, "max_tokens": 1})
     check_tools(request, ENDPOINT)
     routes, request, _, _ = service.candidates(rt, caller, body, request)
     route = routes[0]
-    tokens = service.provider_prompt_tokens(request, route.wire_format)
+    tokens = charges.provider_prompt_tokens(request, route.wire_format)
     return TokenCount(input_tokens=tokens, provider=route.provider)
 
 
@@ -103,7 +112,7 @@ def message_id(generation_id: str) -> str:
 
 
 def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
-    service.check_body(body, ENDPOINT)
+    body_checks.check_body(body, ENDPOINT)
     call = service.new_call(ENDPOINT, body, messages.parse_request(body), metadata)
     served = service.serve(rt, caller, call)
     ident, model = message_id(served.id), served.route.model
@@ -157,7 +166,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         native_search.add_blocks(whole["content"], shown)
         whole["usage"]["server_tool_use"] = used
     whole["provider"] = served.route.provider
-    spent = service.Spent(
+    spent = usage_records.Spent(
         completion.input_tokens,
         completion.output_tokens,
         completion.reasoning_tokens,
@@ -165,8 +174,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         cache=completion.cache,
         stop_sequence=completion.stop_sequence,
     )
-    charge = service.record_usage(rt, caller, call, served, spent)
-    whole["usage"] |= service.usage_money(
+    charge = usage_records.record_usage(rt, caller, call, served, spent)
+    whole["usage"] |= charges.usage_money(
         charge, served.route, spent.prompt, spent.completion, ENDPOINT, spent.cache
     )
     return Answer(headers, body=whole, provider=served.route.provider)
@@ -185,5 +194,5 @@ def _priced(
             usage = event["usage"]
             prompt, _ = messages.prompt_of(usage)
             tokens = prompt, usage["output_tokens"]
-            usage |= service.streamed_usage(rt, call, served, *tokens, ENDPOINT)
+            usage |= usage_records.streamed_usage(rt, call, served, *tokens, ENDPOINT)
         yield event

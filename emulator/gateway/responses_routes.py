@@ -13,7 +13,16 @@ from emulator.auth.credentials import Caller, RouteAuth
 from emulator.bodies import parse_body
 from emulator.direct import DirectRequest, DirectRoute, serve_declared
 from emulator.faults import apply as fault_apply
-from emulator.gateway import background, server_tools, service, stored_responses, web_citations
+from emulator.gateway import (
+    background,
+    body_checks,
+    charges,
+    server_tools,
+    service,
+    stored_responses,
+    usage_records,
+    web_citations,
+)
 from emulator.gateway.answers import Answer, gateway_reply
 from emulator.gateway.canonical import Delta
 from emulator.gateway.canonical import Request as CanonicalRequest
@@ -79,14 +88,14 @@ class ResponsesController(Controller):
         talk = stored_responses.conversation(
             rt, caller.account_id, data.model_dump(by_alias=True, exclude_none=True)
         )
-        service.check_body(talk.body, "responses", talk.history)
+        body_checks.check_body(talk.body, "responses", talk.history)
         body = talk.whole()
         request = responses.parse_request(body)
         check_tools(request, "responses")
         routes, request, _, _ = service.candidates(rt, caller, body, request)
         route = routes[0]
         exact = route.wire_format == EXACT_FAMILY
-        count = service.provider_prompt_tokens(request, EXACT_FAMILY)
+        count = charges.provider_prompt_tokens(request, EXACT_FAMILY)
         return InputTokens(
             input_tokens=count, exact=exact, provider=route.provider, tokenizer=EXACT_FAMILY
         )
@@ -95,7 +104,7 @@ class ResponsesController(Controller):
 def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
     talk = stored_responses.conversation(rt, caller.account_id, body)
     body = talk.body
-    service.check_body(body, "responses", talk.history)
+    body_checks.check_body(body, "responses", talk.history)
     call = service.new_call("responses", body, responses.parse_request(talk.whole()), metadata)
     served = service.serve(rt, caller, call)
     answer_headers, provider = {"X-Generation-Id": served.id}, served.route.provider
@@ -139,7 +148,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     if served.web_results:
         web_citations.annotate_output(whole["output"], served.web_results)
     whole["output"][:0] = items
-    spent = service.Spent(
+    spent = usage_records.Spent(
         completion.input_tokens,
         completion.output_tokens,
         completion.reasoning_tokens,
@@ -147,10 +156,10 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         cache=completion.cache,
         stop_sequence=completion.stop_sequence,
     )
-    charge = service.record_usage(rt, caller, call, served, spent)
-    whole["usage"] |= service.usage_money(
+    charge = usage_records.record_usage(rt, caller, call, served, spent)
+    whole["usage"] |= charges.usage_money(
         charge, served.route, spent.prompt, spent.completion, "responses", spent.cache
-    ) | service.tool_use(call, served)
+    ) | usage_records.tool_use(call, served)
     if run is None:
         if kept is not None:
             stored_responses.keep(rt, kept, whole)
@@ -169,7 +178,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
 def _tool_items(call: service.Call, served: service.Served, ident: str) -> list[dict[str, Any]]:
     """The output items of the server tools the model called (its search by the web
     search tool among them; the `web` plugin's is not a call)."""
-    found = service.tool_search(call, served)
+    found = usage_records.tool_search(call, served)
     if not found and not served.tool_runs:
         return []
     return server_tools.output_items(
@@ -246,5 +255,5 @@ def _charged(
         if event["type"] in _ENDS:
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
-            usage |= service.streamed_usage(rt, call, served, *tokens, "responses")
+            usage |= usage_records.streamed_usage(rt, call, served, *tokens, "responses")
         yield event

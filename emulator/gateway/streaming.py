@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.auth.credentials import Caller
 from emulator.faults import apply as fault_apply
-from emulator.gateway import image_output, service
+from emulator.gateway import charges, image_output, service, usage_records
 from emulator.gateway.canonical import (
     AudioDelta,
     Delta,
@@ -222,14 +222,14 @@ async def paced_stream(
             output = sum(e.output_tokens for e in ends)
             reasoning = sum(e.reasoning_tokens for e in ends)
             first = ends[0]
-            spent = service.Spent(
+            spent = usage_records.Spent(
                 prompt, output, reasoning, first.reason, "complete", cache, first.stop_sequence
             )
             image_tokens = sum(e.image_tokens for e in ends)
             audio_tokens = sum(e.audio_tokens for e in ends)
             if image_tokens or audio_tokens:
                 images = _count(sent, _IMAGE) if image_tokens else 0
-                spent.media = service.OutputMedia(images, image_tokens, audio_tokens)
+                spent.media = charges.OutputMedia(images, image_tokens, audio_tokens)
         else:  # cut, or the client left: count what was sent, never more than the
             # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
@@ -240,11 +240,11 @@ async def paced_stream(
             output = min(output + image_tokens + audio_tokens, sum(e.output_tokens for e in ends))
             reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
-            spent = service.Spent(prompt, output, reasoning, reason, end, cache)
+            spent = usage_records.Spent(prompt, output, reasoning, reason, end, cache)
             if images or audio_tokens:
-                spent.media = service.OutputMedia(images, image_tokens, audio_tokens)
+                spent.media = charges.OutputMedia(images, image_tokens, audio_tokens)
         with rt.store.write():  # one transaction: a crash cannot leave one done alone
-            service.record_usage(rt, caller, call, served, spent)
+            usage_records.record_usage(rt, caller, call, served, spent)
             if spent.stream_end == "complete":
                 for hook in call.on_whole:
                     hook()

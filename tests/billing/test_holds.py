@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from emulator.billing import holds
-from emulator.gateway import service
+from emulator.gateway import charges
 from emulator.runtime import open_runtime
 from emulator.settings import Settings
 from emulator.store import reservations
@@ -156,7 +156,7 @@ def test_an_answer_says_the_charge_settling_made(
 ) -> None:
     """Should a hold come out below the charge, the answer's usage (a stream's last chunk
     included, priced before settling) says the charge cut to the hold, as the ledger."""
-    monkeypatch.setattr(service, "worst_case", lambda *args, **kwargs: 7)  # in this process
+    monkeypatch.setattr(charges, "worst_case", lambda *args, **kwargs: 7)  # in this process
     body = {"model": "emulator/echo", "messages": [ASK], "stream": stream}
     if stream:
         body["stream_options"] = {"include_usage": True}

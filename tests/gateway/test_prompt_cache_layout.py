@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from emulator.billing.pricing import CacheBill, Fees, charge_for
-from emulator.gateway import audio, prompt_cache, service
+from emulator.gateway import audio, charges, prompt_cache
 from emulator.gateway.canonical import CacheMark, Message, Request, Tool, ToolCall
 from emulator.gateway.content import prompt_tokens, tool_text
 from emulator.gateway.routing import Route
@@ -135,7 +135,7 @@ def test_a_route_reading_for_nothing_still_holds_for_its_writes() -> None:
     free_reads = replace(route("messages", 1_250_000), cache_read_micros_per_mtok=0)
     marked = Request(messages=(Message("user", "x " * 2000, cache_marks=(CacheMark(4000),)),))
     fees = Fees(0, 0)
-    held = service.worst_case(free_reads, marked, fees)
+    held = charges.worst_case(free_reads, marked, fees)
     prompt = prompt_tokens(marked, "messages")
     written = CacheBill(0, prompt, 0, 0, 1_250_000)
     assert held >= charge_for(prompt, 100, 1_000_000, 0, fees, written).charge_micros
