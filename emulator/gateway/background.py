@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from emulator.errors import InvalidRequest
 from emulator.gateway.canonical import Completion, Delta
 from emulator.gateway.providers import stream_pieces
-from emulator.gateway.wire import chat
+from emulator.gateway.wire import chat_chunks
 from emulator.jobs.engine import schedule_for
 from emulator.store.responses import Run, StoredResponse
 from emulator.video.service import family, video_catalog
@@ -67,7 +67,7 @@ def finished(whole: dict[str, Any], run: Run) -> dict[str, Any]:
 def deltas_of(completion: Completion, wire_format: str) -> Iterator[Delta]:
     """A whole answer as the serving provider would have streamed it."""
     text, thoughts = completion.text or "", completion.reasoning or ""
-    return chat.deltas(
+    return chat_chunks.deltas(
         completion, stream_pieces(text, wire_format), 0, stream_pieces(thoughts, wire_format)
     )
 

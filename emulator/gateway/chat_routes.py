@@ -28,7 +28,7 @@ from emulator.gateway.canonical import Delta, ReasoningDelta
 from emulator.gateway.chat_schemas import ChatCompletionRequest
 from emulator.gateway.records import ChatCompletion
 from emulator.gateway.streaming import paced_stream, sse_lines
-from emulator.gateway.wire import chat
+from emulator.gateway.wire import chat, chat_chunks
 from emulator.openapi_answers import INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, Reply, answers
@@ -96,8 +96,8 @@ def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[s
         def render(deltas: Iterator[Delta]) -> Iterator[bytes]:
             if hidden:  # taken (and billed) all the same
                 deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
-            tools_first = chat.starts_with_tool_call(served.deltas)
-            chunks = chat.render_chunks(deltas, tools_first=tools_first, **shape)
+            tools_first = chat_chunks.starts_with_tool_call(served.deltas)
+            chunks = chat_chunks.render_chunks(deltas, tools_first=tools_first, **shape)
             if served.web_results or parsed:
                 cited = served.web_results
                 chunks = web_citations.annotated_chunks(chunks, served.deltas, cited, parsed)

@@ -18,16 +18,16 @@ from emulator.gateway.canonical import Completion
 from emulator.gateway.prompt_cache import MIN_TOKENS
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.tokens import token_spans
-from emulator.gateway.wire import chat, messages, responses, responses_events
+from emulator.gateway.wire import chat, chat_chunks, messages, responses, responses_events
 from emulator.ids import LazyRng
 
 if TYPE_CHECKING:
     from emulator.gateway.prompt_cache import PromptCache
 
 WIRE: dict[str, ModuleType] = {"chat": chat, "responses": responses, "messages": messages}
-# Each format's stream events (`render_events`, `parse_events`): the responses format
-# keeps them in a module of their own.
-EVENTS: dict[str, ModuleType] = {**WIRE, "responses": responses_events}
+# Each format's stream: the responses format's events (`render_events`, `parse_events`)
+# and the chat format's chunks (`render_chunks`, `parse_chunks`) in modules of their own.
+EVENTS: dict[str, ModuleType] = {**WIRE, "chat": chat_chunks, "responses": responses_events}
 # A provider's own answer ids: the gateway never shows them (it answers with its
 # generation id), so they are numbered, not drawn from the answer's generator.
 _ANSWER_NUMBERS = itertools.count(1)
@@ -66,7 +66,7 @@ class FakeProvider:
         self.check()
         completions = self._generate(request, rng)
         deltas = itertools.chain.from_iterable(  # `n` answers in turn (chat has `n`)
-            chat.deltas(
+            chat_chunks.deltas(
                 completion,
                 stream_pieces(completion.text or "", self.wire_format),
                 choice,
@@ -77,7 +77,7 @@ class FakeProvider:
         ident = self._answer_id()
         if self.wire_format == "chat":
             first = completions[0]
-            return chat.render_chunks(
+            return chat_chunks.render_chunks(
                 deltas, id=ident, model=request["model"], created=0, extra={},
                 tools_first=bool(first.tool_calls) and not first.text,
             )  # fmt: skip

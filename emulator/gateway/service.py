@@ -38,6 +38,7 @@ from emulator.gateway.routing import ProviderPrefs, Route, model_variant, route_
 from emulator.gateway.schema_checks import check_output_schema, check_tools
 from emulator.gateway.stops import cut_completion, cut_deltas
 from emulator.gateway.usage_records import record_failure
+from emulator.gateway.wire import chat_chunks
 from emulator.ids import LazyRng
 
 if TYPE_CHECKING:
@@ -169,7 +170,8 @@ def _ask(
         call.upstream = native
     if call.stream:
         if route.wire_format == "chat":  # the chat format carries `n` itself
-            return [], list(wire.parse_chunks(provider.stream(native, _rng(rt, route, call, 0))))
+            chunks = provider.stream(native, _rng(rt, route, call, 0))
+            return [], list(chat_chunks.parse_chunks(chunks))
         deltas: list[Delta] = []
         for i in range(call.request.n):  # one stream per answer, each told its choice
             events = provider.stream(native, _rng(rt, route, call, i))

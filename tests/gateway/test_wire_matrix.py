@@ -24,7 +24,7 @@ from emulator.gateway.canonical import (
 )
 from emulator.gateway.providers import EVENTS, WIRE
 from emulator.gateway.tokens import count_text
-from emulator.gateway.wire import chat
+from emulator.gateway.wire import chat, chat_chunks
 from tests.helpers import RESPONSES_STREAM_EVENTS
 
 
@@ -189,11 +189,13 @@ def stream_round_trip(fmt: str, completion: Completion) -> tuple[list[dict], Com
     pieces = [p for p in pieces if p]
     thought = completion.reasoning or ""
     thoughts = [p for p in (thought[:9], thought[9:]) if p]
-    deltas = list(chat.deltas(completion, pieces, 0, thoughts))
+    deltas = list(chat_chunks.deltas(completion, pieces, 0, thoughts))
     wire = EVENTS[fmt]
     if fmt == "chat":
-        events = list(chat.render_chunks(iter(deltas), id="x", model="m", created=0, extra={}))
-        parsed = list(chat.parse_chunks(events))
+        events = list(
+            chat_chunks.render_chunks(iter(deltas), id="x", model="m", created=0, extra={})
+        )
+        parsed = list(chat_chunks.parse_chunks(events))
     elif fmt == "messages":
         events = list(wire.render_events(iter(deltas), id="x", model="m"))
         parsed = list(wire.parse_events(events))
@@ -255,7 +257,7 @@ def test_several_calls_stream_in_each_format_s_own_shape(completion: Completion)
 def test_responses_events_are_numbered_and_bracketed() -> None:
     from emulator.gateway.wire import responses_events as responses
 
-    deltas = chat.deltas(TEXT, ["Cold ", "and clear in Oslo."])
+    deltas = chat_chunks.deltas(TEXT, ["Cold ", "and clear in Oslo."])
     events = list(responses.render_events(deltas, id="r", model="m", created=0))
     assert [e["sequence_number"] for e in events] == list(range(len(events)))
     assert events[0]["type"] == "response.created" and events[-1]["type"] == "response.completed"
@@ -265,7 +267,7 @@ def test_responses_events_are_numbered_and_bracketed() -> None:
 def test_messages_stream_shape() -> None:
     from emulator.gateway.wire import messages
 
-    events = list(messages.render_events(chat.deltas(CALL, []), id="m", model="m"))
+    events = list(messages.render_events(chat_chunks.deltas(CALL, []), id="m", model="m"))
     kinds = [e["type"] for e in events]
     assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
     assert "content_block_start" in kinds and "message_delta" in kinds
@@ -349,7 +351,7 @@ def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item(sealed
     from emulator.gateway.wire import responses_events as responses
     from emulator.gateway.wire.responses import Shown, is_sealed, seal
 
-    deltas = chat.deltas(REASONED, ["Cold."], 0, [THOUGHT])
+    deltas = chat_chunks.deltas(REASONED, ["Cold."], 0, [THOUGHT])
     shown = Shown(summary=False, sealed=sealed)
     events = list(responses.render_events(deltas, id="r", model="m", created=0, shown=shown))
     kinds = [e["type"] for e in events if e.get("output_index") == 0]

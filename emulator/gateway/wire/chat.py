@@ -1,31 +1,24 @@
-"""The chat-completions wire format."""
+"""The chat-completions wire format: requests and whole answers (the stream's chunks
+are `chat_chunks`')."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 from emulator.gateway import audio, audio_output, image_output
 from emulator.gateway.canonical import (
     AudioClip,
-    AudioDelta,
     CacheMark,
     CacheUse,
     Completion,
-    Delta,
-    Finish,
     ForcedTool,
-    ImageDelta,
     Message,
     Reasoning,
-    ReasoningDelta,
     Request,
-    TextDelta,
     TokenLogprob,
     Tool,
-    ToolArgumentsDelta,
     ToolCall,
-    ToolCallStart,
     allowed_tools,
     breakpoint_ttls,
     cache_marks,
@@ -36,7 +29,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.files import file_text
-from emulator.gateway.logprobs import entries_of, entry_json, split
+from emulator.gateway.logprobs import entries_of, entry_json
 from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire import native_finish
 from emulator.gateway.wire.messages import signature as thinking_signature
@@ -287,8 +280,8 @@ def render_response(
                     ),
                 },
                 "finish_reason": c.finish_reason,
-                **_native(native, c.finish_reason, c.stop_sequence),
-                "logprobs": None if c.logprobs is None else _logprobs(c.logprobs),
+                **native_fields(native, c.finish_reason, c.stop_sequence),
+                "logprobs": None if c.logprobs is None else logprobs_json(c.logprobs),
             }
             for i, c in enumerate(completions)
         ],
@@ -310,13 +303,16 @@ def _add_images(body: dict[str, Any], completions: list[Completion]) -> None:
     body["usage"]["completion_tokens_details"]["image_tokens"] = images
 
 
-def _native(native: str | None, reason: str | None, stop: str | None = None) -> dict[str, Any]:
+def native_fields(
+    native: str | None, reason: str | None, stop: str | None = None
+) -> dict[str, Any]:
+    """A choice's `native_finish_reason` (none when the provider's format is not told)."""
     if native is None:
         return {}
     return {"native_finish_reason": native_finish(native, reason, stop)}
 
 
-def _logprobs(entries: Iterable[TokenLogprob]) -> dict[str, Any]:
+def logprobs_json(entries: Iterable[TokenLogprob]) -> dict[str, Any]:
     """A choice's (or a chunk's) `logprobs`: its content's tokens; tool calls have none."""
     return {"content": [entry_json(e) for e in entries], "refusal": None}
 
@@ -386,7 +382,7 @@ def cache_of(details: dict[str, Any] | None) -> CacheUse | None:
     return CacheUse(read, written) if read or written else None
 
 
-def _split(total: int, parts: int, index: int) -> int:
+def split_total(total: int, parts: int, index: int) -> int:
     """A total over the choices, shared out: the first carries the remainder."""
     per, extra = divmod(total, parts)
     return per + (extra if index == 0 else 0)
@@ -403,7 +399,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             ToolCall(c["id"], c["function"]["name"], c["function"]["arguments"])
             for c in message.get("tool_calls") or ()
         )
-        output = _split(body["usage"]["completion_tokens"], len(choices), index)
+        output = split_total(body["usage"]["completion_tokens"], len(choices), index)
         reason = choice["finish_reason"]
         completion = Completion(message.get("content"), calls, reason, prompt, output)
         completion.cache = cache
@@ -411,212 +407,18 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             completion.logprobs = entries_of(choice["logprobs"].get("content") or ())
         if "reasoning" in message:
             completion.reasoning = message["reasoning"]
-            reasoning = _reasoning_tokens(body["usage"])
-            completion.reasoning_tokens = _split(reasoning, len(choices), index)
+            reasoning = detail_tokens(body["usage"], "reasoning_tokens")
+            completion.reasoning_tokens = split_total(reasoning, len(choices), index)
         if message.get("images"):
             completion.images = tuple(i["image_url"]["url"] for i in message["images"])
-            completion.image_tokens = _split(_image_tokens(body["usage"]), len(choices), index)
+            completion.image_tokens = split_total(
+                detail_tokens(body["usage"], "image_tokens"), len(choices), index
+            )
         completions.append(completion)
     return completions
 
 
-def _reasoning_tokens(usage: dict[str, Any]) -> int:
-    return int((usage.get("completion_tokens_details") or {}).get("reasoning_tokens") or 0)
-
-
-def _image_tokens(usage: dict[str, Any]) -> int:
-    return int((usage.get("completion_tokens_details") or {}).get("image_tokens") or 0)
-
-
-def _audio_tokens(usage: dict[str, Any]) -> int:
-    return int((usage.get("completion_tokens_details") or {}).get("audio_tokens") or 0)
-
-
-def deltas(
-    completion: Completion, pieces: Iterable[str], choice: int = 0, thoughts: Iterable[str] = ()
-) -> Iterator[Delta]:
-    """A completion as a provider streams it: its reasoning and its text in pieces, then
-    each tool call."""
-    for thought in thoughts:
-        yield ReasoningDelta(thought, choice)
-    if completion.audio_out is not None:  # the text is the sound's transcript
-        yield from audio_output.deltas(completion, list(pieces), choice)
-    elif completion.logprobs is None:
-        for piece in pieces:
-            yield TextDelta(piece, choice)
-    else:
-        pieces = list(pieces)
-        for piece, entries in zip(pieces, split(completion.logprobs, pieces), strict=True):
-            yield TextDelta(piece, choice, entries)
-    for index, call in enumerate(completion.tool_calls):
-        yield ToolCallStart(index, call.id, call.name, choice)
-        for start in range(0, len(call.arguments), 24):
-            yield ToolArgumentsDelta(index, call.arguments[start : start + 24], choice)
-    for url in completion.images:
-        yield ImageDelta(url, choice)
-    yield Finish(
-        completion.finish_reason,
-        completion.input_tokens,
-        completion.output_tokens,
-        choice,
-        completion.reasoning_tokens,
-        completion.cache,
-        completion.stop_sequence,
-        completion.image_tokens,
-        completion.audio_tokens,
-    )
-
-
-def render_chunks(
-    stream: Iterable[Delta],
-    *,
-    id: str,
-    model: str,
-    created: int,
-    extra: dict[str, Any],
-    tools_first: bool = False,
-    native: str | None = None,
-    reasoning_style: str = "chat",
-) -> Iterator[dict[str, Any]]:
-    """Chat chunks: the role first, content and tool-call deltas, finish, then usage.
-    `native`: as for `render_response`, each chunk's `native_finish_reason`.
-    `tools_first`: the (first) answer is tool calls, so its role chunk has null content.
-    It is told, not peeked at: the role chunk goes out before any delta is taken,
-    so that a stream cut after it counts none of them as sent.
-    A messages provider's thinking ends with a delta of its signature alone, as
-    OpenRouter streams it (clients such as the AI SDK send it back on the next turn)."""
-    head = {
-        "id": id,
-        "object": "chat.completion.chunk",
-        "created": created,
-        "model": model,
-        **extra,
-    }
-
-    def chunk(
-        delta: dict[str, Any],
-        choice: int,
-        finish: str | None = None,
-        logprobs: dict[str, Any] | None = None,
-        stop: str | None = None,
-    ) -> dict[str, Any]:
-        entry = {
-            "index": choice,
-            "delta": delta,
-            "finish_reason": finish,
-            **_native(native, finish, stop),
-        }
-        entry["logprobs"] = logprobs
-        return {**head, "choices": [entry]}
-
-    yield chunk(_role(tools_first), 0)
-    opened = {0}
-    ended: list[Finish] = []
-    thoughts: dict[int, list[str]] = {}  # each choice's thinking, until it is signed
-    signed = reasoning_style == "messages"
-    for delta in stream:
-        if delta.choice not in opened:  # the next of `n` answers begins
-            opened.add(delta.choice)
-            yield chunk(_role(isinstance(delta, ToolCallStart)), delta.choice)
-        if signed and not isinstance(delta, ReasoningDelta) and delta.choice in thoughts:
-            yield chunk(_signature_piece(thoughts.pop(delta.choice)), delta.choice)
-        if isinstance(delta, TextDelta):
-            entries = delta.logprobs
-            logprobs = None if entries is None else _logprobs(entries)
-            yield chunk({"content": delta.text}, delta.choice, None, logprobs)
-        elif isinstance(delta, ReasoningDelta):  # OpenRouter's fields
-            details = [reasoning_detail(delta.text, style=reasoning_style)]
-            piece = {"content": "", "reasoning": delta.text, "reasoning_details": details}
-            if signed:
-                thoughts.setdefault(delta.choice, []).append(delta.text)
-            yield chunk(piece, delta.choice)
-        elif isinstance(delta, ToolCallStart):
-            call = {
-                "index": delta.index,
-                "id": delta.id,
-                "type": "function",
-                "function": {"name": delta.name, "arguments": ""},
-            }
-            yield chunk({"tool_calls": [call]}, delta.choice)
-        elif isinstance(delta, ToolArgumentsDelta):
-            fragment = {"index": delta.index, "function": {"arguments": delta.fragment}}
-            yield chunk({"tool_calls": [fragment]}, delta.choice)
-        elif isinstance(delta, ImageDelta):  # OpenRouter's
-            yield chunk({"images": [image_output.part(delta.url)]}, delta.choice)
-        elif isinstance(delta, AudioDelta):
-            yield chunk({"audio": audio_output.wire_piece(delta, created)}, delta.choice)
-        else:
-            yield chunk({}, delta.choice, delta.reason, stop=delta.stop_sequence)
-            ended.append(delta)
-    if ended:  # one usage for all the choices
-        output = sum(finish.output_tokens for finish in ended)
-        reasoning = sum(finish.reasoning_tokens for finish in ended)
-        tokens = usage(ended[0].input_tokens, output, reasoning, ended[0].cache)
-        images = sum(finish.image_tokens for finish in ended)
-        if images:
-            tokens["completion_tokens_details"]["image_tokens"] = images
-        sound = sum(finish.audio_tokens for finish in ended)
-        if sound:
-            tokens["completion_tokens_details"]["audio_tokens"] = sound
-        yield {**head, "choices": [], "usage": tokens}
-
-
-def _signature_piece(thought: list[str]) -> dict[str, Any]:
-    """The last delta of a thinking: no text, the signature of all of it."""
-    signature = thinking_signature("".join(thought))
-    detail: dict[str, Any] = {"type": "reasoning.text", "text": "", "signature": signature}
-    detail |= {"format": REASONING_FORMATS["messages"], "index": 0}
-    return {"content": "", "reasoning": "", "reasoning_details": [detail]}
-
-
-def _role(tool_calls: bool) -> dict[str, Any]:
-    """A choice's first chunk: `content` is null when the answer is tool calls."""
-    return {"role": "assistant", "content": None if tool_calls else ""}
-
-
-def starts_with_tool_call(deltas: Iterable[Delta]) -> bool:
-    """Whether the first answer of a stream is tool calls (no text before them)."""
-    first = next((d for d in deltas if not isinstance(d, (Finish, ReasoningDelta))), None)
-    return isinstance(first, ToolCallStart)
-
-
-def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
-    reasons: dict[int, str] = {}  # each choice's finish reason
-    started: set[tuple[int, int]] = set()  # (choice, tool call index)
-    for chunk in chunks:
-        if chunk.get("usage") and not chunk.get("choices"):
-            u = chunk["usage"]
-            # The usage is a total over the choices: the first carries the remainder.
-            choices = sorted(reasons) or [0]
-            cache = cache_of(u.get("prompt_tokens_details"))
-            for n, c in enumerate(choices):
-                output = _split(u["completion_tokens"], len(choices), n)
-                reasoning = _split(_reasoning_tokens(u), len(choices), n)
-                images = _split(_image_tokens(u), len(choices), n)
-                sound = _split(_audio_tokens(u), len(choices), n)
-                reason = reasons.get(c, "stop")
-                prompt = u["prompt_tokens"]
-                yield Finish(reason, prompt, output, c, reasoning, cache, None, images, sound)  # type: ignore[arg-type]
-            continue
-        for choice in chunk.get("choices", []):
-            c = choice.get("index", 0)
-            delta = choice.get("delta", {})
-            if delta.get("reasoning"):
-                yield ReasoningDelta(delta["reasoning"], c)
-            if delta.get("content"):
-                logprobs = choice.get("logprobs")
-                entries = None if logprobs is None else entries_of(logprobs.get("content") or ())
-                yield TextDelta(delta["content"], c, entries)
-            for call in delta.get("tool_calls") or ():
-                index = call["index"]
-                if (c, index) not in started:
-                    started.add((c, index))
-                    yield ToolCallStart(index, call["id"], call["function"]["name"], c)
-                if call["function"].get("arguments"):
-                    yield ToolArgumentsDelta(index, call["function"]["arguments"], c)
-            for image in delta.get("images") or ():
-                yield ImageDelta(image["image_url"]["url"], c)
-            if delta.get("audio"):
-                yield audio_output.parsed_piece(delta["audio"], c)
-            if choice.get("finish_reason"):
-                reasons[c] = choice["finish_reason"]
+def detail_tokens(usage: dict[str, Any], name: str) -> int:
+    """A count of a usage's `completion_tokens_details` (`reasoning_tokens`, ...); 0 when
+    it has none."""
+    return int((usage.get("completion_tokens_details") or {}).get(name) or 0)
