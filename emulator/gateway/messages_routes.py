@@ -35,7 +35,7 @@ from emulator.gateway.messages_schemas import CountRequest, MessagesRequest, Tok
 from emulator.gateway.records import MessageObject
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
-from emulator.gateway.wire import messages
+from emulator.gateway.wire import messages, messages_events
 from emulator.gateway.wire.responses import item_key
 from emulator.openapi_answers import COUNTING, INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
@@ -141,7 +141,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
             if hidden:
                 deltas = (d for d in deltas if not isinstance(d, ReasoningDelta))
             finish = next(d for d in served.deltas if isinstance(d, Finish))
-            events = messages.render_events(
+            events = messages_events.render_events(
                 deltas,
                 id=ident,
                 model=model,

@@ -18,16 +18,27 @@ from emulator.gateway.canonical import Completion
 from emulator.gateway.prompt_cache import MIN_TOKENS
 from emulator.gateway.scripted import ScriptedReply
 from emulator.gateway.tokens import token_spans
-from emulator.gateway.wire import chat, chat_chunks, messages, responses, responses_events
+from emulator.gateway.wire import (
+    chat,
+    chat_chunks,
+    messages,
+    messages_events,
+    responses,
+    responses_events,
+)
 from emulator.ids import LazyRng
 
 if TYPE_CHECKING:
     from emulator.gateway.prompt_cache import PromptCache
 
 WIRE: dict[str, ModuleType] = {"chat": chat, "responses": responses, "messages": messages}
-# Each format's stream: the responses format's events (`render_events`, `parse_events`)
-# and the chat format's chunks (`render_chunks`, `parse_chunks`) in modules of their own.
-EVENTS: dict[str, ModuleType] = {**WIRE, "chat": chat_chunks, "responses": responses_events}
+# Each format's stream, in a module of its own: the chat format's chunks
+# (`render_chunks`, `parse_chunks`), the others' events (`render_events`, `parse_events`).
+EVENTS: dict[str, ModuleType] = {
+    "chat": chat_chunks,
+    "responses": responses_events,
+    "messages": messages_events,
+}
 # A provider's own answer ids: the gateway never shows them (it answers with its
 # generation id), so they are numbered, not drawn from the answer's generator.
 _ANSWER_NUMBERS = itertools.count(1)
@@ -84,7 +95,9 @@ class FakeProvider:
         if self.wire_format == "messages":
             first = completions[0]
             start = (first.input_tokens, first.cache)
-            return messages.render_events(deltas, id=ident, model=request["model"], start=start)
+            return messages_events.render_events(
+                deltas, id=ident, model=request["model"], start=start
+            )
         return responses_events.render_events(deltas, id=ident, model=request["model"], created=0)
 
     def _generate(self, request: dict[str, Any], rng: LazyRng) -> list[Completion]:

@@ -265,9 +265,9 @@ def test_responses_events_are_numbered_and_bracketed() -> None:
 
 
 def test_messages_stream_shape() -> None:
-    from emulator.gateway.wire import messages
+    from emulator.gateway.wire import messages_events
 
-    events = list(messages.render_events(chat_chunks.deltas(CALL, []), id="m", model="m"))
+    events = list(messages_events.render_events(chat_chunks.deltas(CALL, []), id="m", model="m"))
     kinds = [e["type"] for e in events]
     assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
     assert "content_block_start" in kinds and "message_delta" in kinds

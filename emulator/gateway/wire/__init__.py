@@ -2,8 +2,8 @@
 
 Each module reads and writes one format, requests and answers, whole and
 streamed: `chat` (chat completions), `responses`, and `messages` (content
-blocks, `stop_reason`); the chat and responses formats' streams live apart, in
-`chat_chunks` and `responses_events` (`providers.EVENTS` names each format's). The gateway
+blocks, `stop_reason`); each format's stream lives apart, in `chat_chunks`,
+`responses_events` and `messages_events` (`providers.EVENTS` names each format's). The gateway
 speaks the client's format on one side and the provider's on the other, and
 only canonical types cross between.
 """

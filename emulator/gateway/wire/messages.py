@@ -1,11 +1,11 @@
-"""The messages wire format: a system string, content blocks, `stop_reason`."""
+"""The messages wire format: a system string, content blocks, `stop_reason` (its
+stream's events are `messages_events`')."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
-from collections.abc import Iterable, Iterator
 from typing import Any
 
 from emulator.gateway import native_search
@@ -13,19 +13,13 @@ from emulator.gateway.canonical import (
     CacheMark,
     CacheUse,
     Completion,
-    Delta,
-    Finish,
     FinishReason,
     ForcedTool,
     Message,
     Reasoning,
-    ReasoningDelta,
     Request,
-    TextDelta,
     Tool,
-    ToolArgumentsDelta,
     ToolCall,
-    ToolCallStart,
     breakpoint_ttls,
     cache_control,
     cache_marks,
@@ -259,7 +253,7 @@ def signature(thinking: str) -> str:
     return base64.b64encode(hashlib.sha256(thinking.encode()).digest()).decode()
 
 
-def _thinking_tokens(thinking: str) -> int:
+def thinking_tokens(thinking: str) -> int:
     """This format's usage has no reasoning count: the thinking's tokens, counted."""
     return count_text(thinking, "messages")
 
@@ -357,17 +351,17 @@ def render_response(
         "role": "assistant",
         "model": model,
         "content": content,
-        "stop_reason": _stop_reason(completion.finish_reason, completion.stop_sequence),
+        "stop_reason": stop_reason_of(completion.finish_reason, completion.stop_sequence),
         "stop_sequence": completion.stop_sequence,
-        "usage": _usage(completion.input_tokens, completion.output_tokens, completion.cache),
+        "usage": usage_of(completion.input_tokens, completion.output_tokens, completion.cache),
     }
 
 
-def _stop_reason(reason: FinishReason, stop_sequence: str | None) -> str:
+def stop_reason_of(reason: FinishReason, stop_sequence: str | None) -> str:
     return "stop_sequence" if stop_sequence is not None else STOP_REASONS[reason]
 
 
-def _usage(prompt: int, output: int, cache: CacheUse | None) -> dict[str, Any]:
+def usage_of(prompt: int, output: int, cache: CacheUse | None) -> dict[str, Any]:
     """This format's `input_tokens` are those neither read from the cache nor written
     to it; the cache's come apart (the hour's writes apart again)."""
     cache = cache or CacheUse()
@@ -408,119 +402,5 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     thoughts = [b["thinking"] for b in body["content"] if b["type"] == "thinking"]
     if thoughts:
         done.reasoning = "".join(thoughts)
-        done.reasoning_tokens = _thinking_tokens(done.reasoning)
+        done.reasoning_tokens = thinking_tokens(done.reasoning)
     return [done]
-
-
-def render_events(
-    stream: Iterable[Delta],
-    *,
-    id: str,
-    model: str,
-    start: tuple[int, CacheUse | None] = (0, None),
-    provider: str | None = None,
-    omit_thinking: bool = False,
-) -> Iterator[dict[str, Any]]:
-    """message_start, content blocks (start, deltas, stop), message_delta, message_stop.
-    Reasoning is a first `thinking` block: its deltas (none when `omit_thinking`), then
-    its signature. `start`: the
-    prompt's tokens and cache use, which message_start's usage tells (the final usage
-    is message_delta's). `provider`, the gateway's serving provider, is in message_start's
-    message as in the whole answer (none in a provider's own stream)."""
-    begun: dict[str, Any] = {
-        "id": id,
-        "type": "message",
-        "role": "assistant",
-        "model": model,
-        "content": [],
-        "stop_reason": None,
-        "stop_sequence": None,
-        "usage": _usage(start[0], 0, start[1]),
-    }
-    if provider is not None:
-        begun["provider"] = provider
-    yield {"type": "message_start", "message": begun}
-    block = -1
-    open_block = False
-    thoughts: list[str] | None = None  # the open thinking block's text
-    for delta in stream:
-        if thoughts is not None and not isinstance(delta, ReasoningDelta):
-            yield from _close_thinking(block, thoughts)
-            thoughts, open_block = None, False
-        if isinstance(delta, ReasoningDelta):
-            if thoughts is None:
-                block, open_block, thoughts = block + 1, True, []
-                thinking = {"type": "thinking", "thinking": "", "signature": ""}
-                yield {"type": "content_block_start", "index": block, "content_block": thinking}
-            thoughts.append(delta.text)
-            if not omit_thinking:
-                piece = {"type": "thinking_delta", "thinking": delta.text}
-                yield {"type": "content_block_delta", "index": block, "delta": piece}
-        elif isinstance(delta, TextDelta):
-            if not open_block:
-                block, open_block = block + 1, True
-                yield {
-                    "type": "content_block_start",
-                    "index": block,
-                    "content_block": {"type": "text", "text": ""},
-                }
-            yield {
-                "type": "content_block_delta",
-                "index": block,
-                "delta": {"type": "text_delta", "text": delta.text},
-            }
-        elif isinstance(delta, ToolCallStart):
-            if open_block:
-                yield {"type": "content_block_stop", "index": block}
-            block, open_block = block + 1, True
-            tool = {"type": "tool_use", "id": delta.id, "name": delta.name, "input": {}}
-            yield {"type": "content_block_start", "index": block, "content_block": tool}
-        elif isinstance(delta, ToolArgumentsDelta):
-            piece = {"type": "input_json_delta", "partial_json": delta.fragment}
-            yield {"type": "content_block_delta", "index": block, "delta": piece}
-        elif isinstance(delta, Finish):  # images: none in this format (image_output)
-            if open_block:
-                yield {"type": "content_block_stop", "index": block}
-            usage = _usage(delta.input_tokens, delta.output_tokens, delta.cache)
-            yield {
-                "type": "message_delta",
-                "delta": {
-                    "stop_reason": _stop_reason(delta.reason, delta.stop_sequence),
-                    "stop_sequence": delta.stop_sequence,
-                },
-                "usage": usage,
-            }
-            yield {"type": "message_stop"}
-
-
-def _close_thinking(block: int, thoughts: list[str]) -> Iterator[dict[str, Any]]:
-    piece = {"type": "signature_delta", "signature": signature("".join(thoughts))}
-    yield {"type": "content_block_delta", "index": block, "delta": piece}
-    yield {"type": "content_block_stop", "index": block}
-
-
-def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
-    tools: dict[int, int] = {}  # block index -> tool call index
-    thoughts: list[str] = []
-    for event in events:
-        kind = event["type"]
-        if kind == "content_block_start" and event["content_block"]["type"] == "tool_use":
-            block = event["content_block"]
-            tools[event["index"]] = len(tools)
-            yield ToolCallStart(tools[event["index"]], block["id"], block["name"])
-        elif kind == "content_block_delta":
-            delta = event["delta"]
-            if delta["type"] == "text_delta":
-                yield TextDelta(delta["text"])
-            elif delta["type"] == "thinking_delta":
-                thoughts.append(delta["thinking"])
-                yield ReasoningDelta(delta["thinking"])
-            elif delta["type"] == "input_json_delta":
-                yield ToolArgumentsDelta(tools[event["index"]], delta["partial_json"])
-        elif kind == "message_delta":
-            usage = event["usage"]
-            reason = FINISH[event["delta"]["stop_reason"]]
-            reasoning = _thinking_tokens("".join(thoughts))
-            prompt, cache = prompt_of(usage)
-            stop = event["delta"].get("stop_sequence")
-            yield Finish(reason, prompt, usage["output_tokens"], 0, reasoning, cache, stop)
