@@ -44,6 +44,13 @@ def keep(rt: Runtime, account_id: str, deltas: Iterable[object], created: int) -
 def read_back(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """The chat body with each assistant message that says nothing but its `audio`
     given the sound's transcript as its `content` (the body itself when none does)."""
+    for message in body["messages"]:  # a loop, not a comprehension: this runs on every chat
+        if "audio" in message:
+            return _read_back(rt, account_id, body)
+    return body
+
+
+def _read_back(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, Any]:
     sent = [i for i, m in enumerate(body["messages"]) if "audio" in m and "content" not in m]
     if not sent:
         return body

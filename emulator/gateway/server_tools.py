@@ -110,7 +110,7 @@ class Run:
 
 
 def billed_fetches(runs_: tuple[Run, ...]) -> int:
-    return sum(run.billed for run in runs_)
+    return sum(run.billed for run in runs_) if runs_ else 0  # none: nearly every request
 
 
 def is_server_tool(tool: Any) -> bool:
