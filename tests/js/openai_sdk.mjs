@@ -321,6 +321,39 @@ async function chatLogprobs() {
   return { text: choice.message.content, logprobs: choice.logprobs, streamed };
 }
 
+async function spokenTurn(messages) {
+  const stream = await client.chat.completions.create({
+    model: "openai/gpt-audio-mini",
+    messages,
+    modalities: ["text", "audio"],
+    audio: { voice: "alloy", format: "pcm16" },
+    stream: true,
+  });
+  let id = null;
+  let transcript = "";
+  let bytes = 0;
+  let usage = null;
+  for await (const chunk of stream) {
+    usage = chunk.usage ?? usage;
+    for (const choice of chunk.choices) {
+      const audio = choice.delta.audio;
+      if (!audio) continue;
+      id = id ?? audio.id ?? null;
+      transcript += audio.transcript ?? "";
+      bytes += Buffer.from(audio.data ?? "", "base64").length;
+    }
+  }
+  return { id, transcript, bytes, usage };
+}
+
+async function spokenConversation() {
+  // OpenAI's guide: the answer's audio id stands for the assistant's turn.
+  const first = await spokenTurn(QUESTION);
+  const again = [...QUESTION, { role: "assistant", audio: { id: first.id } }];
+  const second = await spokenTurn([...again, { role: "user", content: "Say it shorter" }]);
+  return { first, second };
+}
+
 async function streamCut() {
   // The emulator's fault header cuts the stream after 3 chunks with an error chunk.
   const stream = await client.chat.completions.create(
@@ -354,4 +387,5 @@ await runChecks({
   no_credits: noCredits,
   stream_cut: streamCut,
   chat_logprobs: chatLogprobs,
+  spoken_conversation: spokenConversation,
 });

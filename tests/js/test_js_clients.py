@@ -220,6 +220,21 @@ def test_node_chat_logprobs_whole_and_streamed(
     assert expected["choices"][0]["logprobs"] == asked["logprobs"]
 
 
+def test_node_spoken_conversation_sends_the_audio_back_by_id(
+    node_openai: dict[str, Any],
+) -> None:
+    """The sound streams (24 kHz 16-bit: 7,200 samples a token of transcript), and the
+    next turn sends it back by id, read as its transcript (the prompt grows by it)."""
+    first, second = (node_openai["spoken_conversation"][k] for k in ("first", "second"))
+    assert first["id"].startswith("audio_") and first["transcript"]
+    details = first["usage"]["completion_tokens_details"]
+    spoken = first["usage"]["completion_tokens"] - details["audio_tokens"]
+    assert first["bytes"] == spoken * 7_200 * 2
+    assert second["transcript"] and second["id"] != first["id"]
+    transcript_tokens = second["usage"]["prompt_tokens"] - first["usage"]["prompt_tokens"]
+    assert transcript_tokens > spoken  # the transcript, its framing and the new question
+
+
 # --- the Vercel AI SDK, with each provider ---
 
 
