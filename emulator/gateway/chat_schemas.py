@@ -129,7 +129,8 @@ class ChatMessage(OpenWireModel):
     audio: SentBackAudio | None = None
 
     @model_validator(mode="after")
-    def _has_content(self) -> ChatMessage:
+    def _says_something(self) -> ChatMessage:
+        # An assistant's earlier sound stands for its content (`gateway.kept_audio`).
         if self.audio is not None:
             if self.role != "assistant":
                 raise ValueError(

@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.errors import InvalidRequest
 from emulator.gateway.audio_output import EXPIRES_S
-from emulator.gateway.canonical import AudioDelta
+from emulator.gateway.canonical import AudioDelta, Delta
 from emulator.store import kept_audio
 
 if TYPE_CHECKING:
     from emulator.runtime import Runtime
 
 
-def keep(rt: Runtime, account_id: str, deltas: Iterable[object], created: int) -> None:
+def keep(rt: Runtime, account_id: str, deltas: Iterable[Delta], created: int) -> None:
     """Keep the transcripts of the sound among a stream's `deltas`, by their ids."""
     ids: dict[int, str] = {}
     said: dict[int, list[str]] = {}
