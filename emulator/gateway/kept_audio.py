@@ -51,19 +51,17 @@ def read_back(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
 
 
 def _read_back(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, Any]:
-    sent = [i for i, m in enumerate(body["messages"]) if "audio" in m and "content" not in m]
-    if not sent:
-        return body
     messages = list(body["messages"])
-    wanted = {i: messages[i]["audio"] for i in sent if "transcript" not in messages[i]["audio"]}
+    silent = [i for i, m in enumerate(messages) if "audio" in m and "content" not in m]
+    # Only the ids sent without a transcript are looked up (the schema: those have one).
+    ids = {messages[i]["audio"]["id"] for i in silent if "transcript" not in messages[i]["audio"]}
     known: dict[str, str] = {}
-    if wanted:
-        ids = sorted({audio["id"] for audio in wanted.values()})
+    if ids:
         with rt.store.read() as conn:
-            known = kept_audio.transcripts(conn, account_id, ids, rt.clock.now())
-    for i in sent:
+            known = kept_audio.transcripts(conn, account_id, sorted(ids), rt.clock.now())
+    for i in silent:
         audio = messages[i]["audio"]
-        text = audio["transcript"] if i not in wanted else known.get(audio["id"])
+        text = audio["transcript"] if "transcript" in audio else known.get(audio["id"])
         if text is None:
             raise InvalidRequest(
                 f"Audio with id {audio['id']!r} was not found: an answer's sound is kept "
@@ -73,4 +71,4 @@ def _read_back(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, 
                 code="audio_not_found",
             )
         messages[i] = {**messages[i], "content": text}
-    return {**body, "messages": messages}
+    return {**body, "messages": messages} if silent else body

@@ -133,3 +133,11 @@ def test_audio_is_an_assistants_and_needs_an_id(tenant: Tenant) -> None:
     assert "input_audio" in on_user.json()["error"]["message"]
     assert "`id`" in empty.json()["error"]["message"]
     assert "an `assistant` message needs `content`" in nothing.json()["error"]["message"]
+
+
+def test_the_messages_own_content_comes_first(client: openai.OpenAI) -> None:
+    """With `content` beside it, the audio is not looked up: an id never made passes."""
+    both = {"role": "assistant", "content": "Yes.", "audio": {"id": "audio_never_made"}}
+    assert prompt_tokens(client, both) == prompt_tokens(
+        client, {"role": "assistant", "content": "Yes."}
+    )
