@@ -1,7 +1,7 @@
 """Drawing one value for a JSON schema: the plain pass and the strict pass.
 
 `schema_values.value_for` runs these and validates what they draw; see its
-docstring for what each pass honours. Every choice comes from `_Gen.rng`.
+docstring for what each pass honours. Every choice comes from `Gen.rng`.
 """
 
 from __future__ import annotations
@@ -16,24 +16,12 @@ from urllib.parse import unquote
 from emulator.gateway.pattern_search import PatternTooSlow, search
 from emulator.gateway.pattern_values import string_for_pattern
 from emulator.gateway.schema_meet import KINDS, meet
-from emulator.gateway.schema_numbers import chosen_bound, strict_number
+from emulator.gateway.schema_numbers import plain_number, strict_number
+from emulator.gateway.schema_strings import WORDS, text_for
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-WORDS = (
-    "amber", "harbor", "lantern", "meadow", "orbit", "pepper", "quartz", "river",
-    "summit", "timber", "velvet", "willow", "beacon", "canyon", "falcon", "garden",
-)  # fmt: skip
-_BY_NAME = {
-    "name": ("Ada Lovelace", "Grace Hopper", "Alan Turing", "Katherine Johnson"),
-    "city": ("Lisbon", "Osaka", "Toronto", "Nairobi", "Oslo"),
-    "location": ("Lisbon, Portugal", "Osaka, Japan", "Toronto, Canada"),
-    "country": ("Portugal", "Japan", "Canada", "Kenya"),
-    "unit": ("celsius", "fahrenheit"),
-    "email": ("ada@example.com", "grace@example.org"),
-    "language": ("en", "fr", "ja"),
-}
 MAX_REF_DEPTH = 24  # nested `$ref` expansions on one path: deeper is a failed try
 MAX_NODES = 20_000  # values drawn for one answer
 # Past half of either budget, a try draws the smallest values the schema allows, as
@@ -182,91 +170,23 @@ def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> 
 
 
 def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
-    text = _text(schema, g, name)
+    text = text_for(schema, g.rng, name, g.strict)
     g.chars += len(text) if isinstance(text, str) else 0
     if g.chars > MAX_CHARS:
         raise Failed("too many characters")
     return text
 
 
-def _text(schema: dict[str, Any], g: Gen, name: str) -> Any:
-    rng = g.rng
-    pattern = schema.get("pattern")
-    if g.strict and isinstance(pattern, str):
-        return _patterned(pattern, schema, rng)
-    fmt = schema.get("format")
-    if fmt == "date-time":
-        return f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}T09:30:00Z"
-    if fmt == "date":
-        return f"2026-0{rng.randint(1, 9)}-1{rng.randint(0, 9)}"
-    if fmt == "email":
-        return f"{rng.choice(WORDS)}@example.com"
-    if fmt in ("uri", "url"):
-        return f"https://example.com/{rng.choice(WORDS)}"
-    if fmt == "uuid":
-        a, b, c, d, e = (rng.getrandbits(bits) for bits in (32, 16, 12, 12, 48))
-        return f"{a:08x}-{b:04x}-4{c:03x}-8{d:03x}-{e:012x}"
-    if fmt in _MORE_FORMATS:  # values of these formats were words before: never valid ones
-        return _MORE_FORMATS[fmt](rng)
-    key = next((k for k in _BY_NAME if k in name.lower()), None)
-    text = rng.choice(_BY_NAME[key]) if key else f"{rng.choice(WORDS)} {rng.choice(WORDS)}"
-    low, high = schema.get("minLength", 0), schema.get("maxLength")
-    while len(text) < low:
-        text += " " + rng.choice(WORDS)
-    return text[:high] if high is not None else text
-
-
-_MORE_FORMATS = {
-    "time": lambda rng: f"{rng.randint(10, 19)}:{rng.randint(10, 59)}:00Z",
-    "hostname": lambda rng: f"{rng.choice(WORDS)}.example.com",
-    "idn-hostname": lambda rng: f"{rng.choice(WORDS)}.example.com",
-    "idn-email": lambda rng: f"{rng.choice(WORDS)}@example.com",
-    "ipv4": lambda rng: f"192.0.2.{rng.randint(1, 254)}",
-    "ipv6": lambda rng: f"2001:db8::{rng.randint(1, 0xFFFF):x}",
-    "uri-reference": lambda rng: f"/{rng.choice(WORDS)}",
-    "iri": lambda rng: f"https://example.com/{rng.choice(WORDS)}",
-    "iri-reference": lambda rng: f"/{rng.choice(WORDS)}",
-    "uri-template": lambda rng: f"https://example.com/{rng.choice(WORDS)}/{{id}}",
-    "json-pointer": lambda rng: f"/{rng.choice(WORDS)}",
-    "relative-json-pointer": lambda rng: f"0/{rng.choice(WORDS)}",
-    "duration": lambda rng: f"P{rng.randint(1, 9)}D",
-}
-
-
-def _patterned(pattern: str, schema: dict[str, Any], rng: random.Random) -> str | None:
-    """A string for `pattern` within the length bounds, repeats widened try by try."""
-    low, high = schema.get("minLength", 0), schema.get("maxLength", math.inf)
-    text = None
-    for extra in (3, 3, 0, low, low + 3, 2 * low + 3, low, low + 3, 0, 3):
-        text = string_for_pattern(pattern, rng, WORDS, extra)
-        if text is None or low <= len(text) <= high:
-            break
-    return text
-
-
 def _number(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if g.strict:
         return strict_number(schema, g.rng, integer=False)
-    low, high = _bounds(schema, 0, 100)
-    value = round(g.rng.uniform(low, high), 2)
-    return min(max(value, low), high)
+    return plain_number(schema, g.rng, integer=False)
 
 
 def _integer(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if g.strict:
         return strict_number(schema, g.rng, integer=True)
-    low, high = _bounds(schema, 1, 100)
-    return g.rng.randint(math.ceil(low), math.floor(high))
-
-
-def _bounds(schema: dict[str, Any], low: float, high: float) -> tuple[float, float]:
-    low = chosen_bound(schema, "minimum", low)
-    high = chosen_bound(schema, "maximum", max(high, low + 1))
-    if (exclusive := chosen_bound(schema, "exclusiveMinimum")) is not None:
-        low = exclusive + 1
-    if (exclusive := chosen_bound(schema, "exclusiveMaximum")) is not None:
-        high = exclusive - 1
-    return low, max(low, high)
+    return plain_number(schema, g.rng, integer=True)
 
 
 def _boolean(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:

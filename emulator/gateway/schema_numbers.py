@@ -1,4 +1,5 @@
-"""Numbers for a JSON schema's strict pass: bounds, exclusive bounds, `multipleOf`."""
+"""Numbers for a JSON schema: the plain pass's within bounds, the strict pass's with
+exclusive bounds and `multipleOf` too."""
 
 from __future__ import annotations
 
@@ -27,6 +28,27 @@ def chosen_bound(schema: dict[str, Any], key: str, default: Any = None) -> Any:
     lower = key in ("minimum", "exclusiveMinimum")
     type_limit = bound <= -JS_SAFE_INTEGER if lower else bound >= JS_SAFE_INTEGER
     return default if type_limit else bound
+
+
+def plain_number(schema: dict[str, Any], rng: random.Random, *, integer: bool) -> Any:
+    """The plain pass's number: within `minimum`/`maximum` (and their exclusive forms),
+    an integer from 1 to 100 or a number from 0 to 100 with two decimals by default."""
+    if integer:
+        low, high = _bounds(schema, 1, 100)
+        return rng.randint(math.ceil(low), math.floor(high))
+    low, high = _bounds(schema, 0, 100)
+    value = round(rng.uniform(low, high), 2)
+    return min(max(value, low), high)
+
+
+def _bounds(schema: dict[str, Any], low: float, high: float) -> tuple[float, float]:
+    low = chosen_bound(schema, "minimum", low)
+    high = chosen_bound(schema, "maximum", max(high, low + 1))
+    if (exclusive := chosen_bound(schema, "exclusiveMinimum")) is not None:
+        low = exclusive + 1
+    if (exclusive := chosen_bound(schema, "exclusiveMaximum")) is not None:
+        high = exclusive - 1
+    return low, max(low, high)
 
 
 def strict_number(schema: dict[str, Any], rng: random.Random, *, integer: bool) -> Any:

@@ -41,8 +41,9 @@ from typing import TYPE_CHECKING, Any
 from emulator.gateway.pattern_search import PatternTooSlow, match_budget
 from emulator.gateway.pattern_values import pattern_cost
 from emulator.gateway.schema_drafts import in_2020_words, validator_class
-from emulator.gateway.schema_draws import WORDS, Gen, draw
+from emulator.gateway.schema_draws import Gen, draw
 from emulator.gateway.schema_limits import MAX_DEPTH, too_deep, too_large
+from emulator.gateway.schema_strings import WORDS
 
 if TYPE_CHECKING:  # jsonschema is imported on first use: plain chat never loads it
     from jsonschema.protocols import Validator
