@@ -7,7 +7,8 @@ from typing import Annotated, Any, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from emulator.bodies import WireModel
-from emulator.gateway.chat_schemas import messages_from_prompt, model_from_models
+from emulator.gateway.chat_schemas import messages_from_prompt
+from emulator.gateway.openrouter_fields import model_from_models
 
 
 class Balance(WireModel):

@@ -17,15 +17,17 @@ from emulator.errors import InvalidRequest, ThreadUnsupported, ValidationFailed
 from emulator.gateway import files, sources
 from emulator.gateway.chat_schemas import (
     CacheControl,
-    DebugOptions,
-    Plugin,
-    ProviderPreferences,
-    model_from_models,
 )
 from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
 from emulator.gateway.messages_tools import Tool, ToolChoice, check_search_tools
 from emulator.gateway.native_search import BLOCKS as SEARCH_BLOCKS
 from emulator.gateway.native_search import check_search_block
+from emulator.gateway.openrouter_fields import (
+    DebugOptions,
+    Plugin,
+    ProviderPreferences,
+    model_from_models,
+)
 
 
 def _check_search_result(data: Any) -> Any:

@@ -10,17 +10,19 @@ from emulator.bodies import HttpUrl, OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import images
 from emulator.gateway.chat_schemas import (
-    DebugOptions,
     Effort,
     FileData,
     InputAudio,
     Metadata,
-    Plugin,
-    ProviderPreferences,
     WebSearchType,
     a_function_needs,
-    model_from_models,
     only_functions,
+)
+from emulator.gateway.openrouter_fields import (
+    DebugOptions,
+    Plugin,
+    ProviderPreferences,
+    model_from_models,
 )
 from emulator.gateway.server_tools import ServerToolType
 
