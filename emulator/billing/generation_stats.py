@@ -14,7 +14,7 @@ from emulator.billing.money import usd_number
 from emulator.billing.pricing import CacheBill, prompt_cost_mtok
 from emulator.errors import NotFound
 from emulator.gateway.wire import native_finish
-from emulator.gateway.wire.responses import generation_of
+from emulator.gateway.wire.responses_items import generation_of
 from emulator.store.usage import UsageEvent, get_usage_event
 
 if TYPE_CHECKING:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.clock import instant_param
 from emulator.errors import NotFound, ValidationFailed
-from emulator.gateway.wire.responses import generation_of
+from emulator.gateway.wire.responses_items import generation_of
 from emulator.paging import check_limit, decode_seq_cursor, page, seq_cursor
 from emulator.store.usage import UsageEvent, get_usage_event, list_usage_events
 

@@ -13,7 +13,7 @@ from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import audio_output, chat_schemas, responses_schemas
 from emulator.gateway.tool_turns import check_tool_turns
 from emulator.gateway.wire.chat import REASONING_FIELDS as CHAT_REASONING_FIELDS
-from emulator.gateway.wire.responses import is_sealed
+from emulator.gateway.wire.responses_items import is_sealed
 
 
 def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, Any]] = ()) -> None:

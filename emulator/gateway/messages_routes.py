@@ -36,7 +36,7 @@ from emulator.gateway.records import MessageObject
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.wire import messages, messages_events
-from emulator.gateway.wire.responses import item_key
+from emulator.gateway.wire.responses_items import item_key
 from emulator.openapi_answers import COUNTING, INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep, answers

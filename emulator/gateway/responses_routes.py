@@ -31,7 +31,7 @@ from emulator.gateway.responses_schemas import InputTokens, InputTokensRequest, 
 from emulator.gateway.schema_checks import check_tools
 from emulator.gateway.streaming import paced_stream, typed_sse_lines
 from emulator.gateway.web_search import query_of
-from emulator.gateway.wire import responses, responses_events
+from emulator.gateway.wire import responses, responses_events, responses_items
 from emulator.openapi_answers import COUNTING, INFERENCE, WHOLE_OR_STREAMED, Streamed
 from emulator.runtime import Runtime
 from emulator.web import API_PREFIX, BEARER, CallerDep, Reply, RuntimeDep, answers
@@ -109,7 +109,8 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
     served = service.serve(rt, caller, call)
     answer_headers, provider = {"X-Generation-Id": served.id}, served.route.provider
     extra = {"provider": provider, **responses.request_echo(body)}
-    ident, model, created = responses.response_id(served.id), served.route.model, served.created
+    ident = responses_items.response_id(served.id)
+    model, created = served.route.model, served.created
     shown = _shown(body, call.request)
     run = background.run_for(rt, body, call.stream)
     items = _tool_items(call, served, ident)
@@ -199,11 +200,11 @@ def _debug_first(events: Iterator[Any], upstream: dict[str, Any]) -> Iterator[An
         yield {**event, "sequence_number": event["sequence_number"] + 1}
 
 
-def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses.Shown:
+def _shown(body: dict[str, Any], request: CanonicalRequest) -> responses_items.Shown:
     """The reasoning's text is its summary only when the client asked for one, and its
     `encrypted_content` only when `include` asks for it."""
     summary = request.reasoning is not None and request.reasoning.summary is not None
-    return responses.Shown(summary, SEALED in (body.get("include") or ()))
+    return responses_items.Shown(summary, SEALED in (body.get("include") or ()))
 
 
 def _priced(

@@ -349,7 +349,7 @@ def test_reasoning_streams_first_in_each_format_s_own_shape() -> None:
 @pytest.mark.parametrize("sealed", [False, True])
 def test_a_responses_stream_without_summary_sends_an_empty_reasoning_item(sealed: bool) -> None:
     from emulator.gateway.wire import responses_events as responses
-    from emulator.gateway.wire.responses import Shown, is_sealed, seal
+    from emulator.gateway.wire.responses_items import Shown, is_sealed, seal
 
     deltas = chat_chunks.deltas(REASONED, ["Cold."], 0, [THOUGHT])
     shown = Shown(summary=False, sealed=sealed)

@@ -1,12 +1,11 @@
-"""The responses wire format: input items, output items (stream events: `responses_events`)."""
+"""The responses wire format: the request and the response (output items:
+`responses_items`; stream events: `responses_events`)."""
 
 from __future__ import annotations
 
-import base64
 import json
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from emulator.gateway import audio
@@ -18,35 +17,22 @@ from emulator.gateway.canonical import (
     Message,
     Reasoning,
     Request,
-    TokenLogprob,
     Tool,
     ToolCall,
     allowed_tools,
     effort_tokens,
     role_of,
 )
-from emulator.gateway.logprobs import entries_of, entry_json
+from emulator.gateway.logprobs import entries_of
 from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire.chat import cache_of, content_text
-
-
-@dataclass(frozen=True)
-class Shown:
-    """What a client sees of the reasoning: its text as the `summary` (when it asked for
-    one), and the text sealed as `encrypted_content` (`include` has
-    `reasoning.encrypted_content`, what a client that keeps no state sends back)."""
-
-    summary: bool = True
-    sealed: bool = False
-
+from emulator.gateway.wire.responses_items import SHOWN, Shown, item_key, output_items
 
 # Items of an earlier answer sent back that the model does not read again: its
 # reasoning, and the gateway's server tool calls (their results were in its prompt).
 NOT_READ = frozenset(
     {"reasoning", "openrouter:web_search", "openrouter:datetime", "openrouter:web_fetch"}
 )
-SHOWN = Shown()  # a provider's answer to the gateway, which always asks for the summary
-_SEAL_PREFIX = "emu-reasoning-v1:"
 # The `include` value that asks for the log probabilities of the answer's tokens.
 LOGPROBS = "message.output_text.logprobs"
 
@@ -249,106 +235,6 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     return body
 
 
-def response_id(generation_id: str) -> str:
-    """A response's id, as OpenAI's start (`resp_`; langchain's `use_previous_response_id`
-    looks for it): the usage event's (`gen_...`, `X-Generation-Id`) under that prefix."""
-    return "resp_" + item_key(generation_id)
-
-
-def generation_of(some_id: str) -> str:
-    """The usage event's id for a response's id or a message's (`POST /messages`; any
-    other id unchanged)."""
-    for prefix in ("resp_", "msg_"):
-        if some_id.startswith(prefix):
-            return "gen_" + some_id[len(prefix) :]
-    return some_id
-
-
-def item_key(response_id: str) -> str:
-    """What a response's item ids share with it: `resp_x` has `msg_x`, `rs_x`."""
-    return response_id.partition("_")[2] or response_id
-
-
-def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[dict[str, Any]]:
-    """The output items (`id`: their `item_key`); at `max_tokens` the last is `incomplete`,
-    those before it done."""
-    items: list[dict[str, Any]] = []
-    if completion.reasoning is not None:
-        items.append(reasoning_item(id, completion.reasoning, shown))
-    if completion.text is not None and not _cut_while_thinking(completion):
-        items.append(
-            {
-                "type": "message",
-                "id": f"msg_{id}",
-                "status": "completed",
-                "role": "assistant",
-                "content": [text_part(completion.text, completion.logprobs)],
-            }
-        )
-    items += [
-        call_item(call_item_id(id, i), c.id, c.name, c.arguments, "completed")
-        for i, c in enumerate(completion.tool_calls)
-    ]
-    if items and completion.finish_reason == "length":
-        items[-1]["status"] = "incomplete"
-    return items
-
-
-def _cut_while_thinking(completion: Completion) -> bool:
-    """The token limit was reached before any visible output: OpenAI's API then answers
-    the reasoning alone, no empty message (whose "" `text.parse` would fail on)."""
-    return (
-        completion.text == ""
-        and completion.reasoning is not None
-        and completion.finish_reason == "length"
-        and not completion.tool_calls
-    )
-
-
-def reasoning_item(id: str, text: str, shown: Shown = SHOWN) -> dict[str, Any]:
-    """The reasoning's item: its summary is the text, or empty (none asked for)."""
-    parts = [summary_part(text)] if shown.summary and text else []
-    item: dict[str, Any] = {"type": "reasoning", "id": f"rs_{id}", "summary": parts}
-    if shown.sealed:
-        item["encrypted_content"] = seal(text)
-    return item
-
-
-def seal(reasoning: str) -> str:
-    """The reasoning as opaque `encrypted_content`: the emulator's own, not encryption
-    (base64 of a tagged text), so that it can tell its own blobs from mangled ones."""
-    return base64.b64encode((_SEAL_PREFIX + reasoning).encode()).decode()
-
-
-def is_sealed(blob: str) -> bool:
-    """Whether `blob` is `encrypted_content` this emulator gave out."""
-    try:
-        return base64.b64decode(blob, validate=True).decode().startswith(_SEAL_PREFIX)
-    except (ValueError, UnicodeDecodeError):
-        return False
-
-
-def summary_part(text: str) -> dict[str, Any]:
-    return {"type": "summary_text", "text": text}
-
-
-def call_item_id(key: str, index: int) -> str:
-    """The id of a response's `index`th function call item: its own, as OpenAI's are (a
-    call id repeats whenever a request does: the same prompt, the same call)."""
-    return f"fc_{key}_{index}"
-
-
-def call_item(item_id: str, call_id: str, name: str, arguments: str, status: str) -> dict[str, Any]:
-    return {
-        "type": "function_call",
-        "id": item_id,
-        "call_id": call_id,
-        "name": name,
-        "arguments": arguments,
-        "status": status,
-    }
-
-
 def request_echo(body: dict[str, Any]) -> dict[str, Any]:
     """What a Response object repeats of the request that made it (the SDK's `Response`
     requires `tools`, `tool_choice` and `parallel_tool_calls`), with the API's defaults
@@ -459,8 +345,3 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
     if entries:  # an answer without any says nothing of whether they were asked for
         done.logprobs = entries_of(entries)
     return [done]
-
-
-def text_part(text: str, logprobs: Iterable[TokenLogprob] | None = None) -> dict[str, Any]:
-    entries = [entry_json(e) for e in logprobs] if logprobs else []
-    return {"type": "output_text", "text": text, "annotations": [], "logprobs": entries}

@@ -18,15 +18,14 @@ from emulator.gateway.canonical import (
     ToolCallStart,
 )
 from emulator.gateway.logprobs import entries_of, entry_json
-from emulator.gateway.wire.responses import (
+from emulator.gateway.wire.responses import parse_response, render_response
+from emulator.gateway.wire.responses_items import (
     SHOWN,
     Shown,
     call_item,
     call_item_id,
     item_key,
-    parse_response,
     reasoning_item,
-    render_response,
     summary_part,
     text_part,
 )
