@@ -32,18 +32,11 @@ def check_body(body: dict[str, Any], endpoint: str, history: Sequence[dict[str, 
 
 
 def _no_media_here(modalities: Any) -> None:
-    """Images and sound are generated for chat only (`gateway.image_output`,
-    `gateway.audio_output`): a responses request that asks for them is told so, rather
-    than answered in text as if it had not."""
+    """Sound is generated for chat only (`gateway.audio_output`; images on both): a
+    responses request that asks for it is told so, rather than answered in text as if
+    it had not."""
     if not isinstance(modalities, list):
         return
-    if "image" in modalities:
-        raise InvalidRequest(
-            "Image output (`modalities` with `image`) is emulated on POST "
-            "/api/v1/chat/completions only: ask there, where the answer's "
-            "`message.images` carries it.",
-            param="modalities",
-        )
     if "audio" in modalities:
         raise InvalidRequest(
             "Audio output (`modalities` with `audio`) is emulated on POST "

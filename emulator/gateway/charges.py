@@ -106,7 +106,8 @@ class OutputMedia:
 
 
 def media_of(details: dict[str, Any], images: int = 0) -> OutputMedia | None:
-    """The tokens priced apart that a chat usage's `completion_tokens_details` tells."""
+    """The tokens priced apart that a chat usage's `completion_tokens_details` tells (or a
+    responses usage's `output_tokens_details`)."""
     image_tokens, audio_tokens = details.get("image_tokens", 0), details.get("audio_tokens", 0)
     if not image_tokens and not audio_tokens:  # nearly every answer
         return None

@@ -1,9 +1,10 @@
-"""Images in answers: OpenRouter's image generation through chat completions.
+"""Images in answers: OpenRouter's image generation through chat completions and
+responses (`wire/responses_items.image_item`: OpenAI's image generation call item).
 
 A request with `image` among its `modalities` is served only by a model with
 `image` among its `output_modalities` (fixtures), on a provider of the chat
-format (the formats of OpenAI's responses and Anthropic's messages carry no
-generated image here). Each answer (each of `n`) then carries one image in
+format (the only one routed images here; the responses format renders and reads
+them for its clients, Anthropic's messages format has none). Each answer (each of `n`) then carries one image in
 `message.images` (streamed in `delta.images`), a PNG data URL of the size
 `image_config` asks for (`aspect_ratio`, `image_size`) as Gemini's image
 models make them: a gradient between two colours drawn from the request's
@@ -43,8 +44,8 @@ SCALES = {"1K": 1, "2K": 2, "4K": 4}
 
 
 def asked(body: dict[str, Any]) -> ImageOutput | None:
-    """The images a chat body asks for: `image` among its `modalities` (values checked
-    by the body's schema)."""
+    """The images a chat or responses body asks for: `image` among its `modalities`
+    (values checked by the body's schema)."""
     modalities = body.get("modalities") or ()
     if "image" not in modalities:
         return None

@@ -6,7 +6,7 @@ capabilities the request uses (`tools` for tool definitions, unless
 `tool_choice` is `none`; `vision` for image parts; catalog `capabilities`;
 audio parts need `audio` among its `input_modalities`, and a provider whose
 format carries audio: chat or responses, Anthropic's messages has none; `image`
-or `audio` output, asked by chat's `modalities`, needs it among its
+or `audio` output, asked by `modalities` (images on chat and responses), needs it among its
 `output_modalities` and a chat provider: `gateway.image_output`,
 `gateway.audio_output`), and
 its provider's context can hold the prompt and the output asked for

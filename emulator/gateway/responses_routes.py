@@ -156,11 +156,13 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         completion.finish_reason,
         cache=completion.cache,
         stop_sequence=completion.stop_sequence,
+        media=charges.media_of(whole["usage"]["output_tokens_details"], len(completion.images)),
     )
     charge = usage_records.record_usage(rt, caller, call, served, spent)
     whole["usage"] |= charges.usage_money(
-        charge, served.route, spent.prompt, spent.completion, "responses", spent.cache
-    ) | usage_records.tool_use(call, served)
+        charge, served.route, spent.prompt, spent.completion, "responses", spent.cache,
+        spent.media,
+    ) | usage_records.tool_use(call, served)  # fmt: skip
     if run is None:
         if kept is not None:
             stored_responses.keep(rt, kept, whole)
@@ -256,5 +258,6 @@ def _charged(
         if event["type"] in _ENDS:
             usage = event["response"]["usage"]
             tokens = usage["input_tokens"], usage["output_tokens"]
-            usage |= usage_records.streamed_usage(rt, call, served, *tokens, "responses")
+            media = charges.media_of(usage["output_tokens_details"])
+            usage |= usage_records.streamed_usage(rt, call, served, *tokens, "responses", media)
         yield event

@@ -12,6 +12,7 @@ from emulator.gateway import images
 from emulator.gateway.chat_schemas import (
     Effort,
     FileData,
+    ImageConfig,
     InputAudio,
     Metadata,
     WebSearchType,
@@ -77,8 +78,9 @@ class InputItem(OpenWireModel):
         if needs is None:
             raise ValueError(
                 f"input items of type {self.type!r} are not supported; use message, "
-                "function_call, function_call_output, reasoning, item_reference or a server "
-                "tool's call (openrouter:web_search, openrouter:datetime, openrouter:web_fetch)"
+                "function_call, function_call_output, reasoning, item_reference, "
+                "image_generation_call or a server tool's call (openrouter:web_search, "
+                "openrouter:datetime, openrouter:web_fetch)"
             )
         missing = [name for name in needs if getattr(self, name) is None]
         if missing:
@@ -92,6 +94,7 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "function_call_output": ("call_id", "output"),
     "reasoning": ("summary",),  # an earlier answer's, sent back: accepted, not read
     "item_reference": ("id",),  # an earlier answer's item, kept (`stored_items.py`)
+    "image_generation_call": ("id",),  # an earlier answer's image: accepted, not read
     # The gateway's server tool calls in an earlier answer, sent back: accepted, not read.
     "openrouter:web_search": (),
     "openrouter:datetime": (),
@@ -221,6 +224,10 @@ class ResponsesRequest(_Prompt):
     debug: DebugOptions | None = None  # OpenRouter's, streams only
     top_logprobs: Annotated[int, Field(ge=0, le=20)] | None = None
     store: bool | None = None  # keeps the output items (`stored_items`) unless false
+    # OpenRouter's: `image` generates an image (`gateway.image_output`); `audio` is refused
+    # with its reason (`body_checks`), sound being made on chat only.
+    modalities: list[Literal["text", "image", "audio"]] | None = None
+    image_config: ImageConfig | None = None
     # Taken, typed as OpenAI's, and not acted on: the answer is made at once, whole.
     background: bool | None = None
     user: str | None = None

@@ -212,15 +212,6 @@ def test_bad_image_settings_are_400_naming_them(
     assert assert_error(refused, 400, "invalid_request")["param"] == param
 
 
-def test_responses_asking_for_images_is_told_to_use_chat(tenant: Tenant) -> None:
-    body = {"model": IMAGE_MODEL, "input": "Draw a lighthouse", "modalities": ["image", "text"]}
-    with tenant.client() as http:
-        refused = http.post("/responses", json=body)
-        text = http.post("/responses", json={**body, "modalities": ["text"]})
-    assert "chat/completions" in assert_error(refused, 400, "invalid_request")["message"]
-    assert text.status_code == 200, text.text
-
-
 def test_the_hold_covers_the_image(emulator: EmulatorHandle, tenant: Tenant) -> None:
     """An account that can pay for the text but not the image is refused before it."""
     with tenant.client() as http:

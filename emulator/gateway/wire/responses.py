@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from emulator.gateway import audio
+from emulator.gateway import audio, image_output
 from emulator.gateway.canonical import (
     EFFORT_TOKENS,
     CacheUse,
@@ -26,12 +26,26 @@ from emulator.gateway.canonical import (
 from emulator.gateway.logprobs import entries_of
 from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire.chat import cache_of, content_text
-from emulator.gateway.wire.responses_items import SHOWN, Shown, item_key, output_items
+from emulator.gateway.wire.responses_items import (
+    IMAGE_ITEM,
+    SHOWN,
+    Shown,
+    image_url,
+    item_key,
+    output_items,
+)
 
 # Items of an earlier answer sent back that the model does not read again: its
-# reasoning, and the gateway's server tool calls (their results were in its prompt).
+# reasoning, the gateway's server tool calls (their results were in its prompt) and its
+# images (as chat's `message.images` sent back).
 NOT_READ = frozenset(
-    {"reasoning", "openrouter:web_search", "openrouter:datetime", "openrouter:web_fetch"}
+    {
+        "reasoning",
+        "openrouter:web_search",
+        "openrouter:datetime",
+        "openrouter:web_fetch",
+        IMAGE_ITEM,
+    }
 )
 # The `include` value that asks for the log probabilities of the answer's tokens.
 LOGPROBS = "message.output_text.logprobs"
@@ -88,6 +102,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         reasoning=_reasoning(body["reasoning"]) if "reasoning" in body else None,
         reasoning_unasked="off" if _effort(body) == "none" else "default",
         logprobs=_logprobs(body),
+        images_out=image_output.asked(body),
     )
 
 
@@ -232,6 +247,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         body["reasoning"] = _render_reasoning(request.reasoning)
     if request.logprobs is not None:
         body["include"], body["top_logprobs"] = [LOGPROBS], request.logprobs
+    if request.images_out is not None:
+        body |= image_output.wire_fields(request.images_out)
     return body
 
 
@@ -277,15 +294,22 @@ def _tool_echo(tool: dict[str, Any]) -> dict[str, Any]:
 
 
 def usage(
-    input_tokens: int, output_tokens: int, reasoning: int = 0, cache: CacheUse | None = None
+    input_tokens: int,
+    output_tokens: int,
+    reasoning: int = 0,
+    cache: CacheUse | None = None,
+    images: int = 0,
 ) -> dict[str, Any]:
-    """`input_tokens` counts the cached tokens too (`cache`: those read and written)."""
+    """`input_tokens` counts the cached tokens too (`cache`: those read and written);
+    `images`: the generated images' tokens of `output_tokens`, said only when there are
+    some (as chat's `completion_tokens_details.image_tokens`)."""
     read, written = (cache.read, cache.written) if cache is not None else (0, 0)
+    details = {"reasoning_tokens": reasoning} | ({"image_tokens": images} if images else {})
     return {
         "input_tokens": input_tokens,
         "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": written},
         "output_tokens": output_tokens,
-        "output_tokens_details": {"reasoning_tokens": reasoning},
+        "output_tokens_details": details,
         "total_tokens": input_tokens + output_tokens,
     }
 
@@ -317,12 +341,13 @@ def render_response(
             completion.output_tokens,
             completion.reasoning_tokens,
             completion.cache,
+            completion.image_tokens,
         ),
     }
 
 
 def parse_response(body: dict[str, Any]) -> list[Completion]:
-    texts, calls, thoughts, entries = [], [], [], []
+    texts, calls, thoughts, entries, images = [], [], [], [], []
     reasoned = False
     for item in body["output"]:
         if item["type"] == "reasoning":
@@ -334,9 +359,11 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
             entries += [logprob for p in parts for logprob in p.get("logprobs") or ()]
         elif item["type"] == "function_call":
             calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
+        elif item["type"] == IMAGE_ITEM:
+            images.append(image_url(item))
     reason = "length" if body["status"] == "incomplete" else ("tool_calls" if calls else "stop")
     usage_ = body["usage"]
-    text = "".join(texts) if texts or not calls else None
+    text = "".join(texts) if texts or not (calls or images) else None
     done = Completion(text, tuple(calls), reason, usage_["input_tokens"], usage_["output_tokens"])  # type: ignore[arg-type]
     done.cache = cache_of(usage_.get("input_tokens_details"))
     if reasoned:
@@ -344,4 +371,7 @@ def parse_response(body: dict[str, Any]) -> list[Completion]:
         done.reasoning_tokens = usage_["output_tokens_details"]["reasoning_tokens"]
     if entries:  # an answer without any says nothing of whether they were asked for
         done.logprobs = entries_of(entries)
+    if images:
+        done.images = tuple(images)
+        done.image_tokens = usage_["output_tokens_details"].get("image_tokens", 0)
     return [done]

@@ -10,6 +10,7 @@ from emulator.gateway.canonical import (
     Completion,
     Delta,
     Finish,
+    ImageDelta,
     ReasoningDelta,
     TextDelta,
     TokenLogprob,
@@ -20,10 +21,13 @@ from emulator.gateway.canonical import (
 from emulator.gateway.logprobs import entries_of, entry_json
 from emulator.gateway.wire.responses import parse_response, render_response
 from emulator.gateway.wire.responses_items import (
+    IMAGE_ITEM,
     SHOWN,
     Shown,
     call_item,
     call_item_id,
+    image_item,
+    image_url,
     item_key,
     reasoning_item,
     summary_part,
@@ -41,7 +45,9 @@ def render_events(
     shown: Shown = SHOWN,
 ) -> Iterator[dict[str, Any]]:
     """The typed event sequence, each event with a `sequence_number` from 0. Reasoning
-    is the first item; without `shown.summary` its text is not sent (`summary: []`)."""
+    is the first item; without `shown.summary` its text is not sent (`summary: []`). A
+    generated image comes after the text, whole (its item added and done while the
+    message stays open: the message is done at the end, `incomplete` at `max_tokens`)."""
     summary = shown.summary
     key = item_key(id)
     numbers = iter(range(1_000_000))
@@ -68,8 +74,10 @@ def render_events(
     calls: list[Announced] = []
     message_open = False
     output_index = -1
+    message_at = -1  # the message's output_index (an image may come after it is opened)
     thoughts: list[str] | None = None  # the reasoning, once it has begun
     thinking = False
+    images: list[str] = []
     for delta in stream:
         if thinking and not isinstance(delta, ReasoningDelta):
             thinking = False
@@ -90,6 +98,7 @@ def render_events(
         elif isinstance(delta, TextDelta):
             if not message_open:
                 message_open, output_index = True, output_index + 1
+                message_at = output_index
                 yield from _open_message(event, key, output_index)
             collected_text.append(delta.text)
             if delta.logprobs is not None:
@@ -98,14 +107,14 @@ def render_events(
             yield event(
                 "response.output_text.delta",
                 item_id=f"msg_{key}",
-                output_index=output_index,
+                output_index=message_at,
                 content_index=0,
                 delta=delta.text,
                 logprobs=[entry_json(e, with_bytes=False) for e in delta.logprobs or ()],
             )
         elif isinstance(delta, ToolCallStart):
             yield from _close_message(
-                event, key, output_index, message_open, collected_text, collected_logprobs
+                event, key, message_at, message_open, collected_text, collected_logprobs
             )
             message_open = False
             if calls:  # each call is done before the next is added, as the API streams them
@@ -125,26 +134,34 @@ def render_events(
                 output_index=call.output_index,
                 delta=delta.fragment,
             )
-        elif isinstance(delta, Finish):  # images: none in this format (image_output)
+        elif isinstance(delta, ImageDelta):
+            output_index += 1
+            yield from _image(event, key, len(images), output_index, delta.url)
+            images.append(delta.url)
+        elif isinstance(delta, Finish):
             status = "incomplete" if delta.reason == "length" else "completed"
             # Cut before any visible output: the reasoning alone, as OpenAI answers it.
             thinking_only = thoughts is not None and delta.reason == "length"
-            if not calls and not message_open and not thinking_only:
+            if not calls and not message_open and not thinking_only and not images:
                 # an empty answer is an empty message
                 message_open, output_index = True, output_index + 1
+                message_at = output_index
                 yield from _open_message(event, key, output_index)
             yield from _close_message(
-                event, key, output_index, message_open, collected_text, collected_logprobs, status
+                event, key, message_at, message_open, collected_text, collected_logprobs, status
             )
             if calls:
                 yield from _close_call(event, calls[-1], status)
+            wrote = collected_text or not (calls or thinking_only or images)
             completion = Completion(
-                "".join(collected_text) if collected_text or not (calls or thinking_only) else None,
+                "".join(collected_text) if wrote else None,
                 tuple(ToolCall(c.id, c.name, c.arguments) for c in calls),
                 delta.reason,
                 delta.input_tokens,
                 delta.output_tokens,
                 cache=delta.cache,
+                images=tuple(images),
+                image_tokens=delta.image_tokens,
             )
             if thoughts is not None:
                 completion.reasoning = "".join(thoughts)
@@ -181,6 +198,21 @@ def _close_call(event: Any, call: Announced, status: str) -> Iterator[dict[str, 
     )
     item = call_item(call.item_id, call.id, call.name, call.arguments, status)
     yield event("response.output_item.done", output_index=call.output_index, item=item)
+
+
+def _image(
+    event: Any, key: str, index: int, output_index: int, url: str
+) -> Iterator[dict[str, Any]]:
+    """A generated image's events, as OpenAI's image generation call streams them
+    (without partial images: the image comes whole)."""
+    where = {"output_index": output_index, "item_id": f"ig_{key}_{index}"}
+    item = image_item(key, index, None, "in_progress")
+    yield event("response.output_item.added", output_index=output_index, item=item)
+    yield event("response.image_generation_call.in_progress", **where)
+    yield event("response.image_generation_call.generating", **where)
+    yield event("response.image_generation_call.completed", **where)
+    item = image_item(key, index, url, "completed")
+    yield event("response.output_item.done", output_index=output_index, item=item)
 
 
 def _open_reasoning(event: Any, id: str, index: int, summary: bool) -> Iterator[dict[str, Any]]:
@@ -278,6 +310,8 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             yield ToolCallStart(calls[item["id"]], item["call_id"], item["name"])
         elif kind == "response.function_call_arguments.delta":
             yield ToolArgumentsDelta(calls[event["item_id"]], event["delta"])
+        elif kind == "response.output_item.done" and event["item"]["type"] == IMAGE_ITEM:
+            yield ImageDelta(image_url(event["item"]))
         elif kind in ("response.completed", "response.incomplete"):
             done = parse_response(event["response"])[0]
             yield Finish(
@@ -287,4 +321,5 @@ def parse_events(events: Iterable[dict[str, Any]]) -> Iterator[Delta]:
                 0,
                 done.reasoning_tokens,
                 done.cache,
+                image_tokens=done.image_tokens,
             )

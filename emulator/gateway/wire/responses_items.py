@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import struct
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -48,8 +49,8 @@ def item_key(response_id: str) -> str:
 
 
 def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[dict[str, Any]]:
-    """The output items (`id`: their `item_key`); at `max_tokens` the last is `incomplete`,
-    those before it done."""
+    """The output items (`id`: their `item_key`); at `max_tokens` the last is `incomplete`
+    (the last but its images: `max_tokens` bounds the text, not them), those before it done."""
     items: list[dict[str, Any]] = []
     if completion.reasoning is not None:
         items.append(reasoning_item(id, completion.reasoning, shown))
@@ -63,12 +64,15 @@ def output_items(completion: Completion, id: str, shown: Shown = SHOWN) -> list[
                 "content": [text_part(completion.text, completion.logprobs)],
             }
         )
+    items += [image_item(id, i, url, "completed") for i, url in enumerate(completion.images)]
     items += [
         call_item(call_item_id(id, i), c.id, c.name, c.arguments, "completed")
         for i, c in enumerate(completion.tool_calls)
     ]
-    if items and completion.finish_reason == "length":
-        items[-1]["status"] = "incomplete"
+    if completion.finish_reason == "length":
+        cut = [item for item in items if item["type"] != IMAGE_ITEM]
+        if cut:
+            cut[-1]["status"] = "incomplete"
     return items
 
 
@@ -125,6 +129,25 @@ def call_item(item_id: str, call_id: str, name: str, arguments: str, status: str
         "arguments": arguments,
         "status": status,
     }
+
+
+IMAGE_ITEM = "image_generation_call"
+
+
+def image_item(key: str, index: int, url: str | None, status: str) -> dict[str, Any]:
+    """A generated image (`gateway.image_output`) as OpenAI's image generation call item:
+    `result` is the PNG's base64 (no data URL prefix), null while it is being made."""
+    item: dict[str, Any] = {"type": IMAGE_ITEM, "id": f"ig_{key}_{index}", "status": status}
+    if url is None:
+        return item | {"result": None}
+    data = url.partition(",")[2]
+    width, height = struct.unpack(">II", base64.b64decode(data[:32])[16:24])  # IHDR
+    return item | {"result": data, "output_format": "png", "size": f"{width}x{height}"}
+
+
+def image_url(item: dict[str, Any]) -> str:
+    """The data URL of an image generation call item's `result`."""
+    return "data:image/png;base64," + str(item["result"])
 
 
 def text_part(text: str, logprobs: Iterable[TokenLogprob] | None = None) -> dict[str, Any]:
