@@ -4,14 +4,14 @@ responses (`wire/responses_items.image_item`: OpenAI's image generation call ite
 A request with `image` among its `modalities` is served only by a model with
 `image` among its `output_modalities` (fixtures), on a provider of the chat
 format (the only one routed images here; the responses format renders and reads
-them for its clients, Anthropic's messages format has none). Each answer (each of `n`) then carries one image in
-`message.images` (streamed in `delta.images`), a PNG data URL of the size
-`image_config` asks for (`aspect_ratio`, `image_size`) as Gemini's image
-models make them: a gradient between two colours drawn from the request's
-seed, so the same request gives the same bytes. An image costs
-`TOKENS_PER_IMAGE` output tokens (Gemini's 1,290 a picture), priced at the
-route's `image_output_micros_per_mtok`. With `modalities: ["image"]` alone the
-answer has no text (`content` null).
+them for its clients, Anthropic's messages format has none). Each answer (each
+of `n`) then carries one image in `message.images` (streamed in `delta.images`),
+a PNG data URL of the size `image_config` asks for (`aspect_ratio`, `image_size`)
+as Gemini's image models make them: a gradient between two colours drawn from the
+request's seed, so the same request gives the same bytes. An image costs
+`TOKENS_PER_IMAGE` output tokens (Gemini's 1,290 a picture), priced at the route's
+`image_output_micros_per_mtok`. With `modalities: ["image"]` alone the answer has
+no text (`content` null).
 """
 
 from __future__ import annotations
