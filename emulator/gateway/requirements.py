@@ -3,24 +3,23 @@ output, room for its prompt.
 
 As on a real gateway, a route is a candidate only if its model has the
 capabilities the request uses (`tools` for tool definitions, unless
-`tool_choice` is `none`; `vision` for image parts; catalog `capabilities`;
-audio parts need `audio` among its `input_modalities`, and a provider whose
-format carries audio: chat or responses, Anthropic's messages has none; `image`
-or `audio` output, asked by `modalities` (images on chat and responses), needs it among its
-`output_modalities` and a chat provider: `gateway.image_output`,
-`gateway.audio_output`), and
-its provider's context can hold the prompt and the output asked for
-(`context_length`; the output counts when `max_tokens` is set, capped to the
-route's output limit, as OpenRouter's "you requested about N tokens (P of text
-input, M in the output)"). With `provider.require_parameters`, it must also
-take every parameter the request sets: reasoning settings (the `reasoning`
-capability; without it a model that cannot reason ignores them, as
-OpenRouter's providers do), a JSON output format (the `structured_output`
-capability; without the preference every model answers in the format,
-leniently) and log probabilities (not the messages format). A prompt too long
-for every route is cut from the middle when the request asks for OpenRouter's
-middle-out compression (`middle_out`). If that leaves no route, the answer
-names the need: 503 `no_route_available` for a capability or parameter
+`tool_choice` is `none`; `vision` for image parts; catalog `capabilities`; audio
+parts need `audio` among its `input_modalities`, and a provider whose format
+carries audio: chat or responses, Anthropic's messages has none; `image` or
+`audio` output, asked by `modalities` (images on chat and responses, sound on
+chat), needs it among its `output_modalities` and a chat provider:
+`gateway.image_output`, `gateway.audio_output`), and its provider's context can
+hold the prompt and the output asked for (`context_length`; the output counts
+when `max_tokens` is set, capped to the route's output limit, as OpenRouter's
+"you requested about N tokens (P of text input, M in the output)"). With
+`provider.require_parameters`, it must also take every parameter the request
+sets: reasoning settings (the `reasoning` capability; without it a model that
+cannot reason ignores them, as OpenRouter's providers do), a JSON output format
+(the `structured_output` capability; without the preference every model answers
+in the format, leniently) and log probabilities (not the messages format). A
+prompt too long for every route is cut from the middle when the request asks for
+OpenRouter's middle-out compression (`middle_out`). If that leaves no route, the
+answer names the need: 503 `no_route_available` for a capability or parameter
 (`param` `tools`, `logprobs`, the format's field, or the prompt's field), 400
 `context_length_exceeded` for a prompt too long for every route (`param` the
 output's field when the prompt alone fits). A request that is clearly short is

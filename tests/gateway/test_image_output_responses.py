@@ -13,7 +13,7 @@ import pytest
 from openrouter import OpenRouter
 
 from emulator.gateway.image_output import TOKENS_PER_IMAGE
-from emulator.testing import Tenant
+from emulator.testing import EmulatorHandle, Tenant
 from tests.gateway.test_image_output import IMAGE_MODEL, draw, images_of, png_of
 from tests.helpers import assert_error
 
@@ -236,3 +236,22 @@ def test_the_openrouter_sdk_reads_the_image_item(router: OpenRouter) -> None:
     images = [item for item in result.output if item.type == "image_generation_call"]
     assert len(images) == 1 and images[0].status == "completed"
     assert png_of("data:image/png;base64," + images[0].result)[:2] == (1184, 864)
+
+
+def test_a_background_response_carries_the_image_when_done(
+    emulator: EmulatorHandle, client: openai.OpenAI
+) -> None:
+    """Made at once, shown once done: the same image as a foreground request, and its
+    stream read again has the image's events."""
+    made = client.responses.create(
+        model=IMAGE_MODEL, input="A lighthouse", background=True, extra_body=ASK
+    )
+    foreground = client.responses.create(model=IMAGE_MODEL, input="A lighthouse", extra_body=ASK)
+    emulator.advance(60)
+    done = client.responses.retrieve(made.id)
+    assert done.status == "completed"
+    assert drawn(done)[0].result == drawn(foreground)[0].result
+    assert done.usage is not None and foreground.usage is not None
+    assert done.usage.output_tokens == foreground.usage.output_tokens
+    replayed = [e.type for e in client.responses.retrieve(made.id, stream=True)]
+    assert "response.image_generation_call.completed" in replayed
