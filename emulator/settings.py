@@ -37,6 +37,13 @@ class Settings:
     def base_url(self) -> str:
         return f"http://{self.host}:{self.port}/api/v1"
 
+    @property
+    def origin(self) -> str:
+        """Where a client reaches this server, for links the gateway writes into answers
+        (a wildcard address stands for the machine itself: its loopback)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
+        return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
+
     def with_(self, **changes: object) -> Settings:
         return replace(self, **changes)  # type: ignore[arg-type]
 

@@ -20,7 +20,9 @@ route's image and audio output prices instead of its completion price
 
 Web search results (`gateway.web_search`) are an upstream cost too: each adds
 `web_search_micros_per_result` to the provider cost, before the fee; so does each
-page the web fetch tool read (`gateway.server_tools`), `web_fetch_micros_per_fetch`.
+page the web fetch tool read (`gateway.server_tools`), `web_fetch_micros_per_fetch`,
+and each image the image generation tool drew (`gateway.image_tool`), at the image
+model's price (`tool_micros`).
 
 A route priced at zero for both prompt and completion (a `:free` variant) is
 free: its charge is 0 (or its web search's and fetches', with the fee), the minimum charge
@@ -141,6 +143,7 @@ def charge_for(
     search_results: int = 0,
     web_fetches: int = 0,
     media: tuple[MediaBill, ...] = (),
+    tool_micros: int = 0,
 ) -> Charge:
     free = not prompt_per_mtok and not completion_per_mtok  # a `:free` route
     if free:
@@ -149,9 +152,9 @@ def charge_for(
         cost = provider_cost(
             prompt_tokens, completion_tokens, prompt_per_mtok, completion_per_mtok, cache, media
         )
-    if search_results or web_fetches:
+    if search_results or web_fetches or tool_micros:
         cost += search_results * fees.web_search_micros_per_result
-        cost += web_fetches * fees.web_fetch_micros_per_fetch
+        cost += web_fetches * fees.web_fetch_micros_per_fetch + tool_micros
     elif free:
         return Charge(0, 0, 0, 0)
     numerator, denominator = fees.fee_ratio

@@ -31,6 +31,7 @@ from emulator.gateway.requirements import able_routes
 from emulator.gateway.responses_schemas import ResponsesRequest
 from emulator.gateway.routing import ProviderPrefs, Route
 from emulator.gateway.schema_checks import check_output_schema, check_tools
+from emulator.gateway.server_tools import billed_fetches, tool_micros
 from emulator.gateway.service import candidates, capped, premium_unapproved
 from emulator.gateway.wire import chat, messages, responses
 from emulator.jobs.service import settled_read
@@ -47,7 +48,8 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     check_output_schema(request, endpoint)
     view = rt.catalog.view()
     prefs = ProviderPrefs.from_body(body.get("provider"))
-    routes, request, searched, fetched = candidates(rt, caller, body, request)
+    routes, request, searched, runs = candidates(rt, caller, body, request)
+    fetched, drawn_micros = billed_fetches(runs), tool_micros(runs)
     routes, request = able_routes(view, routes, request, endpoint, prefs, asked(body))
     fees = fees_of(view)
     first = routes[0]
@@ -59,9 +61,9 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
     charge = charge_for(
         prompt, output, *price, fees, search_results=searched, web_fetches=fetched,
-        media=media,
+        media=media, tool_micros=drawn_micros,
     )  # fmt: skip
-    hold = worst_hold(routes, request, fees, searched, fetched)
+    hold = worst_hold(routes, request, fees, searched, fetched, drawn_micros)
     # After the refunds of jobs failed by now, as the request's own hold sees the balance
     available, spend = settled_read(
         rt,
@@ -82,7 +84,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
         "estimated_platform_fee_micros": charge.platform_fee_micros,
         "estimated_charge_micros": charge.charge_micros,
         "fallback_charge_micros": (
-            worst_case(routes[1], request, fees, searched, fetched=fetched)
+            worst_case(routes[1], request, fees, searched, None, fetched, drawn_micros)
             if len(routes) > 1
             else None
         ),

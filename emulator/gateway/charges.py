@@ -51,13 +51,21 @@ def output_limit(request: Request, route: Route) -> int:
 
 
 def worst_hold(
-    routes: list[Route], request: Request, fees: Fees, searched: int = 0, fetched: int = 0
+    routes: list[Route],
+    request: Request,
+    fees: Fees,
+    searched: int = 0,
+    fetched: int = 0,
+    tool_micros: int = 0,
 ) -> int:
     """The hold before the first attempt: the most any of the routes can charge
     (`searched`: web search results in the prompt, `fetched`: pages the web fetch tool
-    read, each charged)."""
+    read, each charged, `tool_micros`: the images the image generation tool drew)."""
     reshaped = _reshaped(request)
-    return max(worst_case(route, request, fees, searched, reshaped, fetched) for route in routes)
+    return max(
+        worst_case(route, request, fees, searched, reshaped, fetched, tool_micros)
+        for route in routes
+    )
 
 
 def worst_case(
@@ -67,6 +75,7 @@ def worst_case(
     searched: int = 0,
     reshaped: bool | None = None,
     fetched: int = 0,
+    tool_micros: int = 0,
 ) -> int:
     """The most this route can charge for the request (`reshaped`: `_reshaped(request)`,
     when known)."""
@@ -90,7 +99,14 @@ def worst_case(
         prompt_price = prompt_cache.worst_prompt_price(route, request)
     price = prompt_price, route.completion_micros_per_mtok
     charge = charge_for(
-        prompt, output, *price, fees, search_results=searched, web_fetches=fetched, media=media
+        prompt,
+        output,
+        *price,
+        fees,
+        search_results=searched,
+        web_fetches=fetched,
+        media=media,
+        tool_micros=tool_micros,
     )
     return charge.charge_micros
 
@@ -153,7 +169,8 @@ def charge_of(
     fetched = server_tools.billed_fetches(served.tool_runs)
     bills = media_bills(route, media)
     searched = len(served.web_results)
-    return charge_for(prompt, completion, *price, fees, bill, searched, fetched, bills)
+    drawn = server_tools.tool_micros(served.tool_runs)
+    return charge_for(prompt, completion, *price, fees, bill, searched, fetched, bills, drawn)
 
 
 # How each endpoint's `usage.cost_details` names the provider's prompt and output

@@ -14,13 +14,8 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
 from emulator.gateway.chat_schemas import CacheControl
-from emulator.gateway.server_tools import (
-    KINDS,
-    NATIVE_FETCH,
-    NATIVE_FETCH_TOOLS,
-    Domain,
-    ServerToolType,
-)
+from emulator.gateway.server_tools import KINDS, NATIVE_FETCH, NATIVE_FETCH_TOOLS, ServerToolType
+from emulator.gateway.web_fetch import Domain
 from emulator.gateway.web_search import ANTHROPIC_TOOLS
 
 SEARCH_NAME = "web_search"  # the name Anthropic's web search tool is called by
@@ -75,8 +70,8 @@ class Tool(OpenWireModel):
                 f"server tools such as {kind!r} are not emulated; send custom tools (a "
                 "`name` and an `input_schema`), web search (`web_search_20250305`, "
                 "`openrouter:web_search`, `plugins` or a model id ending in `:online`), "
-                "web fetch (`web_fetch_20250910`, `openrouter:web_fetch`) or "
-                "`openrouter:datetime`"
+                "web fetch (`web_fetch_20250910`, `openrouter:web_fetch`), "
+                "`openrouter:datetime` or `openrouter:image_generation`"
             )
         return data
 

@@ -80,7 +80,7 @@ class InputItem(OpenWireModel):
                 f"input items of type {self.type!r} are not supported; use message, "
                 "function_call, function_call_output, reasoning, item_reference, "
                 "image_generation_call or a server tool's call (openrouter:web_search, "
-                "openrouter:datetime, openrouter:web_fetch)"
+                "openrouter:datetime, openrouter:web_fetch, openrouter:image_generation)"
             )
         missing = [name for name in needs if getattr(self, name) is None]
         if missing:
@@ -99,6 +99,7 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "openrouter:web_search": (),
     "openrouter:datetime": (),
     "openrouter:web_fetch": (),
+    "openrouter:image_generation": (),
 }
 
 

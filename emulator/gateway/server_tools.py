@@ -1,5 +1,6 @@
-"""OpenRouter's server tools besides web search: `openrouter:datetime` and
-`openrouter:web_fetch`, which the gateway runs for the model before it answers.
+"""OpenRouter's server tools besides web search: `openrouter:datetime`,
+`openrouter:web_fetch` and `openrouter:image_generation` (`image_tool`), which the
+gateway runs for the model before it answers.
 
 They run as OpenRouter's web search tool does here (`web_search`): when the user has
 just spoken and the tool choice lets the model call tools. Datetime reads the virtual
@@ -22,54 +23,55 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, Field, ValidationError
+from pydantic import AfterValidator, ValidationError
 
 from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
+from emulator.gateway import image_tool, web_fetch
 from emulator.gateway.canonical import Message, Request
-from emulator.gateway.topic_words import topic_words
+from emulator.gateway.image_tool import IMAGE_GENERATION, ImageGenerationConfig
+from emulator.gateway.web_fetch import (
+    FETCH_LIMIT,
+    FREE_ENGINES,
+    WebFetchConfig,
+    host_of,
+    urls_in,
+)
 from emulator.gateway.web_search import (
     ANTHROPIC_FETCH_TOOLS,
     WebResult,
     before_last_user,
     is_search_tool,
     lets_tools,
-    on_domain,
     query_of,
     shown_query,
 )
 
+if TYPE_CHECKING:
+    from emulator.gateway.catalog import CatalogView
+
 DATETIME = "openrouter:datetime"
 WEB_FETCH = "openrouter:web_fetch"
-KINDS = frozenset({DATETIME, WEB_FETCH})
+KINDS = frozenset({DATETIME, WEB_FETCH, IMAGE_GENERATION})
 # Anthropic's web fetch tool, by version (`/messages` only; answered in `native_fetch`).
 NATIVE_FETCH_TOOLS = ANTHROPIC_FETCH_TOOLS
 NATIVE_FETCH = "web_fetch"  # its calls' kind, and the name it is called by
-ServerToolType = Literal["openrouter:datetime", "openrouter:web_fetch"]
-FETCH_LIMIT = 50  # OpenRouter's hard limit of fetches in one request
-# Engines that charge nothing per page: OpenRouter's own, Firecrawl's (your own key)
-# and the provider's (`native`: Anthropic's tool costs only the tokens it adds).
-FREE_ENGINES = frozenset({"openrouter", "firecrawl", "native"})
-CHARS_PER_TOKEN = 4  # `max_content_tokens` is approximate, as OpenRouter's is
-_URL = re.compile(r"https?://[^\s<>\"'`()\[\]{}]+")
+ServerToolType = Literal[
+    "openrouter:datetime", "openrouter:web_fetch", "openrouter:image_generation"
+]
 _RESULT_LINE = re.compile(r"^The ([a-z_:]+) tool returned: (\{.*\})$", re.M)
-_ITEM_PREFIXES = {"openrouter:web_search": "ws", DATETIME: "dt", WEB_FETCH: "wf"}
+_ITEM_PREFIXES = {
+    "openrouter:web_search": "ws",
+    DATETIME: "dt",
+    WEB_FETCH: "wf",
+    IMAGE_GENERATION: "ig",
+}
 _ENDS = ("response.completed", "response.incomplete", "response.failed")
-
-
-def _bare_domain(domain: str) -> str:
-    if "://" in domain:
-        raise ValueError(f"a domain is written without its scheme: not {domain!r}")
-    return domain
-
-
-Domain = Annotated[str, Field(min_length=1, max_length=253), AfterValidator(_bare_domain)]
 
 
 def _known_zone(name: str) -> str:
@@ -86,15 +88,21 @@ class DatetimeConfig(OpenWireModel):
     timezone: Annotated[str, AfterValidator(_known_zone)] | None = None
 
 
-class WebFetchConfig(OpenWireModel):
-    engine: Literal["auto", "native", "exa", "openrouter", "firecrawl", "parallel"] | None = None
-    max_uses: Annotated[int, Field(ge=1)] | None = None
-    max_content_tokens: Annotated[int, Field(ge=1)] | None = None
-    allowed_domains: list[Domain] | None = None
-    blocked_domains: list[Domain] | None = None
+_CONFIGS: dict[str, type[OpenWireModel]] = {
+    DATETIME: DatetimeConfig,
+    WEB_FETCH: WebFetchConfig,
+    IMAGE_GENERATION: ImageGenerationConfig,
+}
 
 
-_CONFIGS: dict[str, type[OpenWireModel]] = {DATETIME: DatetimeConfig, WEB_FETCH: WebFetchConfig}
+@dataclass(frozen=True)
+class Setting:
+    """What the tools read besides the request: the virtual clock's time, the catalog
+    (the image models) and the origin the emulator's media are served from."""
+
+    now: float
+    view: CatalogView
+    origin: str
 
 
 @dataclass(frozen=True)
@@ -107,10 +115,16 @@ class Run:
     error: str | None = None
     code: str | None = None  # the error's, as Anthropic's tool names it
     billed: bool = False  # a page read by an engine that charges for it
+    cost_micros: int = 0  # what the call cost upstream besides tokens (an image drawn)
 
 
 def billed_fetches(runs_: tuple[Run, ...]) -> int:
     return sum(run.billed for run in runs_) if runs_ else 0  # none: nearly every request
+
+
+def tool_micros(runs_: tuple[Run, ...]) -> int:
+    """The upstream cost of the calls priced by themselves (the images drawn)."""
+    return sum(run.cost_micros for run in runs_) if runs_ else 0
 
 
 def is_server_tool(tool: Any) -> bool:
@@ -125,7 +139,13 @@ def called(body: dict[str, Any], messages: tuple[Message, ...]) -> dict[str, Ope
         return {}
     found = configs(body)
     last_role = messages[-1].role if messages else "user"
-    return found if found and last_role == "user" and lets_tools(body) else {}
+    if not found or last_role != "user" or not lets_tools(body):
+        return {}
+    if IMAGE_GENERATION in found and not (
+        body.get("tool_choice") == "required" or image_tool.asks_for_picture(messages)
+    ):
+        del found[IMAGE_GENERATION]  # nothing to draw: the model does not call it
+    return found
 
 
 def choice_after_server_tools(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:
@@ -155,6 +175,8 @@ def configs(body: dict[str, Any]) -> dict[str, OpenWireModel]:
                 f"`{kind}` is given twice in `tools`: send it once.", param=f"tools[{index}]"
             )
         found[kind] = _config(_CONFIGS[kind], tool.get("parameters"), index)
+        if isinstance(config := found[kind], ImageGenerationConfig):
+            config.at(index)
     return found
 
 
@@ -172,15 +194,19 @@ def _config(model: type[OpenWireModel], given: Any, index: int) -> OpenWireModel
 
 
 def runs(
-    found: dict[str, OpenWireModel], messages: tuple[Message, ...], now: float
+    found: dict[str, OpenWireModel], messages: tuple[Message, ...], setting: Setting
 ) -> tuple[Run, ...]:
-    """The calls the model makes when it may call tools now: the time, then each URL."""
+    """The calls the model makes when it may call tools now: the time, then each URL,
+    then the picture."""
     runs_: list[Run] = []
     if isinstance(datetime_config := found.get(DATETIME), DatetimeConfig):
-        runs_.append(_datetime(datetime_config, now))
+        runs_.append(_datetime(datetime_config, setting.now))
     for kind in (WEB_FETCH, NATIVE_FETCH):
         if isinstance(fetch := found.get(kind), WebFetchConfig):
             runs_ += _fetches(kind, fetch, messages)
+    if isinstance(image := found.get(IMAGE_GENERATION), ImageGenerationConfig):
+        result, error, cost = image_tool.draw(image, messages, setting.view, setting.origin)
+        runs_.append(Run(IMAGE_GENERATION, result, error, cost_micros=cost))
     return tuple(runs_)
 
 
@@ -189,16 +215,13 @@ def _fetches(kind: str, fetch: WebFetchConfig, messages: tuple[Message, ...]) ->
     runs_ = []
     for number, url in enumerate(urls_in(query_of(messages))[:FETCH_LIMIT]):
         if number >= uses:
-            error = f"The web fetch tool's {uses} uses are spent (`max_uses`)."
-            runs_.append(Run(kind, {"url": url}, error, "max_uses_exceeded"))
+            spent = f"The web fetch tool's {uses} uses are spent (`max_uses`)."
+            runs_.append(Run(kind, {"url": url}, spent, "max_uses_exceeded"))
         else:
-            runs_.append(replace(_fetch(url, fetch), kind=kind))
+            result, error, code = web_fetch.fetch(url, fetch)
+            billed = error is None and fetch.engine not in FREE_ENGINES
+            runs_.append(Run(kind, result, error, code, billed))
     return runs_
-
-
-def urls_in(text: str) -> list[str]:
-    """The distinct `http(s)` URLs of a text, in order, without trailing punctuation."""
-    return list(dict.fromkeys(m.rstrip(".,;:!?") for m in _URL.findall(text)))
 
 
 def _datetime(config: DatetimeConfig, now: float) -> Run:
@@ -206,61 +229,6 @@ def _datetime(config: DatetimeConfig, now: float) -> Run:
     moment = datetime.fromtimestamp(now, ZoneInfo(zone))
     stamp = moment.isoformat(timespec="milliseconds")
     return Run(DATETIME, {"datetime": stamp.replace("+00:00", "Z"), "timezone": zone})
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").rstrip(".")
-
-
-def _fetch(url: str, config: WebFetchConfig) -> Run:
-    host = _host(url)
-    if not host:
-        return Run(WEB_FETCH, {"url": url}, "The URL names no host.", "url_not_accessible")
-    if not _allowed(host, urlsplit(url).path, config):
-        error = f"The URL's domain ({host}) is outside the web fetch tool's domain filters."
-        return Run(WEB_FETCH, {"url": url}, error, "url_not_allowed")
-    if host == "invalid" or host.endswith(".invalid"):  # RFC 6761: never resolves
-        error = f"Could not reach {host}: the host does not resolve."
-        return Run(WEB_FETCH, {"url": url}, error, "url_not_accessible")
-    title, content = page(url)
-    limit = config.max_content_tokens
-    if limit is not None and len(content) > limit * CHARS_PER_TOKEN:
-        content = content[: limit * CHARS_PER_TOKEN]
-    result = {"url": url, "title": title, "content": content, "http_status": 200}
-    return Run(WEB_FETCH, result, billed=config.engine not in FREE_ENGINES)
-
-
-def _allowed(host: str, path: str, config: WebFetchConfig) -> bool:
-    """Within `allowed_domains` (a domain covers its subdomains; one with a path, the
-    pages under it) and outside `blocked_domains`."""
-    if config.allowed_domains and not any(
-        _covers(domain, host, path) for domain in config.allowed_domains
-    ):
-        return False
-    return not any(_covers(domain, host, path) for domain in config.blocked_domains or ())
-
-
-def _covers(domain: str, host: str, path: str) -> bool:
-    under = domain.partition("/")[2]
-    return on_domain(host, domain) and path.strip("/").startswith(under.strip("/"))
-
-
-def page(url: str) -> tuple[str, str]:
-    """A page made up from its URL: the same URL, the same title and text."""
-    host, path = _host(url), urlsplit(url).path
-    words = topic_words(path.replace("-", " ").replace("_", " ")) or topic_words(host)
-    words = words[:6] or ["home"]
-    digest = hashlib.sha256(url.encode()).digest()
-    topic = " ".join(words[:3])
-    title = f"{topic.capitalize()} | {host}"
-    sentences = [
-        f"This page on {host} is about {topic}.",
-        f"It explains {words[digest[0] % len(words)]} step by step, with examples.",
-        f"A section compares {words[digest[1] % len(words)]} with the alternatives.",
-        f"The last part lists {2 + digest[2] % 7} questions readers ask about {topic}.",
-        f"Updated {2020 + digest[3] % 6}; {3 + digest[4] % 9} minutes to read.",
-    ]
-    return title, " ".join(sentences)
 
 
 def inject(request: Request, runs_: tuple[Run, ...]) -> Request:
@@ -294,6 +262,8 @@ def said(messages: tuple[Message, ...]) -> str:
 
 
 def _sentence(kind: str, result: dict[str, Any]) -> str:
+    if kind == IMAGE_GENERATION:
+        return image_tool.sentence(result, result.get("error"))
     if "error" in result:
         return f" I could not read {result.get('url')}."
     if kind == DATETIME and isinstance(result.get("datetime"), str):
@@ -304,7 +274,7 @@ def _sentence(kind: str, result: dict[str, Any]) -> str:
         when = f"{moment:%A, %B} {moment.day}, {moment:%Y, %H:%M}"
         return f" It is {when} ({result.get('timezone')})."
     if kind in (WEB_FETCH, NATIVE_FETCH) and isinstance(result.get("url"), str):
-        host = _host(result["url"]) or result["url"]
+        host = host_of(result["url"]) or result["url"]
         return f" From [{host}]({result['url']}): {result.get('title')}."
     return ""
 
@@ -324,6 +294,8 @@ def output_items(
         item: dict[str, Any] = {"type": run.kind, "status": "completed"}
         if run.kind == DATETIME:
             item |= run.result
+        elif run.kind == IMAGE_GENERATION:
+            item |= {"status": "failed"} if run.error else image_tool.item_fields(run.result)
         else:
             item |= {k: v for k, v in run.result.items() if k != "http_status"}
             if "http_status" in run.result:

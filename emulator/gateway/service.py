@@ -98,8 +98,8 @@ def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     # A request for a free variant (its first route, after routing) counts against the
     # free tier; one the hold then refuses gives its count back.
     counted = free_tier.admit(rt, caller.account_id) if free_tier.is_free(routes[0]) else None
-    fetched = server_tools.billed_fetches(runs)
-    held = worst_hold(routes, call.request, fees_of(view), len(found), fetched)
+    fetched, drawn = server_tools.billed_fetches(runs), server_tools.tool_micros(runs)
+    held = worst_hold(routes, call.request, fees_of(view), len(found), fetched, drawn)
     try:
         # A whole answer served inside a transaction (answers.respond) is settled in it:
         # no one can see its hold in between, so the row is written once, closed.
@@ -270,11 +270,11 @@ def reasoning_of(request: Request, route: Route) -> Reasoning | None:
 
 def candidates(
     rt: Runtime, caller: Caller, body: dict[str, Any], request: Request
-) -> tuple[list[Route], Request, int, int]:
+) -> tuple[list[Route], Request, int, tuple[server_tools.Run, ...]]:
     """For a quote or a token count, without serving anything: the routes that would be
     tried (before the request's needs narrow them), the request as they would read it
     (web search results and server tools' results in it), how many search results those
-    are and how many pages were fetched at a charge (each is charged)."""
+    are and the server tools' calls (pages fetched and images drawn are charged)."""
     model, fallbacks, search = web_search.from_body(body, request.messages)
     tools = server_tools.called(body, request.messages)
     request, found, ran = _tools_read(rt, request, search, tools)
@@ -283,7 +283,7 @@ def candidates(
     model = auto_router.resolve(view, model, request, allowed, premium_ok(caller))
     prefs = ProviderPrefs.from_body(body.get("provider"))
     routes = route_candidates(view, model, fallbacks, prefs)
-    return routes, request, len(found), server_tools.billed_fetches(ran)
+    return routes, request, len(found), ran
 
 
 def _tools_read(
@@ -300,7 +300,8 @@ def _tools_read(
         request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
     runs: tuple[server_tools.Run, ...] = ()
     if tools:
-        runs = server_tools.runs(tools, request.messages, rt.clock.now())
+        setting = server_tools.Setting(rt.clock.now(), rt.catalog.view(), rt.settings.origin)
+        runs = server_tools.runs(tools, request.messages, setting)
         request = server_tools.inject(request, runs)
     return request, found, runs
 

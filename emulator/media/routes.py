@@ -1,4 +1,5 @@
-"""GET and HEAD /media/{file}: a job's output, with HTTP range requests so players can seek.
+"""GET and HEAD /media/{file}: a job's output, with HTTP range requests so players can seek;
+and /media/images/{file}: a picture the gateway's image generation tool drew (`image_tool`).
 
 Media URLs are capability URLs, like a storage service's signed links: whoever
 has one can fetch it, no API key needed (a `<video src>` sends none).
@@ -15,6 +16,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from emulator.errors import error_envelope
+from emulator.gateway.image_tool import png_named
 from emulator.media.clips import job_media
 from emulator.openapi_answers import refusals
 from emulator.web import auth_opt, runtime_of
@@ -23,22 +25,31 @@ from emulator.web import auth_opt, runtime_of
 _SPEC = re.compile(r"([0-9]*)-([0-9]*)")
 _HUGE = 10**18  # stands for any offset of more digits than int() should parse
 MP4: Final = "video/mp4"  # what the document says a media file is (every clip is one)
+PNG: Final = "image/png"  # every picture drawn is one
 WHOLE: Final = "whole"  # `_span`'s answer when the Range header is to be ignored
 
 
-def _file(description: str) -> ResponseSpec:
+def _file(description: str, media_type: str) -> ResponseSpec:
     return ResponseSpec(
-        data_container=bytes, media_type=MP4, description=description, generate_examples=False
+        data_container=bytes,
+        media_type=media_type,
+        description=description,
+        generate_examples=False,
     )
 
 
-# A file whole, a range of it, or nothing new (`If-None-Match`); a range past its end.
-FILE_ANSWERS = {
-    200: _file("The file"),
-    206: _file("The `Range` asked for (`Content-Range` says which bytes)"),
-    304: ResponseSpec(data_container=None, description="Unchanged since the `ETag` sent"),
-    **refusals(416),
-}
+def _answers(media_type: str) -> dict[int, ResponseSpec]:
+    """A file whole, a range of it, or nothing new (`If-None-Match`); a range past its end."""
+    return {
+        200: _file("The file", media_type),
+        206: _file("The `Range` asked for (`Content-Range` says which bytes)", media_type),
+        304: ResponseSpec(data_container=None, description="Unchanged since the `ETag` sent"),
+        **refusals(416),
+    }
+
+
+FILE_ANSWERS = _answers(MP4)
+IMAGE_ANSWERS = _answers(PNG)
 
 
 class MediaController(Controller):
@@ -68,19 +79,48 @@ class MediaController(Controller):
     ) -> Response[None]:
         return media_response(request, file_name, with_body=False)
 
+    @get(
+        "/images/{file_name:str}",
+        summary="A picture the image generation tool drew (`openrouter:image_generation`)",
+        media_type=PNG,
+        responses=IMAGE_ANSWERS,
+    )
+    async def picture(
+        self, request: Request[Any, Any, Any], file_name: FromPath[str]
+    ) -> Response[Any]:
+        return file_response(request, png_named(file_name), PNG)
+
+    @head(
+        "/images/{file_name:str}",
+        summary="A drawn picture's headers: GET's answer, without the body",
+        media_type=PNG,
+        responses=IMAGE_ANSWERS,
+    )
+    async def probe_picture(
+        self, request: Request[Any, Any, Any], file_name: FromPath[str]
+    ) -> Response[None]:
+        return file_response(request, png_named(file_name), PNG, with_body=False)
+
 
 def media_response(
     request: Request[Any, Any, Any], file_name: str, *, with_body: bool = True
 ) -> Response[Any]:
+    """A job's output file (`file_response`)."""
+    clip, data = job_media(runtime_of(request), file_name)
+    return file_response(request, data, clip.content_type, with_body=with_body)
+
+
+def file_response(
+    request: Request[Any, Any, Any], data: bytes, content_type: str, *, with_body: bool = True
+) -> Response[Any]:
     """The file, or the range of it asked for. Without the body (HEAD), the same status
     and headers; errors (404, 416) keep their envelope, which the server leaves out."""
-    clip, data = job_media(runtime_of(request), file_name)
     tag = f'"{hashlib.blake2b(data, digest_size=12).hexdigest()}"'
     # Revalidated, not immutable: ids start again after a reset or a restore, so one URL
     # may be another job's file (a browser would keep showing the old one for a year).
     headers = {"Accept-Ranges": "bytes", "Cache-Control": "no-cache", "ETag": tag}
     if _matches(request.headers.get("if-none-match"), tag):
-        return Response(b"", status_code=304, headers=headers, media_type=clip.content_type)
+        return Response(b"", status_code=304, headers=headers, media_type=content_type)
     wanted = request.headers.get("range")
     if wanted and request.headers.get("if-range", tag) != tag:
         wanted = None  # the file changed since the client's first part: all of it (RFC 9110)
@@ -94,7 +134,7 @@ def media_response(
         headers["Content-Range"] = f"bytes {start}-{end}/{len(data)}"
     headers["Content-Length"] = str(len(body))
     body = body if with_body else b""
-    return Response(body, status_code=status, headers=headers, media_type=clip.content_type)
+    return Response(body, status_code=status, headers=headers, media_type=content_type)
 
 
 def _matches(if_none_match: str | None, tag: str) -> bool:

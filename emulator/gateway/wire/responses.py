@@ -44,6 +44,7 @@ NOT_READ = frozenset(
         "openrouter:web_search",
         "openrouter:datetime",
         "openrouter:web_fetch",
+        "openrouter:image_generation",
         IMAGE_ITEM,
     }
 )
