@@ -20,7 +20,16 @@ from emulator.gateway.canonical import (
     ToolCallStart,
 )
 from emulator.gateway.logprobs import entries_of, split
-from emulator.gateway.wire import chat
+from emulator.gateway.wire.chat_parts import (
+    REASONING_FORMATS,
+    cache_of,
+    detail_tokens,
+    logprobs_json,
+    native_fields,
+    reasoning_detail,
+    split_total,
+    usage,
+)
 from emulator.gateway.wire.messages import signature as thinking_signature
 
 
@@ -96,7 +105,7 @@ def render_chunks(
             "index": choice,
             "delta": delta,
             "finish_reason": finish,
-            **chat.native_fields(native, finish, stop),
+            **native_fields(native, finish, stop),
         }
         entry["logprobs"] = logprobs
         return {**head, "choices": [entry]}
@@ -114,10 +123,10 @@ def render_chunks(
             yield chunk(_signature_piece(thoughts.pop(delta.choice)), delta.choice)
         if isinstance(delta, TextDelta):
             entries = delta.logprobs
-            logprobs = None if entries is None else chat.logprobs_json(entries)
+            logprobs = None if entries is None else logprobs_json(entries)
             yield chunk({"content": delta.text}, delta.choice, None, logprobs)
         elif isinstance(delta, ReasoningDelta):  # OpenRouter's fields
-            details = [chat.reasoning_detail(delta.text, style=reasoning_style)]
+            details = [reasoning_detail(delta.text, style=reasoning_style)]
             piece = {"content": "", "reasoning": delta.text, "reasoning_details": details}
             if signed:
                 thoughts.setdefault(delta.choice, []).append(delta.text)
@@ -143,7 +152,7 @@ def render_chunks(
     if ended:  # one usage for all the choices
         output = sum(finish.output_tokens for finish in ended)
         reasoning = sum(finish.reasoning_tokens for finish in ended)
-        tokens = chat.usage(ended[0].input_tokens, output, reasoning, ended[0].cache)
+        tokens = usage(ended[0].input_tokens, output, reasoning, ended[0].cache)
         images = sum(finish.image_tokens for finish in ended)
         if images:
             tokens["completion_tokens_details"]["image_tokens"] = images
@@ -157,7 +166,7 @@ def _signature_piece(thought: list[str]) -> dict[str, Any]:
     """The last delta of a thinking: no text, the signature of all of it."""
     signature = thinking_signature("".join(thought))
     detail: dict[str, Any] = {"type": "reasoning.text", "text": "", "signature": signature}
-    detail |= {"format": chat.REASONING_FORMATS["messages"], "index": 0}
+    detail |= {"format": REASONING_FORMATS["messages"], "index": 0}
     return {"content": "", "reasoning": "", "reasoning_details": [detail]}
 
 
@@ -180,14 +189,12 @@ def parse_chunks(chunks: Iterable[dict[str, Any]]) -> Iterator[Delta]:
             u = chunk["usage"]
             # The usage is a total over the choices: the first carries the remainder.
             choices = sorted(reasons) or [0]
-            cache = chat.cache_of(u.get("prompt_tokens_details"))
+            cache = cache_of(u.get("prompt_tokens_details"))
             for n, c in enumerate(choices):
-                output = chat.split_total(u["completion_tokens"], len(choices), n)
-                reasoning = chat.split_total(
-                    chat.detail_tokens(u, "reasoning_tokens"), len(choices), n
-                )
-                images = chat.split_total(chat.detail_tokens(u, "image_tokens"), len(choices), n)
-                sound = chat.split_total(chat.detail_tokens(u, "audio_tokens"), len(choices), n)
+                output = split_total(u["completion_tokens"], len(choices), n)
+                reasoning = split_total(detail_tokens(u, "reasoning_tokens"), len(choices), n)
+                images = split_total(detail_tokens(u, "image_tokens"), len(choices), n)
+                sound = split_total(detail_tokens(u, "audio_tokens"), len(choices), n)
                 reason = reasons.get(c, "stop")
                 prompt = u["prompt_tokens"]
                 yield Finish(reason, prompt, output, c, reasoning, cache, None, images, sound)  # type: ignore[arg-type]

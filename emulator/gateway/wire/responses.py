@@ -25,7 +25,8 @@ from emulator.gateway.canonical import (
 )
 from emulator.gateway.logprobs import entries_of
 from emulator.gateway.server_tools import choice_after_server_tools
-from emulator.gateway.wire.chat import cache_of, content_text
+from emulator.gateway.wire.chat import content_text
+from emulator.gateway.wire.chat_parts import cache_of
 from emulator.gateway.wire.responses_items import (
     IMAGE_ITEM,
     SHOWN,
