@@ -60,6 +60,9 @@ def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent:
         event.cached_tokens, event.cache_write_tokens = spent.cache.read, spent.cache.written
     event.web_search_results = len(served.web_results)
     event.web_fetches = server_tools.billed_fetches(served.tool_runs)
+    drawn = server_tools.tool_micros(served.tool_runs)
+    if drawn:  # what of the provider cost the image generation tool's pictures were
+        event.metadata["image_generation_micros"] = drawn
     event.total_tokens = prompt + completion
     event.provider_cost_micros = charge.provider_cost_micros
     event.platform_fee_micros = charge.platform_fee_micros

@@ -78,6 +78,7 @@ def test_the_model_draws_when_asked_and_the_picture_is_served_and_charged(
         quote = http.post("/ai-gateway/quote", json=chat(ASK, tools=[TOOL])).json()
     assert event["charge_micros"] == charged.charge_micros
     assert event["provider_cost_micros"] == charged.provider_cost_micros
+    assert event["metadata"]["image_generation_micros"] == PICTURE_MICROS
     assert quote["estimated_input_tokens"] == usage.prompt_tokens
     assert quote["estimated_provider_cost_micros"] > PICTURE_MICROS
     assert quote["hold_micros"] >= charged.charge_micros
