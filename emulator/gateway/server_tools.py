@@ -142,10 +142,19 @@ def called(body: dict[str, Any], messages: tuple[Message, ...]) -> dict[str, Ope
     if not found or last_role != "user" or not lets_tools(body):
         return {}
     if IMAGE_GENERATION in found and not (
-        body.get("tool_choice") == "required" or image_tool.asks_for_picture(messages)
+        _only_server_tools_required(body) or image_tool.asks_for_picture(messages)
     ):
         del found[IMAGE_GENERATION]  # nothing to draw: the model does not call it
     return found
+
+
+def _only_server_tools_required(body: dict[str, Any]) -> bool:
+    """A tool must be called (`required`, Anthropic's `any`) and only the gateway's tools
+    could be: the model calls them whatever was said."""
+    choice = body.get("tool_choice")
+    if choice != "required" and not (isinstance(choice, dict) and choice.get("type") == "any"):
+        return False
+    return all(is_search_tool(t) or is_server_tool(t) for t in body.get("tools") or ())
 
 
 def choice_after_server_tools(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:

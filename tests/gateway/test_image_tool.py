@@ -105,6 +105,26 @@ def test_a_required_tool_choice_draws_whatever_was_said(client: openai.OpenAI) -
         **chat("A quiet harbour at dawn", tools=[TOOL], tool_choice="required")
     )
     assert shown(answer.choices[0].message.content or "")[0] == "A quiet harbour at dawn"
+    # With a function tool too, `required` is the function's call: nothing is drawn.
+    function = {"type": "function", "function": {"name": "log", "parameters": {"type": "object"}}}
+    called = client.chat.completions.create(
+        **chat("A quiet harbour at dawn", tools=[TOOL, function], tool_choice="required")
+    )
+    assert called.choices[0].finish_reason == "tool_calls"
+    assert called.usage is not None
+    assert "server_tool_use_details" not in (called.usage.model_extra or {})
+
+
+def test_anthropics_any_tool_choice_draws_too(claude: anthropic.Anthropic) -> None:
+    answer = claude.messages.create(
+        model="anthropic/claude-sonnet-4",
+        max_tokens=400,
+        messages=[{"role": "user", "content": "A quiet harbour at dawn"}],
+        tools=[TOOL],  # type: ignore[list-item]
+        tool_choice={"type": "any"},
+    )
+    text = "".join(block.text for block in answer.content if block.type == "text")
+    assert shown(text)[0] == "A quiet harbour at dawn"
 
 
 @pytest.mark.parametrize(
