@@ -66,13 +66,17 @@ def test_every_route_keeps_its_contract(case: schemathesis.Case) -> None:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if case.headers:
         headers = {**case.headers, **headers}
+    contract = [
+        checks.content_type_conformance,
+        checks.status_code_conformance,
+        checks.response_schema_conformance,
+        checks.ignored_auth,
+    ]
+    if "{" in case.path and case.formatted_path in case.operation.schema.raw_schema["paths"]:
+        # A template filled in as another route's own path (`/models/{model_id}` as
+        # `/models/user`): OpenAPI matches the concrete path first, so that route answers
+        # under its own contract (checked by its own cases); here, only no server error.
+        contract = []
     case.call_and_validate(
-        headers=headers,
-        checks=[
-            checks.content_type_conformance,
-            checks.status_code_conformance,
-            checks.response_schema_conformance,
-            checks.ignored_auth,
-        ],
-        additional_checks=[no_unexpected_server_error],
+        headers=headers, checks=contract, additional_checks=[no_unexpected_server_error]
     )
