@@ -13,6 +13,7 @@ from pydantic import AfterValidator, Field, ValidationInfo, field_validator, mod
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import audio, files, images, server_tools, web_search
+from emulator.gateway.image_output import AspectRatio
 from emulator.gateway.openrouter_fields import (
     DebugOptions,
     Plugin,
@@ -285,9 +286,6 @@ class AudioSettings(OpenWireModel):
 
     voice: str | dict[str, Any]
     format: Literal["wav", "aac", "mp3", "flac", "opus", "pcm16"]
-
-
-AspectRatio = Literal["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
 
 
 class ImageConfig(OpenWireModel):

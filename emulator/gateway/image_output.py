@@ -20,7 +20,7 @@ import base64
 import struct
 import zlib
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from emulator.gateway.canonical import Completion, ImageOutput, Request
 from emulator.ids import LazyRng
@@ -41,6 +41,8 @@ SIZES_1K = {
     "21:9": (1536, 672),
 }
 SCALES = {"1K": 1, "2K": 2, "4K": 4}
+# The aspect ratios a request may ask for: those of `SIZES_1K`.
+AspectRatio = Literal["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
 
 
 def asked(body: dict[str, Any]) -> ImageOutput | None:

@@ -2,8 +2,9 @@
 asks for a picture, the gateway draws it with an image model, and the model shows it.
 
 The model calls it once when the user has just spoken, the tool choice lets it call
-tools, and the last user message asks for a picture (one of `PICTURE_WORDS`), or the
-tool choice is `required`; the prompt is that message. The image model is
+tools, and the last user message asks for a picture (one of `PICTURE_WORDS`), or a tool
+must be called and the gateway's are the only ones (`server_tools.called`); the prompt
+is that message. The image model is
 `parameters.model` (a catalog model with `image` among its output modalities; OpenRouter's
 default, `openai/gpt-5-image`, when unset). The picture is drawn as answers' images are
 (`image_output.gradient_png`, two colours from the prompt's digest) at `parameters.size`
@@ -25,10 +26,17 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, PrivateAttr
 
+from emulator.billing.pricing import provider_cost
 from emulator.bodies import OpenWireModel
 from emulator.errors import NotFound, ValidationFailed
 from emulator.gateway.canonical import Message
-from emulator.gateway.image_output import SIZES_1K, TOKENS_PER_IMAGE, gradient_png
+from emulator.gateway.image_output import (
+    SIZES_1K,
+    TOKENS_PER_IMAGE,
+    AspectRatio,
+    gradient_png,
+)
+from emulator.gateway.web_search import query_of
 
 if TYPE_CHECKING:
     from emulator.gateway.catalog import CatalogView
@@ -44,7 +52,6 @@ PICTURE_WORDS = re.compile(
     re.IGNORECASE,
 )
 _NAME = re.compile(r"ig-([1-9][0-9]{1,3})x([1-9][0-9]{1,3})-([0-9a-f]{6})-([0-9a-f]{6})\.png")
-AspectRatio = Literal["1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"]
 
 
 def _drawable(size: str) -> str:
@@ -80,8 +87,7 @@ class ImageGenerationConfig(OpenWireModel):
 
 def asks_for_picture(messages: tuple[Message, ...]) -> bool:
     """Whether the last user message asks for a picture."""
-    last = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    return PICTURE_WORDS.search(last) is not None
+    return PICTURE_WORDS.search(query_of(messages)) is not None
 
 
 def draw(
@@ -90,8 +96,7 @@ def draw(
     """The call: what the model reads, why it failed (None) and what it costs (micros)."""
     model_id = config.model or DEFAULT_MODEL
     model = _image_model(view, model_id, config)
-    last = next((m.text for m in reversed(messages) if m.role == "user"), "")
-    prompt = " ".join(last.split())[:PROMPT_CHARS]
+    prompt = " ".join(query_of(messages).split())[:PROMPT_CHARS]
     if all(view.providers[p["name"]].status == "down" for p in model["providers"]):
         error = f"The image model {model_id} is unavailable: its providers are down."
         return {"status": "error", "model": model_id}, error, 0
@@ -101,7 +106,7 @@ def draw(
     result = {"status": "ok", "model": model_id, "prompt": prompt, "imageUrl": url}
     pricing = model["pricing"]
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
-    return result, None, -(-TOKENS_PER_IMAGE * price // 1_000_000)
+    return result, None, provider_cost(0, TOKENS_PER_IMAGE, 0, price)  # one image's output
 
 
 def _image_model(view: CatalogView, model_id: str, config: ImageGenerationConfig) -> Any:
