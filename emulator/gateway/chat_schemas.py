@@ -171,8 +171,8 @@ def only_functions(tool: Any) -> Any:
         raise ValueError(
             f"tools of type {kind!r} are not supported by the emulator, which runs function "
             'tools ({"type": "function", ...}) and the server tools `openrouter:web_search`, '
-            "`openrouter:datetime`, `openrouter:web_fetch` and `openrouter:image_generation`; "
-            "leave it out of `tools` in tests"
+            "`openrouter:datetime`, `openrouter:web_fetch` and `openrouter:image_generation` "
+            "(and on /responses OpenAI's `image_generation`); leave it out of `tools` in tests"
         )
     return tool
 

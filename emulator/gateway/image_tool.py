@@ -1,20 +1,25 @@
-"""OpenRouter's image generation server tool (`openrouter:image_generation`): the model
-asks for a picture, the gateway draws it with an image model, and the model shows it.
+"""The image generation tools the gateway runs for the model: OpenRouter's server tool
+(`openrouter:image_generation`, on every route) and OpenAI's hosted tool
+(`image_generation`, on `/responses`). The model asks for a picture, the gateway draws it
+with an image model, and the model shows it.
 
-The model calls it once when the user has just spoken, the tool choice lets it call
+The model calls one once when the user has just spoken, the tool choice lets it call
 tools, and the last user message asks for a picture (one of `PICTURE_WORDS`), or a tool
-must be called and the gateway's are the only ones (`server_tools.called`); the prompt
-is that message. The image model is
+must be called and the gateway's are the only ones, or OpenAI's tool choice names it
+(`server_tools.called`); the prompt is that message. OpenRouter's tool draws with
 `parameters.model` (a catalog model with `image` among its output modalities; OpenRouter's
-default, `openai/gpt-5-image`, when unset). The picture is drawn as answers' images are
-(`image_output.gradient_png`, two colours from the prompt's digest) at `parameters.size`
-(`WxH`), else at `parameters.aspect_ratio`'s size, else 1024x1024, and served by the
-emulator itself under `/media/images/` (no key needed, as a storage link). The model reads
-`{"status": "ok", "model", "prompt", "imageUrl"}` and shows the image in markdown. The
-picture costs what one image costs on the image model (`TOKENS_PER_IMAGE` output tokens
-at its image output price, else its completion price), added to the provider's cost as
-web fetches are. With every provider of the image model down the call fails (nothing
-charged) and the model says so.
+default, `openai/gpt-5-image`, when unset); OpenAI's names OpenAI's own image models,
+which the catalog's `openai/gpt-5-image` stands for unless its `model` is a catalog image
+model. The picture (`pictures.Picture`: a gradient between two colours from the prompt's
+digest) is drawn at `size` (`WxH`), else at OpenRouter's `aspect_ratio`'s size, else
+1024x1024, in the `output_format`, `background` and `output_compression` asked for.
+OpenRouter's tool serves it under `/media/images/` (no key needed, as a storage link) and
+the model reads `{"status": "ok", "model", "prompt", "imageUrl"}` and shows it in
+markdown; OpenAI's hands it over in its `image_generation_call` output item, with partial
+images while streaming (`partial_images`). The picture costs what one image costs on the
+image model (`TOKENS_PER_IMAGE` output tokens at its image output price, else its
+completion price), added to the provider's cost as web fetches are. With every provider
+of the image model down the call fails (nothing charged) and the model says so.
 """
 
 from __future__ import annotations
@@ -22,36 +27,34 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, PrivateAttr
+from pydantic import AfterValidator, Field, PrivateAttr, model_validator
 
 from emulator.billing.pricing import provider_cost
 from emulator.bodies import OpenWireModel
 from emulator.errors import NotFound, ValidationFailed
 from emulator.gateway.canonical import Message
-from emulator.gateway.image_output import (
-    SIZES_1K,
-    TOKENS_PER_IMAGE,
-    AspectRatio,
-    gradient_png,
-)
+from emulator.gateway.image_output import SIZES_1K, TOKENS_PER_IMAGE, AspectRatio
+from emulator.gateway.pictures import SIDES, Picture, encode, named
 from emulator.gateway.web_search import query_of
 
 if TYPE_CHECKING:
     from emulator.gateway.catalog import CatalogView
 
 IMAGE_GENERATION = "openrouter:image_generation"
+OPENAI_IMAGE_GENERATION = "image_generation"  # OpenAI's hosted tool, on /responses
+IMAGE_CALL = "image_generation_call"  # its output item
 DEFAULT_MODEL = "openai/gpt-5-image"  # OpenRouter's
 DEFAULT_SIZE = (1024, 1024)
-SIDES = (16, 4096)  # the smallest and largest side drawn (and served)
 PROMPT_CHARS = 1000  # of the user's message, as the prompt the model writes
+PARTIAL_IMAGES = 3  # the most OpenAI's tool streams
 PICTURE_WORDS = re.compile(
     r"\b(draw|drawing|image|picture|photo|photograph|illustration|illustrate|sketch|"
     r"painting|logo|icon|poster|wallpaper|artwork)s?\b",
     re.IGNORECASE,
 )
-_NAME = re.compile(r"ig-([1-9][0-9]{1,3})x([1-9][0-9]{1,3})-([0-9a-f]{6})-([0-9a-f]{6})\.png")
 
 
 def _drawable(size: str) -> str:
@@ -67,8 +70,8 @@ def _drawable(size: str) -> str:
 
 
 class ImageGenerationConfig(OpenWireModel):
-    """The tool's `parameters`: the image model, and the image settings passed to it
-    (those not read here are taken and not used, as a model that ignores them)."""
+    """OpenRouter's tool's `parameters`: the image model, and the image settings passed
+    to it (those not read here are taken and not used, as a model that ignores them)."""
 
     model: Annotated[str, Field(min_length=1)] | None = None
     size: Annotated[str, AfterValidator(_drawable)] | None = None
@@ -80,9 +83,37 @@ class ImageGenerationConfig(OpenWireModel):
     moderation: Literal["auto", "low"] | None = None
     _index: int = PrivateAttr(default=0)  # the tool's place in `tools`, for errors
 
+    @model_validator(mode="after")
+    def _clear_needs_alpha(self) -> ImageGenerationConfig:
+        if self.background == "transparent" and self.output_format == "jpeg":
+            raise ValueError(
+                "a transparent background needs an output_format that has one: png or webp"
+            )
+        return self
+
     def at(self, index: int) -> ImageGenerationConfig:
         self._index = index
         return self
+
+
+class OpenAIImageConfig(ImageGenerationConfig):
+    """OpenAI's tool, its settings beside its `type`: OpenAI's image model names, more
+    qualities, and the partial images a stream shows. `gif` and `svg` are not drawn."""
+
+    type: Literal["image_generation"] = "image_generation"
+    quality: Literal["auto", "low", "medium", "high", "xhigh", "max"] | None = None  # type: ignore[assignment]
+    action: Literal["generate", "edit", "auto"] | None = None
+    partial_images: Annotated[int, Field(ge=0, le=PARTIAL_IMAGES)] | None = None
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A call that drew: the picture, the output item's settings (OpenAI's), and how many
+    partial images a stream shows before it."""
+
+    picture: Picture
+    shown: dict[str, Any] = field(default_factory=dict)
+    partials: int = 0
 
 
 def asks_for_picture(messages: tuple[Message, ...]) -> bool:
@@ -92,25 +123,52 @@ def asks_for_picture(messages: tuple[Message, ...]) -> bool:
 
 def draw(
     config: ImageGenerationConfig, messages: tuple[Message, ...], view: CatalogView, origin: str
-) -> tuple[dict[str, Any], str | None, int]:
-    """The call: what the model reads, why it failed (None) and what it costs (micros)."""
+) -> tuple[dict[str, Any], str | None, int, Drawing | None]:
+    """The call: what the model reads, why it failed (None), what it costs (micros) and
+    the picture drawn."""
+    openai = isinstance(config, OpenAIImageConfig)
     model_id = config.model or DEFAULT_MODEL
-    model = _image_model(view, model_id, config)
+    where = f"tools[{config._index}]" + ("" if openai else ".parameters")
+    model = (_openai_image_model if openai else _image_model)(view, model_id, where + ".model")
     prompt = " ".join(query_of(messages).split())[:PROMPT_CHARS]
     if all(view.providers[p["name"]].status == "down" for p in model["providers"]):
         error = f"The image model {model_id} is unavailable: its providers are down."
-        return {"status": "error", "model": model_id}, error, 0
+        return {"status": "error", "model": model_id}, error, 0, None
     width, height = _size(config)
-    digest = hashlib.sha256(f"{model_id}\n{width}x{height}\n{prompt}".encode()).hexdigest()
-    url = f"{origin}/media/images/ig-{width}x{height}-{digest[:6]}-{digest[6:12]}.png"
-    result = {"status": "ok", "model": model_id, "prompt": prompt, "imageUrl": url}
+    digest = hashlib.sha256(f"{model_id}\n{width}x{height}\n{prompt}".encode()).digest()
+    picture = Picture(
+        width,
+        height,
+        (digest[0], digest[1], digest[2]),
+        (digest[3], digest[4], digest[5]),
+        config.output_format or "png",
+        config.background == "transparent",
+        100 if config.output_compression is None else config.output_compression,
+    )
+    result = {"status": "ok", "model": model_id, "prompt": prompt}
+    if not openai:
+        result["imageUrl"] = f"{origin}/media/images/{picture.name}"
     pricing = model["pricing"]
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
-    return result, None, provider_cost(0, TOKENS_PER_IMAGE, 0, price)  # one image's output
+    cost = provider_cost(0, TOKENS_PER_IMAGE, 0, price)  # one image's output
+    return result, None, cost, _drawing(config, picture, prompt)
 
 
-def _image_model(view: CatalogView, model_id: str, config: ImageGenerationConfig) -> Any:
-    param = f"tools[{config._index}].parameters.model"
+def _drawing(config: ImageGenerationConfig, picture: Picture, prompt: str) -> Drawing:
+    if not isinstance(config, OpenAIImageConfig):
+        return Drawing(picture)
+    shown = {
+        "action": "generate",
+        "background": "transparent" if picture.transparent else "opaque",
+        "output_format": picture.format,
+        "quality": "high" if config.quality in (None, "auto") else config.quality,
+        "size": f"{picture.width}x{picture.height}",
+        "revised_prompt": prompt,
+    }
+    return Drawing(picture, shown, config.partial_images or 0)
+
+
+def _image_model(view: CatalogView, model_id: str, param: str) -> Any:
     model = view.by_id.get(model_id)
     if model is None or "image" not in model["architecture"]["output_modalities"]:
         makers = [m["id"] for m in view.models if "image" in m["architecture"]["output_modalities"]]
@@ -123,6 +181,15 @@ def _image_model(view: CatalogView, model_id: str, config: ImageGenerationConfig
     return model
 
 
+def _openai_image_model(view: CatalogView, model_id: str, param: str) -> Any:
+    """The catalog's image model a name of OpenAI's stands for: itself if the catalog
+    has it, else the default one."""
+    model = view.by_id.get(model_id)
+    if model is not None and "image" in model["architecture"]["output_modalities"]:
+        return model
+    return _image_model(view, DEFAULT_MODEL, param)
+
+
 def _size(config: ImageGenerationConfig) -> tuple[int, int]:
     if config.size is not None and config.size != "auto":
         width, _, height = config.size.partition("x")
@@ -132,29 +199,33 @@ def _size(config: ImageGenerationConfig) -> tuple[int, int]:
     return DEFAULT_SIZE
 
 
-def png_named(name: str) -> bytes:
-    """The picture a media name (`ig-WxH-top-bottom.png`) stands for: the same bytes for
-    the same name, whoever asks (404 for a name no call could have made)."""
-    match = _NAME.fullmatch(name)
-    low, high = SIDES
-    if match is None or not all(low <= int(side) <= high for side in match.group(1, 2)):
+def picture_named(name: str) -> Picture:
+    """The picture a media name (`ig-WxH-top-bottom.png`, ...) stands for: the same bytes
+    for the same name, whoever asks (404 for a name no call could have made)."""
+    picture = named(name)
+    if picture is None:
         raise NotFound(f"No image {name!r}.")
-    top, bottom = (tuple(bytes.fromhex(colour)) for colour in match.group(3, 4))
-    return gradient_png(int(match[1]), int(match[2]), top, bottom)
+    return picture
 
 
-def item_fields(result: dict[str, Any]) -> dict[str, Any]:
-    """The output item's fields of a call that drew (OpenRouter's responses item: the
-    prompt, the link, and the picture in base64 as OpenAI's `image_generation_call`)."""
-    url = result["imageUrl"]
-    png = png_named(url.rpartition("/")[2])
-    picture = base64.b64encode(png).decode("ascii")
-    return {"prompt": result["prompt"], "imageUrl": url, "result": picture}
+def base64_of(picture: Picture) -> str:
+    return base64.b64encode(encode(picture)).decode("ascii")
+
+
+def item_fields(result: dict[str, Any], drawing: Drawing) -> dict[str, Any]:
+    """The output item's fields of a call that drew: OpenRouter's (the prompt, the link,
+    and the picture in base64), or OpenAI's `image_generation_call` (its settings)."""
+    if drawing.shown:
+        return {"type": IMAGE_CALL, **drawing.shown, "result": base64_of(drawing.picture)}
+    picture = base64_of(drawing.picture)
+    return {"prompt": result["prompt"], "imageUrl": result["imageUrl"], "result": picture}
 
 
 def sentence(result: dict[str, Any], error: str | None) -> str:
     """What the model says after reading the call's result."""
     if error is not None or result.get("status") != "ok":
         return " I could not make the image."
+    if "imageUrl" not in result:  # OpenAI's tool: the picture is in its output item
+        return "\n\nHere is the image you asked for."
     words = " ".join(str(result.get("prompt", "")).split()[:8]) or "image"
     return f"\n\nHere is the image:\n\n![{words.replace(']', '')}]({result.get('imageUrl')})"

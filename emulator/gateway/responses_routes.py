@@ -17,7 +17,7 @@ from emulator.gateway import (
     background,
     body_checks,
     charges,
-    server_tools,
+    server_tool_items,
     service,
     stored_responses,
     usage_records,
@@ -126,7 +126,7 @@ def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str
         if served.web_results:
             events = web_citations.annotated_events(events, served.web_results)
         if items:
-            events = server_tools.with_items(events, items)
+            events = server_tool_items.with_items(events, items, served.tool_runs)
         return events if run is None else background.queued_first(events)
 
     if call.stream:
@@ -184,7 +184,7 @@ def _tool_items(call: service.Call, served: service.Served, ident: str) -> list[
     found = usage_records.tool_search(call, served)
     if not found and not served.tool_runs:
         return []
-    return server_tools.output_items(
+    return server_tool_items.output_items(
         ident, served.tool_runs, query_of(call.request.messages), found
     )
 

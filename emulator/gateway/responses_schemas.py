@@ -19,6 +19,7 @@ from emulator.gateway.chat_schemas import (
     a_function_needs,
     only_functions,
 )
+from emulator.gateway.image_tool import OPENAI_IMAGE_GENERATION
 from emulator.gateway.openrouter_fields import (
     DebugOptions,
     Plugin,
@@ -103,10 +104,19 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
 }
 
 
-class FunctionTool(OpenWireModel):
-    """A function tool, or web search (`web_search`: its `parameters` are the search's)."""
+def _responses_tool(tool: Any) -> Any:
+    """OpenAI's image generation tool is the responses API's own; its settings are
+    checked with the other server tools' (`server_tools.configs`)."""
+    if isinstance(tool, dict) and tool.get("type") == OPENAI_IMAGE_GENERATION:
+        return tool
+    return only_functions(tool)
 
-    type: Literal["function"] | WebSearchType | ServerToolType
+
+class FunctionTool(OpenWireModel):
+    """A function tool, web search (`web_search`: its `parameters` are the search's), a
+    server tool, or OpenAI's image generation tool (its settings beside its type)."""
+
+    type: Literal["function", "image_generation"] | WebSearchType | ServerToolType
     name: Annotated[
         Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
         Field(validate_default=True),
@@ -115,13 +125,20 @@ class FunctionTool(OpenWireModel):
     parameters: dict[str, Any] | None = None
     strict: bool | None = None
 
-    _not_a_function = model_validator(mode="before")(only_functions)
+    _not_a_function = model_validator(mode="before")(_responses_tool)
     _defined = field_validator("name")(a_function_needs)
 
 
 class NamedTool(OpenWireModel):
     type: Literal["function"]
     name: str
+
+
+class HostedToolChoice(OpenWireModel):
+    """OpenAI's choice of a built-in tool: here its image generation tool, which the
+    model then calls whatever was said."""
+
+    type: Literal["image_generation"]
 
 
 class AllowedToolsChoice(OpenWireModel):
@@ -181,7 +198,13 @@ class _Prompt(OpenWireModel):
     input: Annotated[str, Field(min_length=1)] | Annotated[list[InputItem], Field(min_length=1)]
     instructions: str | None = None
     tools: Annotated[list[FunctionTool], Field(max_length=128)] | None = None
-    tool_choice: Literal["auto", "none", "required"] | NamedTool | AllowedToolsChoice | None = None
+    tool_choice: (
+        Literal["auto", "none", "required"]
+        | NamedTool
+        | AllowedToolsChoice
+        | HostedToolChoice
+        | None
+    ) = None
     parallel_tool_calls: bool | None = None
     text: TextConfig | None = None
     models: Annotated[list[str], Field(max_length=10)] | None = None
@@ -196,6 +219,18 @@ class _Prompt(OpenWireModel):
     truncation: Literal["auto", "disabled"] | None = None
 
     _first_of_models = model_validator(mode="before")(model_from_models)
+
+    @model_validator(mode="after")
+    def _hosted_choice_has_its_tool(self) -> _Prompt:
+        if isinstance(self.tool_choice, HostedToolChoice):
+            kind = self.tool_choice.type
+            if not any(tool.type == kind for tool in self.tools or ()):
+                raise ValidationFailed(
+                    f"tool_choice names the {kind} tool, which is not among `tools`: add "
+                    f'{{"type": "{kind}"}} to them.',
+                    param="tool_choice",
+                )
+        return self
 
     @model_validator(mode="after")
     def _no_conversation(self) -> _Prompt:

@@ -11,18 +11,19 @@ made up from its URL, deterministically; a host under `.invalid` cannot be reach
 a URL outside the tool's domain filters is refused. What the tools return joins the
 prompt as a system message before the last user message (input tokens, billed as
 such), one line a call; a model that writes its own text then says what it read
-(`said`). The routes show the calls: output items on `/responses` (`output_items`) and
-`usage.server_tool_use_details` on chat and responses (`usage_details`). Anthropic's
+(`said`). The routes show the calls: output items on `/responses`
+(`server_tool_items`) and `usage.server_tool_use_details` on chat and responses
+(`usage_details`). OpenAI's image generation tool (`image_generation`, on `/responses`)
+is run as OpenRouter's, and its tool choice (`{"type": "image_generation"}`) makes the
+model call it whatever was said. Anthropic's
 web fetch tool on `/messages` reads its URLs the same way, with the provider's own
 engine (nothing charged per page); `native_fetch` shows its calls in Anthropic's blocks.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -34,7 +35,13 @@ from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
 from emulator.gateway import image_tool, web_fetch
 from emulator.gateway.canonical import Message, Request
-from emulator.gateway.image_tool import IMAGE_GENERATION, ImageGenerationConfig
+from emulator.gateway.image_tool import (
+    IMAGE_GENERATION,
+    OPENAI_IMAGE_GENERATION,
+    Drawing,
+    ImageGenerationConfig,
+    OpenAIImageConfig,
+)
 from emulator.gateway.web_fetch import (
     FETCH_LIMIT,
     FREE_ENGINES,
@@ -44,12 +51,10 @@ from emulator.gateway.web_fetch import (
 )
 from emulator.gateway.web_search import (
     ANTHROPIC_FETCH_TOOLS,
-    WebResult,
     before_last_user,
     is_search_tool,
     lets_tools,
     query_of,
-    shown_query,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +63,7 @@ if TYPE_CHECKING:
 DATETIME = "openrouter:datetime"
 WEB_FETCH = "openrouter:web_fetch"
 KINDS = frozenset({DATETIME, WEB_FETCH, IMAGE_GENERATION})
+IMAGE_KINDS = (IMAGE_GENERATION, OPENAI_IMAGE_GENERATION)
 # Anthropic's web fetch tool, by version (`/messages` only; answered in `native_fetch`).
 NATIVE_FETCH_TOOLS = ANTHROPIC_FETCH_TOOLS
 NATIVE_FETCH = "web_fetch"  # its calls' kind, and the name it is called by
@@ -65,13 +71,6 @@ ServerToolType = Literal[
     "openrouter:datetime", "openrouter:web_fetch", "openrouter:image_generation"
 ]
 _RESULT_LINE = re.compile(r"^The ([a-z_:]+) tool returned: (\{.*\})$", re.M)
-_ITEM_PREFIXES = {
-    "openrouter:web_search": "ws",
-    DATETIME: "dt",
-    WEB_FETCH: "wf",
-    IMAGE_GENERATION: "ig",
-}
-_ENDS = ("response.completed", "response.incomplete", "response.failed")
 
 
 def _known_zone(name: str) -> str:
@@ -92,6 +91,7 @@ _CONFIGS: dict[str, type[OpenWireModel]] = {
     DATETIME: DatetimeConfig,
     WEB_FETCH: WebFetchConfig,
     IMAGE_GENERATION: ImageGenerationConfig,
+    OPENAI_IMAGE_GENERATION: OpenAIImageConfig,
 }
 
 
@@ -116,6 +116,7 @@ class Run:
     code: str | None = None  # the error's, as Anthropic's tool names it
     billed: bool = False  # a page read by an engine that charges for it
     cost_micros: int = 0  # what the call cost upstream besides tokens (an image drawn)
+    drawing: Drawing | None = None  # the image tools' picture
 
 
 def billed_fetches(runs_: tuple[Run, ...]) -> int:
@@ -129,7 +130,7 @@ def tool_micros(runs_: tuple[Run, ...]) -> int:
 
 def is_server_tool(tool: Any) -> bool:
     kind = tool.get("type") if isinstance(tool, dict) else None
-    return kind in KINDS or kind in NATIVE_FETCH_TOOLS
+    return kind in KINDS or kind in NATIVE_FETCH_TOOLS or kind == OPENAI_IMAGE_GENERATION
 
 
 def called(body: dict[str, Any], messages: tuple[Message, ...]) -> dict[str, OpenWireModel]:
@@ -139,13 +140,24 @@ def called(body: dict[str, Any], messages: tuple[Message, ...]) -> dict[str, Ope
         return {}
     found = configs(body)
     last_role = messages[-1].role if messages else "user"
-    if not found or last_role != "user" or not lets_tools(body):
+    if not found or last_role != "user":
         return {}
-    if IMAGE_GENERATION in found and not (
-        _only_server_tools_required(body) or image_tool.asks_for_picture(messages)
-    ):
-        del found[IMAGE_GENERATION]  # nothing to draw: the model does not call it
+    if forces_image(body) and OPENAI_IMAGE_GENERATION in found:  # that call alone
+        return {OPENAI_IMAGE_GENERATION: found[OPENAI_IMAGE_GENERATION]}
+    if not lets_tools(body):
+        return {}
+    for kind in IMAGE_KINDS:
+        if kind in found and not (
+            _only_server_tools_required(body) or image_tool.asks_for_picture(messages)
+        ):
+            del found[kind]  # nothing to draw: the model does not call it
     return found
+
+
+def forces_image(body: dict[str, Any]) -> bool:
+    """OpenAI's hosted tool choice, `{"type": "image_generation"}` (responses only)."""
+    choice = body.get("tool_choice")
+    return isinstance(choice, dict) and choice.get("type") == OPENAI_IMAGE_GENERATION
 
 
 def _only_server_tools_required(body: dict[str, Any]) -> bool:
@@ -160,6 +172,8 @@ def _only_server_tools_required(body: dict[str, Any]) -> bool:
 def choice_after_server_tools(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:
     """A request's tool choice once the gateway has run its server tools: `required`
     with no tool but them was their call, and the model then answers from their results."""
+    if forces_image(body):
+        return "none"  # the picture was the call: the model then writes its text
     if choice != "required" or tools:
         return choice
     given = body.get("tools") or ()
@@ -183,22 +197,28 @@ def configs(body: dict[str, Any]) -> dict[str, OpenWireModel]:
             raise ValidationFailed(
                 f"`{kind}` is given twice in `tools`: send it once.", param=f"tools[{index}]"
             )
-        found[kind] = _config(_CONFIGS[kind], tool.get("parameters"), index)
+        # OpenAI's tool has its settings beside its type, OpenRouter's in `parameters`.
+        if kind == OPENAI_IMAGE_GENERATION:
+            found[kind] = _config(_CONFIGS[kind], tool, f"tools[{index}]")
+        else:
+            found[kind] = _config(
+                _CONFIGS[kind], tool.get("parameters"), f"tools[{index}].parameters"
+            )
         if isinstance(config := found[kind], ImageGenerationConfig):
             config.at(index)
     return found
 
 
-def _config(model: type[OpenWireModel], given: Any, index: int) -> OpenWireModel:
-    where = f"tools[{index}].parameters"
+def _config(model: type[OpenWireModel], given: Any, where: str) -> OpenWireModel:
     try:
         return model.model_validate({} if given is None else given, strict=True)
     except ValidationError as exc:
         first = exc.errors(include_input=False)[0]
         field = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
         message = first["msg"].removeprefix("Value error, ")
+        what = "settings" if where.endswith("]") else "`parameters`"
         raise ValidationFailed(
-            f"The server tool's `parameters` are not valid: {message}.", param=where + field
+            f"The server tool's {what} are not valid: {message}.", param=where + field
         ) from exc
 
 
@@ -213,9 +233,11 @@ def runs(
     for kind in (WEB_FETCH, NATIVE_FETCH):
         if isinstance(fetch := found.get(kind), WebFetchConfig):
             runs_ += _fetches(kind, fetch, messages)
-    if isinstance(image := found.get(IMAGE_GENERATION), ImageGenerationConfig):
-        result, error, cost = image_tool.draw(image, messages, setting.view, setting.origin)
-        runs_.append(Run(IMAGE_GENERATION, result, error, cost_micros=cost))
+    for kind in IMAGE_KINDS:
+        if isinstance(image := found.get(kind), ImageGenerationConfig):
+            drawn = image_tool.draw(image, messages, setting.view, setting.origin)
+            result, error, cost, drawing = drawn
+            runs_.append(Run(kind, result, error, cost_micros=cost, drawing=drawing))
     return tuple(runs_)
 
 
@@ -271,7 +293,7 @@ def said(messages: tuple[Message, ...]) -> str:
 
 
 def _sentence(kind: str, result: dict[str, Any]) -> str:
-    if kind == IMAGE_GENERATION:
+    if kind in IMAGE_KINDS:
         return image_tool.sentence(result, result.get("error"))
     if "error" in result:
         return f" I could not read {result.get('url')}."
@@ -286,62 +308,6 @@ def _sentence(kind: str, result: dict[str, Any]) -> str:
         host = host_of(result["url"]) or result["url"]
         return f" From [{host}]({result['url']}): {result.get('title')}."
     return ""
-
-
-def output_items(
-    response_id: str, runs_: tuple[Run, ...], query: str, found: tuple[WebResult, ...]
-) -> list[dict[str, Any]]:
-    """The server tools' calls as the responses format shows them, before the model's
-    own items: the web search tool's (`found`, for `query`), then the others'."""
-    digest = hashlib.sha256(response_id.encode()).hexdigest()[:24]
-    items: list[dict[str, Any]] = []
-    if found:
-        sources = [{"type": "url", "url": result.url} for result in found]
-        action = {"type": "search", "query": shown_query(query), "sources": sources}
-        items.append({"type": "openrouter:web_search", "status": "completed", "action": action})
-    for run in runs_:
-        item: dict[str, Any] = {"type": run.kind, "status": "completed"}
-        if run.kind == DATETIME:
-            item |= run.result
-        elif run.kind == IMAGE_GENERATION:
-            item |= {"status": "failed"} if run.error else image_tool.item_fields(run.result)
-        else:
-            item |= {k: v for k, v in run.result.items() if k != "http_status"}
-            if "http_status" in run.result:
-                item["httpStatus"] = run.result["http_status"]
-        if run.error is not None:
-            item["error"] = run.error
-        items.append(item)
-    for number, item in enumerate(items):
-        item["id"] = f"{_ITEM_PREFIXES[item['type']]}_{digest}{number:02d}"
-    return items
-
-
-def with_items(events: Iterable[dict[str, Any]], items: list[dict[str, Any]]) -> Iterator[Any]:
-    """Responses events with the server tools' items first: each added (in progress) and
-    done right after `response.in_progress`, the model's items moved past them, the
-    events after renumbered, and the items in the final response's output."""
-    shift = 0
-    for event in events:
-        event = {**event, "sequence_number": event["sequence_number"] + shift}
-        if "output_index" in event:
-            event["output_index"] += len(items)
-        if event["type"] in _ENDS:
-            response = event["response"]
-            event["response"] = {**response, "output": items + response["output"]}
-        yield event
-        if event["type"] == "response.in_progress":
-            number = event["sequence_number"]
-            for index, item in enumerate(items):
-                for kind, shown in (("added", {**item, "status": "in_progress"}), ("done", item)):
-                    number += 1
-                    yield {
-                        "type": f"response.output_item.{kind}",
-                        "sequence_number": number,
-                        "output_index": index,
-                        "item": shown,
-                    }
-            shift += 2 * len(items)
 
 
 def usage_details(runs_: tuple[Run, ...], searched: bool) -> dict[str, Any] | None:

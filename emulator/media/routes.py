@@ -16,7 +16,8 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import FromPath
 
 from emulator.errors import error_envelope
-from emulator.gateway.image_tool import png_named
+from emulator.gateway.image_tool import picture_named
+from emulator.gateway.pictures import encode
 from emulator.media.clips import job_media
 from emulator.openapi_answers import refusals
 from emulator.web import auth_opt, runtime_of
@@ -25,7 +26,7 @@ from emulator.web import auth_opt, runtime_of
 _SPEC = re.compile(r"([0-9]*)-([0-9]*)")
 _HUGE = 10**18  # stands for any offset of more digits than int() should parse
 MP4: Final = "video/mp4"  # what the document says a media file is (every clip is one)
-PNG: Final = "image/png"  # every picture drawn is one
+PICTURE: Final = "image/*"  # a picture drawn: PNG, JPEG or WebP, as its name says
 WHOLE: Final = "whole"  # `_span`'s answer when the Range header is to be ignored
 
 
@@ -49,7 +50,7 @@ def _answers(media_type: str) -> dict[int, ResponseSpec]:
 
 
 FILE_ANSWERS = _answers(MP4)
-IMAGE_ANSWERS = _answers(PNG)
+IMAGE_ANSWERS = _answers(PICTURE)
 
 
 class MediaController(Controller):
@@ -82,24 +83,24 @@ class MediaController(Controller):
     @get(
         "/images/{file_name:str}",
         summary="A picture the image generation tool drew (`openrouter:image_generation`)",
-        media_type=PNG,
+        media_type=PICTURE,
         responses=IMAGE_ANSWERS,
     )
     async def picture(
         self, request: Request[Any, Any, Any], file_name: FromPath[str]
     ) -> Response[Any]:
-        return file_response(request, png_named(file_name), PNG)
+        return picture_response(request, file_name)
 
     @head(
         "/images/{file_name:str}",
         summary="A drawn picture's headers: GET's answer, without the body",
-        media_type=PNG,
+        media_type=PICTURE,
         responses=IMAGE_ANSWERS,
     )
     async def probe_picture(
         self, request: Request[Any, Any, Any], file_name: FromPath[str]
     ) -> Response[None]:
-        return file_response(request, png_named(file_name), PNG, with_body=False)
+        return picture_response(request, file_name, with_body=False)
 
 
 def media_response(
@@ -108,6 +109,14 @@ def media_response(
     """A job's output file (`file_response`)."""
     clip, data = job_media(runtime_of(request), file_name)
     return file_response(request, data, clip.content_type, with_body=with_body)
+
+
+def picture_response(
+    request: Request[Any, Any, Any], file_name: str, *, with_body: bool = True
+) -> Response[Any]:
+    """A picture the image generation tool drew (`file_response`), made from its name."""
+    picture = picture_named(file_name)
+    return file_response(request, encode(picture), picture.media_type, with_body=with_body)
 
 
 def file_response(

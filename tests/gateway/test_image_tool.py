@@ -6,6 +6,7 @@ and the image model's price of the picture is charged, held and quoted."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import re
 from typing import Any
@@ -16,6 +17,7 @@ import openai
 import pytest
 from openrouter import OpenRouter
 from openrouter.components import OutputImageGenerationServerToolItem
+from PIL import Image
 
 from emulator.billing.pricing import Fees, charge_for
 from emulator.testing import EmulatorHandle, Tenant
@@ -277,6 +279,41 @@ def test_the_hold_covers_the_picture(emulator: EmulatorHandle, tenant: Tenant) -
     assert plain.status_code == 200, plain.text
 
 
+@pytest.mark.parametrize(
+    ("parameters", "ending", "media_type", "mode"),
+    [
+        ({"output_format": "jpeg"}, "-q80.jpeg", "image/jpeg", "RGB"),
+        (
+            {"output_format": "webp", "background": "transparent"},
+            "-t-q80.webp",
+            "image/webp",
+            "RGBA",
+        ),
+        ({"background": "transparent"}, "-t.png", "image/png", "RGBA"),
+    ],
+)
+def test_the_format_and_background_asked_for_are_served(
+    tenant: Tenant, parameters: dict[str, Any], ending: str, media_type: str, mode: str
+) -> None:
+    tool = {**TOOL, "parameters": {"output_compression": 80, **parameters}}
+    with tenant.client() as http:
+        answer = http.post("/responses", json={"model": MINI, "input": ASK, "tools": [tool]})
+    call = answer.json()["output"][0]
+    assert call["imageUrl"].endswith(ending)
+    fetched = httpx.get(call["imageUrl"])
+    assert fetched.headers["content-type"] == media_type
+    assert base64.b64decode(call["result"]) == fetched.content
+    image = Image.open(io.BytesIO(fetched.content))
+    assert (image.mode, image.size) == (mode, (1024, 1024))
+
+
+def test_a_transparent_jpeg_is_refused(tenant: Tenant) -> None:
+    tool = {**TOOL, "parameters": {"output_format": "jpeg", "background": "transparent"}}
+    with tenant.client() as http:
+        refused = http.post("/chat/completions", json=chat(ASK, tools=[tool]))
+    assert assert_error(refused, 400, "invalid_request")["param"] == "tools[0].parameters"
+
+
 def test_the_picture_is_served_like_a_file(http: httpx.Client) -> None:
     name = "/media/images/ig-64x32-102030-a0b0c0.png"
     whole = http.get(name)
@@ -292,5 +329,14 @@ def test_the_picture_is_served_like_a_file(http: httpx.Client) -> None:
     assert part.status_code == 206 and part.content == whole.content[:8]
     again = http.get(name, headers={"If-None-Match": whole.headers["etag"]})
     assert again.status_code == 304
-    for bad in ("ig-64x32-102030.png", "ig-9999x32-102030-a0b0c0.png", "ig-8x8-102030-a0b0c0.png"):
+    bad_names = (
+        "ig-64x32-102030.png",
+        "ig-9999x32-102030-a0b0c0.png",
+        "ig-8x8-102030-a0b0c0.png",
+        "ig-64x32-102030-a0b0c0-q50.png",  # PNG has no quality
+        "ig-64x32-102030-a0b0c0-q100.jpeg",  # the best quality is named without it
+        "ig-64x32-102030-a0b0c0-t.jpeg",  # JPEG has no transparency
+        "ig-64x32-102030-a0b0c0.gif",
+    )
+    for bad in bad_names:
         assert_error(http.get(f"/media/images/{bad}"), 404, "not_found")

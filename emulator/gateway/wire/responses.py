@@ -88,7 +88,7 @@ def parse_request(body: dict[str, Any]) -> Request:
         if choice.get("type") == "allowed_tools":
             names = [t["name"] for t in choice["tools"]]
             tools, choice = allowed_tools(tools, names, choice["mode"], "tool_choice.tools")
-        else:
+        elif choice.get("type") == "function":
             choice = ForcedTool(choice["name"])
     choice = choice_after_server_tools(choice, tools, body)
     fmt = (body.get("text") or {}).get("format") or {}
@@ -292,7 +292,22 @@ def _tool_echo(tool: dict[str, Any]) -> dict[str, Any]:
         return {"description": None, "parameters": None, "strict": True, **tool}
     if tool.get("type") in ("web_search", "web_search_preview"):
         return {"search_context_size": "medium", **tool}
+    if tool.get("type") == "image_generation":
+        return IMAGE_TOOL_DEFAULTS | tool
     return tool
+
+
+# OpenAI's image generation tool as a response lists it: its defaults filled in.
+IMAGE_TOOL_DEFAULTS = {
+    "type": "image_generation",
+    "background": "auto",
+    "moderation": "auto",
+    "output_compression": 100,
+    "output_format": "png",
+    "partial_images": 0,
+    "quality": "auto",
+    "size": "auto",
+}
 
 
 def usage(

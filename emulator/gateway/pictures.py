@@ -1,0 +1,142 @@
+"""The pictures the image generation tools draw: a gradient between two colours, in the
+format, background and compression the tool asks for, named so that the emulator can
+serve the same bytes again from the name alone (`/media/images/{name}`).
+
+PNG is written here (`image_output.gradient_png`, and an RGBA one for a transparent
+background: the gradient fills the ellipse the picture's edges touch, the corners are
+clear); JPEG and WebP are encoded by Pillow, at `compression` as their quality. A
+partial image (OpenAI's `partial_images` while streaming) is the picture with its lower
+rows not drawn yet: one flat colour between the two.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import re
+import struct
+import zlib
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Literal
+
+from emulator.gateway.image_output import chunk, gradient_png
+
+Format = Literal["png", "jpeg", "webp"]
+MEDIA_TYPES: dict[str, str] = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
+SIDES = (16, 4096)  # the smallest and largest side drawn (and served)
+_NAME = re.compile(
+    r"ig-([1-9][0-9]{1,3})x([1-9][0-9]{1,3})-([0-9a-f]{6})-([0-9a-f]{6})"
+    r"(-t)?(?:-q(100|[1-9]?[0-9]))?\.(png|jpeg|webp)"
+)
+Colour = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class Picture:
+    """One picture: its size, its two colours (top and bottom), how it is encoded, and
+    how much of it is drawn (`drawn` rows of `height`; all of them but in a partial)."""
+
+    width: int
+    height: int
+    top: Colour
+    bottom: Colour
+    format: Format = "png"
+    transparent: bool = False
+    compression: int = 100  # JPEG's and WebP's quality; PNG is lossless
+    drawn: int | None = None
+
+    @property
+    def name(self) -> str:
+        """The media name that stands for the whole picture (`named` reads it back)."""
+        colours = bytes(self.top).hex() + "-" + bytes(self.bottom).hex()
+        clear = "-t" if self.transparent else ""
+        lossy = self.format != "png" and self.compression != 100
+        quality = f"-q{self.compression}" if lossy else ""
+        return f"ig-{self.width}x{self.height}-{colours}{clear}{quality}.{self.format}"
+
+    @property
+    def media_type(self) -> str:
+        return MEDIA_TYPES[self.format]
+
+    def partial(self, index: int, count: int) -> Picture:
+        """The `index`th of `count` partial images (0-based): a share of the rows drawn."""
+        return replace(self, drawn=self.height * (index + 1) // (count + 1))
+
+
+def named(name: str) -> Picture | None:
+    """The picture a media name stands for (None for a name no tool could have made)."""
+    match = _NAME.fullmatch(name)
+    low, high = SIDES
+    if match is None or not all(low <= int(side) <= high for side in match.group(1, 2)):
+        return None
+    top, bottom = (_colour(match[n]) for n in (3, 4))
+    fmt: Format = match[7]  # type: ignore[assignment]  # one of the pattern's three
+    if match[6] is not None and (fmt == "png" or match[6] == "100"):
+        return None  # written otherwise by `name`: one name a picture
+    if match[5] and fmt == "jpeg":
+        return None  # JPEG has no transparency
+    quality = 100 if match[6] is None else int(match[6])
+    return Picture(int(match[1]), int(match[2]), top, bottom, fmt, bool(match[5]), quality)
+
+
+def _colour(hex_: str) -> Colour:
+    red, green, blue = bytes.fromhex(hex_)
+    return red, green, blue
+
+
+@lru_cache(maxsize=32)  # a stream's partials, and a test suite asking again and again
+def encode(picture: Picture) -> bytes:
+    """The picture's bytes in its format."""
+    whole = picture.drawn is None
+    if picture.format == "png" and not picture.transparent and whole:
+        return gradient_png(picture.width, picture.height, picture.top, picture.bottom)
+    if picture.format == "png":
+        return _png(picture)
+    from PIL import Image  # only when JPEG or WebP is asked for: Pillow is slow to import
+
+    mode = "RGBA" if picture.transparent else "RGB"
+    image = Image.frombytes(mode, (picture.width, picture.height), b"".join(_rows(picture)))
+    out = io.BytesIO()
+    image.save(out, picture.format.upper(), quality=picture.compression)
+    return out.getvalue()
+
+
+def _rows(picture: Picture) -> list[bytes]:
+    """Each row's pixels: RGB, or RGBA with the ellipse's outside clear."""
+    width, height = picture.width, picture.height
+    drawn = height if picture.drawn is None else picture.drawn
+    middle = _mix(picture.top, picture.bottom, 0.5)
+    rows = []
+    for y in range(height):
+        t = y / (height - 1) if height > 1 else 0.0
+        colour = bytes(_mix(picture.top, picture.bottom, t) if y < drawn else middle)
+        if not picture.transparent:
+            rows.append(colour * width)
+            continue
+        inside = _inside(width, height, y)
+        left = (width - inside) // 2
+        clear = bytes(4)
+        rows.append(clear * left + (colour + b"\xff") * inside + clear * (width - inside - left))
+    return rows
+
+
+def _inside(width: int, height: int, y: int) -> int:
+    """How many pixels of row `y` the ellipse touching the picture's edges covers."""
+    offset = (y + 0.5) / height * 2 - 1  # -1 at the top edge, 1 at the bottom
+    return round(width * math.sqrt(max(0.0, 1 - offset * offset)))
+
+
+def _mix(a: Colour, b: Colour, t: float) -> Colour:
+    red, green, blue = (round(x + (y - x) * t) for x, y in zip(a, b, strict=True))
+    return red, green, blue
+
+
+def _png(picture: Picture) -> bytes:
+    """A PNG of unfiltered rows (zlib finds their runs): 8-bit RGB, or RGBA (colour type 6)."""
+    colour_type = 6 if picture.transparent else 2
+    header = struct.pack(">IIBBBBB", picture.width, picture.height, 8, colour_type, 0, 0, 0)
+    data = zlib.compress(b"".join(b"\x00" + row for row in _rows(picture)), 6)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
+    )
