@@ -39,8 +39,9 @@ class Settings:
 
     @property
     def origin(self) -> str:
-        """Where a client reaches this server, for links the gateway writes into answers
-        (a wildcard address stands for the machine itself: its loopback)."""
+        """Where a client reaches this server when no request says it (a wildcard address
+        stands for the machine itself: its loopback); links in answers follow the
+        request's `Host`."""
         host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
         return f"http://[{host}]:{self.port}" if ":" in host else f"http://{host}:{self.port}"
 

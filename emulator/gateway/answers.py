@@ -32,7 +32,9 @@ class Answer:
     provider: str | None = None  # the one that served it (for the journal)
 
 
-Produce = Callable[["Runtime", Caller, dict[str, Any], dict[str, Any]], Answer]
+# (runtime, caller, body, metadata, origin): `origin` is where the client reached us, for
+# the links a server tool writes ("" without tools: none is written).
+Produce = Callable[["Runtime", Caller, dict[str, Any], dict[str, Any], str], Answer]
 
 
 def gateway_reply(
@@ -43,9 +45,10 @@ def gateway_reply(
     body = data.model_dump(by_alias=True, exclude_none=True)
     state = request.scope["state"]
     metadata = attribution(request.headers, state)
+    origin = request.base_url() if body.get("tools") else ""
 
     def produced() -> Answer:
-        answer = produce(rt, caller, body, metadata)
+        answer = produce(rt, caller, body, metadata, origin)
         state["provider"] = answer.provider
         return answer
 

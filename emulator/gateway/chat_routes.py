@@ -70,9 +70,11 @@ class ChatController(Controller):
         return await serve_declared(request, CHAT_COMPLETIONS)
 
 
-def complete(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+def complete(
+    rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any], origin: str
+) -> Answer:
     body = kept_audio.read_back(rt, caller.account_id, body)
-    call = build_call(body, metadata)
+    call = build_call(body, metadata, origin)
     served = service.serve(rt, caller, call)
     extra = {"provider": served.route.provider, "system_fingerprint": service.FINGERPRINT}
     ident, model, created = served.id, served.route.model, served.created
@@ -153,7 +155,7 @@ def _priced(
         yield chunk
 
 
-def build_call(body: dict[str, Any], metadata: dict[str, Any]) -> service.Call:
+def build_call(body: dict[str, Any], metadata: dict[str, Any], origin: str) -> service.Call:
     body_checks.check_body(body, "chat.completions")
     request = chat.parse_request(body)
-    return service.new_call("chat.completions", body, request, metadata)
+    return service.new_call("chat.completions", body, request, metadata, origin)

@@ -111,9 +111,11 @@ def message_id(generation_id: str) -> str:
     return "msg_" + item_key(generation_id)
 
 
-def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+def answer(
+    rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any], origin: str
+) -> Answer:
     body_checks.check_body(body, ENDPOINT)
-    call = service.new_call(ENDPOINT, body, messages.parse_request(body), metadata)
+    call = service.new_call(ENDPOINT, body, messages.parse_request(body), metadata, origin)
     served = service.serve(rt, caller, call)
     ident, model = message_id(served.id), served.route.model
     hidden = service.hides_reasoning(call.request, served.route)

@@ -101,11 +101,14 @@ class ResponsesController(Controller):
         )
 
 
-def answer(rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any]) -> Answer:
+def answer(
+    rt: Runtime, caller: Caller, body: dict[str, Any], metadata: dict[str, Any], origin: str
+) -> Answer:
     talk = stored_responses.conversation(rt, caller.account_id, body)
     body = talk.body
     body_checks.check_body(body, "responses", talk.history)
-    call = service.new_call("responses", body, responses.parse_request(talk.whole()), metadata)
+    request = responses.parse_request(talk.whole())
+    call = service.new_call("responses", body, request, metadata, origin)
     served = service.serve(rt, caller, call)
     answer_headers, provider = {"X-Generation-Id": served.id}, served.route.provider
     extra = {"provider": provider, **responses.request_echo(body)}

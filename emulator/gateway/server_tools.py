@@ -98,7 +98,8 @@ _CONFIGS: dict[str, type[OpenWireModel]] = {
 @dataclass(frozen=True)
 class Setting:
     """What the tools read besides the request: the virtual clock's time, the catalog
-    (the image models) and the origin the emulator's media are served from."""
+    (the image models) and where the client reached the emulator (scheme and `Host`),
+    for the links to the pictures it serves."""
 
     now: float
     view: CatalogView

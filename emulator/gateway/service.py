@@ -69,6 +69,7 @@ class Call:
     web: web_search.WebSearch | None = None  # the `web` plugin or `:online`
     # The server tools besides web search that the model calls before it answers.
     server_tools: dict[str, OpenWireModel] = field(default_factory=dict)
+    origin: str = ""  # where the client reached us, for the tools' links ("": settings')
     # Run in a stream's settling transaction when it ended whole (its idempotent record).
     on_whole: list[Callable[[], None]] = field(default_factory=list)
 
@@ -87,7 +88,9 @@ class Served:
 def serve(rt: Runtime, caller: Caller, call: Call) -> Served:
     """Try the routes in turn; the first that answers serves the call."""
     view = rt.catalog.view()
-    call.request, found, runs = _tools_read(rt, call.request, call.web, call.server_tools)
+    call.request, found, runs = _tools_read(
+        rt, call.request, call.web, call.server_tools, call.origin
+    )
     if call.model == auto_router.AUTO:  # the router's pick stands for it from here on
         call.model = auto_router.choose(view, call.request, call.auto_allowed, premium_ok(caller))
     routes = route_candidates(view, call.model, call.fallbacks, call.prefs)
@@ -291,6 +294,7 @@ def _tools_read(
     request: Request,
     search: web_search.WebSearch | None,
     tools: dict[str, OpenWireModel],
+    origin: str = "",
 ) -> tuple[Request, tuple[web_search.WebResult, ...], tuple[server_tools.Run, ...]]:
     """The request with what the gateway's server tools returned in its prompt (the web
     search's results, then the other tools'), read before anything is counted: input
@@ -300,7 +304,8 @@ def _tools_read(
         request, found = web_search.inject(request, search, rt.clock.now_iso()[:10])
     runs: tuple[server_tools.Run, ...] = ()
     if tools:
-        setting = server_tools.Setting(rt.clock.now(), rt.catalog.view(), rt.settings.origin)
+        where = origin or rt.settings.origin
+        setting = server_tools.Setting(rt.clock.now(), rt.catalog.view(), where)
         runs = server_tools.runs(tools, request.messages, setting)
         request = server_tools.inject(request, runs)
     return request, found, runs
@@ -314,7 +319,11 @@ def hides_reasoning(request: Request, route: Route) -> bool:
 
 
 def new_call(
-    endpoint: str, body: dict[str, Any], request: Request, metadata: dict[str, Any]
+    endpoint: str,
+    body: dict[str, Any],
+    request: Request,
+    metadata: dict[str, Any],
+    origin: str = "",
 ) -> Call:
     """A call from a client body already read into `request`."""
     check_tools(request, endpoint)
@@ -335,4 +344,5 @@ def new_call(
         ),
         web=web,
         server_tools=server_tools.called(body, request.messages),
+        origin=origin,
     )

@@ -340,3 +340,16 @@ def test_the_picture_is_served_like_a_file(http: httpx.Client) -> None:
     )
     for bad in bad_names:
         assert_error(http.get(f"/media/images/{bad}"), 404, "not_found")
+
+
+def test_the_link_follows_the_address_the_client_reached(tenant: Tenant) -> None:
+    """A client on another machine (`--host 0.0.0.0`, reached as http://devbox:4010) is
+    given links it can follow, as the video service's media links are."""
+    with tenant.client() as http:
+        answer = http.post(
+            "/chat/completions", json=chat(ASK, tools=[TOOL]), headers={"Host": "devbox:4010"}
+        )
+        url = shown(answer.json()["choices"][0]["message"]["content"])[1]
+        assert url.startswith("http://devbox:4010/media/images/ig-")
+        direct = http.get(url.replace("http://devbox:4010", str(http.base_url).split("/api")[0]))
+    assert direct.status_code == 200 and direct.headers["content-type"] == "image/png"
