@@ -338,6 +338,39 @@ async function audio() {
   }
 }
 
+// OpenAI's image generation tool through the OpenAI provider (responses API): the
+// provider-executed call's result is the picture's base64, and a stream shows the
+// partial images as results before the final one (this version of `ai` drops their
+// `preliminary` flag for a provider-executed tool).
+async function imageTool() {
+  if (providerName !== "openai") return null;
+  const provider = createOpenAI({ baseURL, apiKey });
+  const settings = { outputFormat: "webp", partialImages: 2, size: "256x128" };
+  const tools = { image_generation: provider.tools.imageGeneration(settings) };
+  const request = {
+    model: provider("openai/gpt-4o-mini"),
+    prompt: "Draw a picture of a lighthouse at dusk",
+    tools,
+    maxRetries: 0,
+  };
+  const whole = await generateText(request);
+  const streamed = streamText(request);
+  const parts = [];
+  for await (const part of streamed.fullStream) parts.push(part);
+  const resultOf = (part) => ({
+    toolName: part.toolName,
+    providerExecuted: part.providerExecuted ?? null,
+    picture: part.output.result,
+  });
+  return {
+    text: whole.text,
+    results: whole.content.filter((part) => part.type === "tool-result").map(resultOf),
+    streamedText: await streamed.text,
+    streamedResults: parts.filter((part) => part.type === "tool-result").map(resultOf),
+    errors: parts.filter((part) => part.type === "error").map((part) => String(part.error)),
+  };
+}
+
 await runChecks({
   text,
   stream,
@@ -351,4 +384,5 @@ await runChecks({
   stored_items: storedItems,
   pdf,
   audio,
+  image_tool: imageTool,
 });

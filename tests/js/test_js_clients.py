@@ -341,6 +341,24 @@ def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:
     assert [ref["id"][:3] for ref in references] == ["rs_"]
 
 
+def test_ai_sdk_openai_takes_the_image_generation_tool(ai_sdk: AiRun) -> None:
+    """The picture is the provider-executed call's result (a WebP 256x128, as asked);
+    streamed, the two partial images come first as results of the same call."""
+    got = ai_sdk.results["image_tool"]
+    if ai_sdk.provider != "openai":  # the tool is one of the OpenAI provider's
+        assert got is None
+        return
+    [result] = got["results"]
+    assert result["toolName"] == "image_generation" and result["providerExecuted"]
+    picture = base64.b64decode(result["picture"])
+    assert picture[:4] == b"RIFF" and picture[8:12] == b"WEBP"
+    assert got["text"].endswith("Here is the image you asked for.")
+    streamed = got["streamedResults"]
+    assert [r["picture"] == result["picture"] for r in streamed] == [False, False, True]
+    assert all(base64.b64decode(r["picture"])[8:12] == b"WEBP" for r in streamed)
+    assert got["streamedText"] == got["text"] and got["errors"] == []
+
+
 # --- OpenRouter's own TypeScript SDK, which checks every answer with zod ---
 
 
