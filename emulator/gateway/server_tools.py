@@ -173,8 +173,6 @@ def _only_server_tools_required(body: dict[str, Any]) -> bool:
 def choice_after_server_tools(choice: Any, tools: tuple[Any, ...], body: dict[str, Any]) -> Any:
     """A request's tool choice once the gateway has run its server tools: `required`
     with no tool but them was their call, and the model then answers from their results."""
-    if forces_image(body):
-        return "none"  # the picture was the call: the model then writes its text
     if choice != "required" or tools:
         return choice
     given = body.get("tools") or ()

@@ -90,6 +90,8 @@ def parse_request(body: dict[str, Any]) -> Request:
             tools, choice = allowed_tools(tools, names, choice["mode"], "tool_choice.tools")
         elif choice.get("type") == "function":
             choice = ForcedTool(choice["name"])
+        else:  # OpenAI's image generation tool, forced: the gateway drew, the model writes
+            choice = "none"
     choice = choice_after_server_tools(choice, tools, body)
     fmt = (body.get("text") or {}).get("format") or {}
     return Request(
