@@ -215,9 +215,9 @@ def base64_of(picture: Picture) -> str:
 def item_fields(result: dict[str, Any], drawing: Drawing) -> dict[str, Any]:
     """The output item's fields of a call that drew: OpenRouter's (the prompt, the link,
     and the picture in base64), or OpenAI's `image_generation_call` (its settings)."""
-    if drawing.shown:
-        return {"type": IMAGE_CALL, **drawing.shown, "result": base64_of(drawing.picture)}
     picture = base64_of(drawing.picture)
+    if drawing.shown:
+        return {"type": IMAGE_CALL, **drawing.shown, "result": picture}
     return {"prompt": result["prompt"], "imageUrl": result["imageUrl"], "result": picture}
 
 
