@@ -110,14 +110,19 @@ def gradient_png(width: int, height: int, top: tuple[int, ...], bottom: tuple[in
         t = y / (height - 1) if height > 1 else 0.0
         colour = bytes(round(a + (b - a) * t) for a, b in zip(top, bottom, strict=True))
         rows.append(b"\x01" + colour + rest)
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)  # 8-bit RGB
+    return png_file(width, height, 2, b"".join(rows))
+
+
+def png_file(width: int, height: int, colour_type: int, scanlines: bytes) -> bytes:
+    """A PNG of 8-bit samples (colour type 2: RGB, 6: RGBA) from its filtered rows."""
+    header = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
     return (
         b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(b"".join(rows), 6))
-        + chunk(b"IEND", b"")
+        + _chunk(b"IHDR", header)
+        + _chunk(b"IDAT", zlib.compress(scanlines, 6))
+        + _chunk(b"IEND", b"")
     )
 
 
-def chunk(kind: bytes, data: bytes) -> bytes:
+def _chunk(kind: bytes, data: bytes) -> bytes:
     return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))

@@ -14,13 +14,11 @@ from __future__ import annotations
 import io
 import math
 import re
-import struct
-import zlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
-from emulator.gateway.image_output import chunk, gradient_png
+from emulator.gateway.image_output import gradient_png, png_file
 
 Format = Literal["png", "jpeg", "webp"]
 MEDIA_TYPES: dict[str, str] = {"png": "image/png", "jpeg": "image/jpeg", "webp": "image/webp"}
@@ -133,10 +131,7 @@ def _mix(a: Colour, b: Colour, t: float) -> Colour:
 
 
 def _png(picture: Picture) -> bytes:
-    """A PNG of unfiltered rows (zlib finds their runs): 8-bit RGB, or RGBA (colour type 6)."""
+    """A PNG of unfiltered rows (zlib finds their runs): RGB, or RGBA (colour type 6)."""
     colour_type = 6 if picture.transparent else 2
-    header = struct.pack(">IIBBBBB", picture.width, picture.height, 8, colour_type, 0, 0, 0)
-    data = zlib.compress(b"".join(b"\x00" + row for row in _rows(picture)), 6)
-    return (
-        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data) + chunk(b"IEND", b"")
-    )
+    scanlines = b"".join(b"\x00" + row for row in _rows(picture))
+    return png_file(picture.width, picture.height, colour_type, scanlines)

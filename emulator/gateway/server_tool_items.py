@@ -63,7 +63,7 @@ def _item(run: Run) -> dict[str, Any]:
 
 
 def with_items(
-    events: Iterable[dict[str, Any]], items: list[dict[str, Any]], runs_: tuple[Run, ...] = ()
+    events: Iterable[dict[str, Any]], items: list[dict[str, Any]], runs_: tuple[Run, ...]
 ) -> Iterator[Any]:
     """Responses events with the server tools' items first: each added (in progress) and
     done right after `response.in_progress`, the model's items moved past them, the

@@ -249,3 +249,20 @@ def test_the_quote_and_the_hold_cover_the_picture(tenant: Tenant) -> None:
         plain = http.post("/ai-gateway/quote", json=body).json()
         drawn = http.post("/ai-gateway/quote", json={**body, "tools": [TOOL]}).json()
     assert drawn["hold_micros"] - plain["hold_micros"] >= PICTURE_MICROS
+
+
+@pytest.mark.parametrize(
+    ("model", "micros"),
+    [
+        ("gpt-image-1.5", PICTURE_MICROS),  # OpenAI's name: openai/gpt-5-image stands for it
+        ("google/gemini-2.5-flash-image", 38_700),  # a catalog image model: its own price
+    ],
+)
+def test_the_tools_model_prices_the_picture(client: openai.OpenAI, model: str, micros: int) -> None:
+    answer = client.responses.create(model=MINI, input=ASK, tools=[{**TOOL, "model": model}])
+    assert isinstance(answer.output[0], ImageGenerationCall)
+    assert answer.output[0].status == "completed"
+    assert answer.usage is not None
+    tokens = answer.usage.input_tokens, answer.usage.output_tokens
+    charged = charge_for(*tokens, 150_000, 600_000, FEES, tool_micros=micros)
+    assert (answer.usage.model_extra or {})["charge_micros"] == charged.charge_micros
