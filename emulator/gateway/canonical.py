@@ -68,6 +68,9 @@ class Message:
     # Out of the repr too, so that answers without audio keep their bytes; a request's
     # audio keys its answer's generator apart (`audio.key`).
     audio: tuple[AudioClip, ...] = field(default=(), repr=False)
+    # The images as sent (a data URL, an http(s) URL, `file:<id>`), for an image model
+    # that edits the last one (`gateway.image_sources`); out of the repr as the audio.
+    pictures: tuple[str, ...] = field(default=(), repr=False)
 
 
 def cache_ttl(control: dict[str, Any]) -> int:
@@ -218,7 +221,7 @@ class ImageOutput:
     """Images asked of the answer (OpenRouter's `modalities` with `image`): their
     `image_config`, and whether text comes too (`text` among the modalities)."""
 
-    aspect_ratio: str = "1:1"
+    aspect_ratio: str | None = None  # none asked: an edit's shape, else 1:1
     image_size: str = "1K"
     text: bool = True
 

@@ -127,6 +127,14 @@ class SentBackAudio(OpenWireModel):
     expires_at: int | None = None
 
 
+class SentBackImage(OpenWireModel):
+    """An image of an earlier answer's `message.images` (OpenRouter's), sent back: the
+    openrouter SDK sends its `image_url` alone."""
+
+    type: Literal["image_url"] | None = None
+    image_url: ImageUrl
+
+
 class ChatMessage(OpenWireModel):
     role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | Annotated[list[ContentPart], Field(min_length=1)] | None = None
@@ -134,9 +142,15 @@ class ChatMessage(OpenWireModel):
     tool_calls: list[ToolCallIn] | None = None
     tool_call_id: str | None = None
     audio: SentBackAudio | None = None
+    images: list[SentBackImage] | None = None
 
     @model_validator(mode="after")
     def _says_something(self) -> ChatMessage:
+        if self.images is not None and self.role != "assistant":
+            raise ValueError(
+                "only an assistant message carries `images` (an earlier answer's); send a "
+                "user's image as an `image_url` content part"
+            )
         # An assistant's earlier sound stands for its content (`gateway.kept_audio`).
         if self.audio is not None:
             if self.role != "assistant":
@@ -147,8 +161,10 @@ class ChatMessage(OpenWireModel):
             if self.audio.id is None and self.audio.transcript is None:
                 raise ValueError("`audio` needs the `id` of an earlier answer's sound")
             return self
-        # Only an assistant message that calls tools may go without content.
-        if self.content is None and not (self.role == "assistant" and self.tool_calls):
+        # Only an assistant message that calls tools or shows images may go without content.
+        if self.content is None and not (
+            self.role == "assistant" and (self.tool_calls or self.images)
+        ):
             article = "an" if self.role == "assistant" else "a"
             raise ValueError(f"{article} `{self.role}` message needs `content`")
         return self

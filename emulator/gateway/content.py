@@ -29,7 +29,14 @@ import random
 import re
 from dataclasses import replace
 
-from emulator.gateway import audio_output, image_output, logprobs, server_tools, web_search
+from emulator.gateway import (
+    audio_output,
+    image_output,
+    image_sources,
+    logprobs,
+    server_tools,
+    web_search,
+)
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
 from emulator.gateway.schema_values import WORDS, value_for
@@ -81,7 +88,9 @@ def generate(
     else:
         completion = _answer(model, request, family, lazy, replies)
     if images is not None and not completion.tool_calls:
-        image_output.attach(completion, images, lazy)
+        picture = image_sources.last_picture(request.messages)  # edited, when there is one
+        source = None if picture is None else image_sources.read(picture)
+        image_output.attach(completion, images, lazy, source)
     if sound is not None and not completion.tool_calls:
         spoken = completion.output_tokens - completion.reasoning_tokens
         audio_output.attach(completion, sound, spoken)

@@ -8,7 +8,9 @@ them for its clients, Anthropic's messages format has none). Each answer (each
 of `n`) then carries one image in `message.images` (streamed in `delta.images`),
 a PNG data URL of the size `image_config` asks for (`aspect_ratio`, `image_size`)
 as Gemini's image models make them: a gradient between two colours drawn from the
-request's seed, so the same request gives the same bytes. An image costs
+request's seed, so the same request gives the same bytes; given an image (the prompt's
+last, `image_sources`), the model edits it: its top colour, and its shape when no
+`aspect_ratio` is asked for (the nearest Gemini makes). An image costs
 `TOKENS_PER_IMAGE` output tokens (Gemini's 1,290 a picture), priced at the route's
 `image_output_micros_per_mtok`. With `modalities: ["image"]` alone the answer has
 no text (`content` null).
@@ -17,13 +19,17 @@ no text (`content` null).
 from __future__ import annotations
 
 import base64
+import math
 import struct
 import zlib
 from functools import lru_cache
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from emulator.gateway.canonical import Completion, ImageOutput, Request
 from emulator.ids import LazyRng
+
+if TYPE_CHECKING:
+    from emulator.gateway.image_sources import Source
 
 TOKENS_PER_IMAGE = 1290
 
@@ -53,7 +59,7 @@ def asked(body: dict[str, Any]) -> ImageOutput | None:
         return None
     config = body.get("image_config") or {}
     return ImageOutput(
-        config.get("aspect_ratio") or "1:1",
+        config.get("aspect_ratio"),
         config.get("image_size") or "1K",
         text="text" in modalities,
     )
@@ -67,27 +73,45 @@ def tokens_asked(request: Request) -> int:
 def wire_fields(wanted: ImageOutput) -> dict[str, Any]:
     """The chat body's fields that ask for `wanted` (to a chat provider)."""
     modalities = ["image", "text"] if wanted.text else ["image"]
-    config = {"aspect_ratio": wanted.aspect_ratio, "image_size": wanted.image_size}
+    config = {"image_size": wanted.image_size}
+    if wanted.aspect_ratio is not None:
+        config["aspect_ratio"] = wanted.aspect_ratio
     return {"modalities": modalities, "image_config": config}
 
 
-def attach(completion: Completion, wanted: ImageOutput, lazy: LazyRng) -> None:
+def attach(
+    completion: Completion, wanted: ImageOutput, lazy: LazyRng, source: Source | None
+) -> None:
     """The answer's image, and its tokens among the output's. Drawn from a generator of
     its own, keyed by the answer's text too (each of `n` its own): the text is the same
-    with or without it."""
+    with or without it. An edit of `source` (the prompt's last image) keeps its top
+    colour, and its shape unless `aspect_ratio` is given, as Gemini does."""
     rng = lazy.fork(f"image:{completion.text}")
     top = tuple(rng.randrange(256) for _ in range(3))
     bottom = tuple(rng.randrange(256) for _ in range(3))
-    width, height = size_of(wanted)
+    if source is not None:
+        top = source.top
+    width, height = size_of(wanted, source)
     completion.images = (data_url(gradient_png(width, height, top, bottom)),)
     completion.image_tokens = TOKENS_PER_IMAGE
     completion.output_tokens += TOKENS_PER_IMAGE
 
 
-def size_of(wanted: ImageOutput) -> tuple[int, int]:
-    width, height = SIZES_1K[wanted.aspect_ratio]
+def size_of(wanted: ImageOutput, source: Source | None = None) -> tuple[int, int]:
+    """Gemini's size for the aspect ratio asked for, else the one nearest an edited
+    image's shape, else square."""
+    ratio = wanted.aspect_ratio
+    if ratio is None:
+        shape = source.size if source is not None else None
+        ratio = "1:1" if shape is None else _nearest_ratio(*shape)
+    width, height = SIZES_1K[ratio]
     scale = SCALES[wanted.image_size]
     return width * scale, height * scale
+
+
+def _nearest_ratio(width: int, height: int) -> str:
+    shape = math.log(width / height)
+    return min(SIZES_1K, key=lambda r: abs(math.log(SIZES_1K[r][0] / SIZES_1K[r][1]) - shape))
 
 
 def part(url: str) -> dict[str, Any]:

@@ -13,6 +13,8 @@ which the catalog's `openai/gpt-5-image` stands for unless its `model` is a cata
 model. The picture (`pictures.Picture`: a gradient between two colours from the prompt's
 digest) is drawn at `size` (`WxH`), else at OpenRouter's `aspect_ratio`'s size, else
 1024x1024, in the `output_format`, `background` and `output_compression` asked for.
+OpenAI's tool edits the conversation's last image when there is one (`action` `auto`,
+the default, or `edit`; `image_sources`): the edit keeps its top colour and its size.
 OpenRouter's tool serves it under `/media/images/` (no key needed, as a storage link) and
 the model reads `{"status": "ok", "model", "prompt", "imageUrl"}` and shows it in
 markdown; OpenAI's hands it over in its `image_generation_call` output item, with partial
@@ -35,8 +37,10 @@ from pydantic import AfterValidator, Field, PrivateAttr, model_validator
 from emulator.billing.pricing import provider_cost
 from emulator.bodies import OpenWireModel
 from emulator.errors import NotFound, ValidationFailed
+from emulator.gateway import image_sources
 from emulator.gateway.canonical import Message
 from emulator.gateway.image_output import SIZES_1K, TOKENS_PER_IMAGE, AspectRatio
+from emulator.gateway.image_sources import Source
 from emulator.gateway.pictures import SIDES, Picture, encode, named
 from emulator.gateway.web_search import query_of
 
@@ -131,15 +135,17 @@ def draw(
     where = f"tools[{config._index}]" + ("" if openai else ".parameters")
     model = (_openai_image_model if openai else _image_model)(view, model_id, where + ".model")
     prompt = " ".join(query_of(messages).split())[:PROMPT_CHARS]
+    source = _edited(config, messages, where)
     if all(view.providers[p["name"]].status == "down" for p in model["providers"]):
         error = f"The image model {model_id} is unavailable: its providers are down."
         return {"status": "error", "model": model_id}, error, 0, None
-    width, height = _size(config)
-    digest = hashlib.sha256(f"{model_id}\n{width}x{height}\n{prompt}".encode()).digest()
+    width, height = _size(config, source)
+    key = f"{model_id}\n{width}x{height}\n{prompt}".encode()
+    digest = hashlib.sha256(key + (source.digest if source else b"")).digest()
     picture = Picture(
         width,
         height,
-        (digest[0], digest[1], digest[2]),
+        source.top if source else (digest[0], digest[1], digest[2]),
         (digest[3], digest[4], digest[5]),
         config.output_format or "png",
         config.background == "transparent",
@@ -151,14 +157,32 @@ def draw(
     pricing = model["pricing"]
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
     cost = provider_cost(0, TOKENS_PER_IMAGE, 0, price)  # one image's output
-    return result, None, cost, _drawing(config, picture, prompt)
+    return result, None, cost, _drawing(config, picture, prompt, source is not None)
 
 
-def _drawing(config: ImageGenerationConfig, picture: Picture, prompt: str) -> Drawing:
+def _edited(
+    config: ImageGenerationConfig, messages: tuple[Message, ...], where: str
+) -> Source | None:
+    """The image OpenAI's tool edits: the conversation's last, unless `action` is
+    `generate` (`edit` needs one; `auto`, the default, edits when there is one)."""
+    if not isinstance(config, OpenAIImageConfig) or config.action == "generate":
+        return None
+    picture = image_sources.last_picture(messages)
+    if picture is None and config.action == "edit":
+        raise ValidationFailed(
+            "The image generation tool's `action` is `edit`, and the input has no image to "
+            "edit: send one (an `input_image` part, or an earlier answer's "
+            "image_generation_call), or leave `action` to `auto`.",
+            param=where + ".action",
+        )
+    return None if picture is None else image_sources.read(picture)
+
+
+def _drawing(config: ImageGenerationConfig, picture: Picture, prompt: str, edit: bool) -> Drawing:
     if not isinstance(config, OpenAIImageConfig):
         return Drawing(picture)
     shown = {
-        "action": "generate",
+        "action": "edit" if edit else "generate",
         "background": "transparent" if picture.transparent else "opaque",
         "output_format": picture.format,
         "quality": "high" if config.quality in (None, "auto") else config.quality,
@@ -190,12 +214,15 @@ def _openai_image_model(view: CatalogView, model_id: str, param: str) -> Any:
     return _image_model(view, DEFAULT_MODEL, param)
 
 
-def _size(config: ImageGenerationConfig) -> tuple[int, int]:
+def _size(config: ImageGenerationConfig, source: Source | None) -> tuple[int, int]:
+    """The size asked for, else an edit's source's (when it was read), else 1024x1024."""
     if config.size is not None and config.size != "auto":
         width, _, height = config.size.partition("x")
         return int(width), int(height)
     if config.aspect_ratio is not None:
         return SIZES_1K[config.aspect_ratio]
+    if source is not None and source.size is not None:
+        return image_sources.fitted(source.size)
     return DEFAULT_SIZE
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from typing import Any
 
 from emulator.bodies import HTTP_URL
 
@@ -36,6 +37,16 @@ def decode_base64(data: str) -> bytes | None:
         return base64.b64decode(data, validate=True)
     except binascii.Error:
         return None
+
+
+def check_image_result(result: Any) -> None:
+    """An image generation call's `result` sent back: base64 of an image."""
+    data = decode_base64(result) if isinstance(result, str) else None
+    if data is None or not any(is_image(data, kind) for kind in IMAGE_TYPES):
+        raise ValueError(
+            "an image_generation_call's `result` must be the image in base64 (PNG, JPEG, "
+            "WebP or GIF), as the answer gave it"
+        )
 
 
 def check_image_url(url: str) -> None:

@@ -71,6 +71,7 @@ class InputItem(OpenWireModel):
     output: str | list[InputPart] | None = None  # a function_call_output's: text or parts
     summary: list[Any] | None = None
     id: str | None = None
+    result: Any = None  # an image generation call's picture, in base64
 
     @model_validator(mode="after")
     def _complete(self) -> InputItem:
@@ -86,6 +87,8 @@ class InputItem(OpenWireModel):
         missing = [name for name in needs if getattr(self, name) is None]
         if missing:
             raise ValueError(f"an input item of type {self.type or 'message'!r} needs {missing}")
+        if self.type == "image_generation_call" and self.result is not None:
+            images.check_image_result(self.result)
         return self
 
 
@@ -95,7 +98,8 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "function_call_output": ("call_id", "output"),
     "reasoning": ("summary",),  # an earlier answer's, sent back: accepted, not read
     "item_reference": ("id",),  # an earlier answer's item, kept (`stored_items.py`)
-    "image_generation_call": ("id",),  # an earlier answer's image: accepted, not read
+    # An earlier answer's image: seen again; by its `id` alone, kept (`stored_responses`).
+    "image_generation_call": ("id",),
     # The gateway's server tool calls in an earlier answer, sent back: accepted, not read.
     "openrouter:web_search": (),
     "openrouter:datetime": (),

@@ -8,8 +8,10 @@ only the request's own apply, as OpenAI documents). That history is billed as
 input tokens, as upstream. An output item of a stored response can also be
 named by `{"type": "item_reference", "id": ...}` instead of being sent again:
 the AI SDK's OpenAI provider sends earlier answers that way unless told
-`store: false`. A reference or a `previous_response_id` the account was never
-given (or given with `store: false`, or deleted) is a 400, as upstream.
+`store: false`. An image generation call given by its `id` alone (no `result`)
+names its kept item the same way, as OpenAI's multi-turn image editing does.
+A reference or a `previous_response_id` the account was never given (or given
+with `store: false`, or deleted) is a 400, as upstream.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.errors import InvalidRequest, NotFound, ValidationFailed, quoted
 from emulator.gateway import background
+from emulator.gateway.wire.responses_items import IMAGE_ITEM
 from emulator.store.response_items import get_items, save_items
 from emulator.store.responses import (
     Run,
@@ -97,7 +100,7 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
     items = body.get("input")
     if not isinstance(items, list):
         return body
-    wanted = [item["id"] for item in items if item.get("type") == REFERENCE]
+    wanted = [item["id"] for item in items if _names_kept(item)]
     if not wanted:
         return body
     with rt.store.read() as conn:
@@ -111,13 +114,13 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
     }
     out: list[dict[str, Any]] = []
     for index, item in enumerate(items):
-        if item.get("type") != REFERENCE:
+        if not _names_kept(item):
             out.append(item)
             continue
         stored = shown.get(item["id"])
         if stored is None:
             raise InvalidRequest(
-                f"Item with id {quoted(item['id'])} not found: an item_reference names an "
+                f"Item with id {quoted(item['id'])} not found: an {item['type']} names an "
                 "output item of an earlier response of this account made with `store` true "
                 "(the default), once it is shown (a background response's when it is done). "
                 "Send the item itself instead (the AI SDK: providerOptions.openai.store false).",
@@ -126,6 +129,15 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
             )
         out.append(stored)
     return {**body, "input": out}
+
+
+def _names_kept(item: dict[str, Any]) -> bool:
+    """An `item_reference`, or an image generation call by its `id` alone (a failed one
+    has `status` failed and no picture to find)."""
+    kind = item.get("type")
+    if kind == REFERENCE:
+        return True
+    return kind == IMAGE_ITEM and "result" not in item and item.get("status") != "failed"
 
 
 @dataclass(frozen=True)

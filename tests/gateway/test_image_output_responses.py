@@ -13,6 +13,7 @@ import pytest
 from openrouter import OpenRouter
 
 from emulator.gateway.image_output import TOKENS_PER_IMAGE
+from emulator.gateway.tokens import IMAGE_TOKENS
 from emulator.testing import EmulatorHandle, Tenant
 from tests.gateway.test_image_output import IMAGE_MODEL, draw, images_of, png_of
 from tests.helpers import assert_error
@@ -139,7 +140,7 @@ def test_a_cut_stream_bills_the_image_only_once_it_went_out(
     assert data["num_media_completion"] == (images or None)
 
 
-def test_the_image_sent_back_is_accepted_and_not_read(client: openai.OpenAI) -> None:
+def test_the_image_sent_back_is_seen_again_and_edited(client: openai.OpenAI) -> None:
     first = client.responses.create(model=IMAGE_MODEL, input="Draw a lighthouse", extra_body=ASK)
     turn = [{"role": "user", "content": "Draw a lighthouse"}]
     sent_back = [item.model_dump(exclude_none=True) for item in first.output]
@@ -148,7 +149,12 @@ def test_the_image_sent_back_is_accepted_and_not_read(client: openai.OpenAI) -> 
     second = client.responses.create(model=IMAGE_MODEL, input=again, extra_body=ASK)  # type: ignore[arg-type]
     plain = client.responses.create(model=IMAGE_MODEL, input=without, extra_body=ASK)  # type: ignore[arg-type]
     assert second.usage is not None and plain.usage is not None
-    assert second.usage.input_tokens == plain.usage.input_tokens
+    # One image more in the prompt, in the same assistant turn as its text.
+    assert second.usage.input_tokens == plain.usage.input_tokens + IMAGE_TOKENS
+    # The new image is an edit of it: the first image's top colour kept.
+    first_top = png_of("data:image/png;base64," + drawn(first)[0].result)[2][1:4]
+    assert png_of("data:image/png;base64," + drawn(second)[0].result)[2][1:4] == first_top
+    assert png_of("data:image/png;base64," + drawn(plain)[0].result)[2][1:4] != first_top
 
 
 def test_a_stored_response_keeps_its_image(client: openai.OpenAI) -> None:

@@ -70,7 +70,13 @@ WEATHER = Tool(
 )
 CONVERSATION = (
     Message("system", "Be brief."),
-    Message("user", "What is the weather in Oslo?", images=1),
+    # Its images as sent, three ways: each format hands each on as it came.
+    Message(
+        "user",
+        "What is the weather in Oslo?",
+        images=3,
+        pictures=("data:image/png;base64,iVBORw0KGgo=", "https://example.com/a.png", "file:f1"),
+    ),
     Message("assistant", "", tool_calls=(ToolCall("call_1", "get_weather", '{"city":"Oslo"}'),)),
     Message("tool", '{"temp": 3}', tool_call_id="call_1"),
 )

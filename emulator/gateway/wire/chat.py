@@ -37,6 +37,7 @@ from emulator.gateway.wire.chat_parts import (
     split_total,
     usage,
 )
+from emulator.gateway.wire.image_refs import picture_of, pictures_of
 
 
 def parse_request(body: dict[str, Any]) -> Request:
@@ -132,7 +133,9 @@ def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
 def _message(raw: dict[str, Any]) -> Message:
     role = role_of(raw["role"])
     content = raw.get("content")
-    text, images, clips = content_text(content)
+    text, pictures, clips = content_text(content)
+    if raw.get("images"):  # an earlier answer's images (OpenRouter's), seen again
+        pictures += tuple(part["image_url"]["url"] for part in raw["images"])
     calls = tuple(
         ToolCall(
             id=c["id"], name=c["function"]["name"], arguments=c["function"].get("arguments", "")
@@ -140,8 +143,14 @@ def _message(raw: dict[str, Any]) -> Message:
         for c in raw.get("tool_calls") or ()
     )
     message = Message(
-        role=role, text=text, images=images, tool_calls=calls, tool_call_id=raw.get("tool_call_id")
+        role=role,
+        text=text,
+        images=len(pictures),
+        tool_calls=calls,
+        tool_call_id=raw.get("tool_call_id"),
     )
+    if pictures:
+        message.pictures = pictures
     if clips:
         message.audio = clips
     if isinstance(content, list):  # parts may mark where a cached prefix ends
@@ -153,14 +162,14 @@ def _message(raw: dict[str, Any]) -> Message:
 TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
 
 
-def content_text(content: Any) -> tuple[str, int, tuple[AudioClip, ...]]:
-    """The text of a content field (a string or parts), how many images it holds and
-    its audio."""
+def content_text(content: Any) -> tuple[str, tuple[str, ...], tuple[AudioClip, ...]]:
+    """The text of a content field (a string or parts), its images (`picture_of` each)
+    and its audio."""
     if content is None:
-        return "", 0, ()
+        return "", (), ()
     if isinstance(content, str):
-        return content, 0, ()
-    texts, images, clips = [], 0, []
+        return content, (), ()
+    texts, images, clips = [], [], []
     for part in content:
         kind = part.get("type")
         if kind in TEXT_PARTS:
@@ -170,11 +179,11 @@ def content_text(content: Any) -> tuple[str, int, tuple[AudioClip, ...]]:
             said = file_text(fields.get("file_data"))
             texts += [said] if said else []
         elif kind in ("image_url", "input_image", "image"):
-            images += 1
+            images.append(picture_of(part))
         elif kind == "input_audio":
             sent = part["input_audio"]
             clips.append(audio.clip(sent["data"], sent["format"]))
-    return "\n".join(texts), images, tuple(clips)
+    return "\n".join(texts), tuple(images), tuple(clips)
 
 
 def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
@@ -232,9 +241,8 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
 def _render_message(m: Message) -> dict[str, Any]:
     out: dict[str, Any] = {"role": m.role, "content": m.text}
     if m.images or m.audio:
-        out["content"] = [{"type": "text", "text": m.text}] + [
-            {"type": "image_url", "image_url": {"url": "data:image/png;base64,"}}
-        ] * m.images
+        out["content"] = [{"type": "text", "text": m.text}]
+        out["content"] += [{"type": "image_url", "image_url": {"url": p}} for p in pictures_of(m)]
         out["content"] += [audio.part(c) for c in m.audio]
     if m.tool_calls:
         out["tool_calls"] = [_render_call(c) for c in m.tool_calls]

@@ -32,6 +32,7 @@ from emulator.gateway.server_tools import choice_after_server_tools, is_server_t
 from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
 from emulator.gateway.web_search import is_search_tool, names_anthropic_tool
+from emulator.gateway.wire.image_refs import picture_of, pictures_of
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -140,7 +141,7 @@ def _render(m: Message) -> dict[str, Any]:
             "content": m.text,
         }
         if m.images:  # a screenshot a tool returned, as blocks of the result
-            block["content"] = [{"type": "text", "text": m.text}, *_images(m.images)]
+            block["content"] = [{"type": "text", "text": m.text}, *_images(m)]
         if m.cache_marks:
             block["cache_control"] = cache_control(m.cache_marks[-1].ttl)
         return {"role": "user", "content": [block]}
@@ -149,7 +150,7 @@ def _render(m: Message) -> dict[str, Any]:
         blocks += _text_blocks(m.text, m.cache_marks)
     elif m.text:
         blocks.append({"type": "text", "text": m.text})
-    blocks += _images(m.images)
+    blocks += _images(m)
     blocks += [
         {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
         for c in m.tool_calls
@@ -273,7 +274,8 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
         Message(
             role=raw["role"],
             text="\n".join(b["text"] for b in content if b["type"] == "text"),
-            images=sum(1 for b in content if b["type"] == "image"),
+            images=len(pictures := tuple(picture_of(b) for b in content if b["type"] == "image")),
+            pictures=pictures,
             tool_calls=tuple(
                 ToolCall(b["id"], b["name"], arguments_of(b["input"]))
                 for b in content
@@ -301,10 +303,18 @@ def _readable(block: dict[str, Any]) -> dict[str, Any]:
     return text | ({"cache_control": block["cache_control"]} if "cache_control" in block else {})
 
 
-def _images(count: int) -> list[dict[str, Any]]:
-    return [
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": ""}}
-    ] * count
+def _images(m: Message) -> list[dict[str, Any]]:
+    """A message's images as image blocks: each as sent (`Message.pictures`), else empty."""
+    return [{"type": "image", "source": _source(p)} for p in pictures_of(m)]
+
+
+def _source(picture: str) -> dict[str, Any]:
+    if picture.startswith("data:"):
+        media_type, _, data = picture[5:].partition(";base64,")
+        return {"type": "base64", "media_type": media_type, "data": data}
+    if picture.startswith("file:"):
+        return {"type": "file", "file_id": picture[5:]}
+    return {"type": "url", "url": picture}
 
 
 def _tool_result(block: dict[str, Any]) -> Message:
@@ -315,7 +325,8 @@ def _tool_result(block: dict[str, Any]) -> Message:
     message = Message("tool", text, tool_call_id=block["tool_use_id"])
     if isinstance(content, list):  # its own blocks may mark where a prefix ends
         message.cache_marks = cache_marks(content, _TEXT)
-        message.images = sum(1 for b in content if b.get("type") == "image")
+        message.pictures = tuple(picture_of(b) for b in content if b.get("type") == "image")
+        message.images = len(message.pictures)
     control = block.get("cache_control")
     if control:  # a breakpoint at the result's end
         mark = CacheMark(len(text), cache_ttl(control))

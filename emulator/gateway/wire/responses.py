@@ -27,6 +27,7 @@ from emulator.gateway.logprobs import entries_of
 from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire.chat import content_text
 from emulator.gateway.wire.chat_parts import cache_of
+from emulator.gateway.wire.image_refs import pictures_of
 from emulator.gateway.wire.responses_items import (
     IMAGE_ITEM,
     SHOWN,
@@ -37,8 +38,8 @@ from emulator.gateway.wire.responses_items import (
 )
 
 # Items of an earlier answer sent back that the model does not read again: its
-# reasoning, the gateway's server tool calls (their results were in its prompt) and its
-# images (as chat's `message.images` sent back).
+# reasoning and the gateway's server tool calls (their results were in its prompt). Its
+# images (`image_generation_call`) it sees again, as chat's `message.images` sent back.
 NOT_READ = frozenset(
     {
         "reasoning",
@@ -46,7 +47,6 @@ NOT_READ = frozenset(
         "openrouter:datetime",
         "openrouter:web_fetch",
         "openrouter:image_generation",
-        IMAGE_ITEM,
     }
 )
 # The `include` value that asks for the log probabilities of the answer's tokens.
@@ -62,15 +62,15 @@ def parse_request(body: dict[str, Any]) -> Request:
         messages.append(Message("user", items))
     else:
         for item in items:
-            if item.get("type") in NOT_READ:  # an earlier answer's, sent back
-                continue
+            kind = item.get("type")
+            if kind in NOT_READ or (kind == IMAGE_ITEM and not item.get("result")):
+                continue  # an earlier answer's, sent back (a failed image: no picture)
             message = _item(item)
             last = messages[-1] if messages else None
-            if item.get("type") == "function_call" and last and last.role == "assistant":
-                # One turn's calls (and the text before them) are one assistant message,
-                # as in the other formats: the turn reads and counts the same in all.
-                message = replace(last, tool_calls=last.tool_calls + message.tool_calls)
-                messages[-1] = message
+            if last is not None and _one_turn(last, message, kind):
+                # One turn's calls and images (and the text before them) are one assistant
+                # message, as in the other formats: the turn reads and counts the same.
+                messages[-1] = _joined(last, message)
             else:
                 messages.append(message)
     tools = tuple(
@@ -165,8 +165,31 @@ def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+def _one_turn(last: Message, message: Message, kind: Any) -> bool:
+    """Whether `message` (an item of type `kind`) continues the assistant turn `last`: a
+    call or an image after its text, or its text after an image alone (OpenAI's tool)."""
+    if last.role != "assistant" or message.role != "assistant":
+        return False
+    if kind in ("function_call", IMAGE_ITEM):
+        return True
+    return not last.text and not last.tool_calls and bool(last.pictures)
+
+
+def _joined(last: Message, message: Message) -> Message:
+    return replace(
+        last,
+        text=last.text or message.text,
+        images=last.images + message.images,
+        pictures=last.pictures + message.pictures,
+        tool_calls=last.tool_calls + message.tool_calls,
+    )
+
+
 def _item(item: dict[str, Any]) -> Message:
     kind = item.get("type", "message")
+    if kind == IMAGE_ITEM:  # an earlier answer's image, seen again
+        picture = f"data:image/{item.get('output_format') or 'png'};base64,{item['result']}"
+        return Message("assistant", images=1, pictures=(picture,))
     if kind == "function_call":
         call = ToolCall(item["call_id"], item["name"], item.get("arguments", ""))
         return Message("assistant", tool_calls=(call,))
@@ -174,16 +197,30 @@ def _item(item: dict[str, Any]) -> Message:
         output = item.get("output", "")
         if isinstance(output, list):  # content parts: text and images, as a message's
             text, images, clips = content_text(output)
-            return Message("tool", text, images, tool_call_id=item["call_id"], audio=clips)
+            return Message(
+                "tool",
+                text,
+                len(images),
+                tool_call_id=item["call_id"],
+                audio=clips,
+                pictures=images,
+            )
         text = output if isinstance(output, str) else json.dumps(output)
         return Message("tool", text, tool_call_id=item["call_id"])
     role = role_of(item["role"])
     text, images, clips = content_text(item.get("content"))
-    return Message(role, text, images, audio=clips)
+    return Message(role, text, len(images), audio=clips, pictures=images)
 
 
-def _images(count: int) -> list[dict[str, Any]]:
-    return [{"type": "input_image", "image_url": "data:image/png;base64,"}] * count
+def _images(m: Message) -> list[dict[str, Any]]:
+    """A message's images as `input_image` parts: each as sent (`Message.pictures`)."""
+    return [_input_image(picture) for picture in pictures_of(m)]
+
+
+def _input_image(picture: str) -> dict[str, Any]:
+    if picture.startswith("file:"):
+        return {"type": "input_image", "file_id": picture[5:]}
+    return {"type": "input_image", "image_url": picture}
 
 
 def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
@@ -197,7 +234,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         if m.role == "tool":
             output: str | list[dict[str, Any]] = m.text
             if m.images or m.audio:
-                output = [{"type": "input_text", "text": m.text}, *_images(m.images)]
+                output = [{"type": "input_text", "text": m.text}, *_images(m)]
                 output += [audio.part(c) for c in m.audio]
             body["input"].append(
                 {"type": "function_call_output", "call_id": m.tool_call_id, "output": output}
@@ -206,7 +243,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         if m.text or m.images or m.audio or not m.tool_calls:
             kind = "output_text" if m.role == "assistant" else "input_text"
             parts: list[dict[str, Any]] = [{"type": kind, "text": m.text}]
-            parts += _images(m.images)
+            parts += _images(m)
             parts += [audio.part(c) for c in m.audio]
             body["input"].append({"role": m.role, "content": parts})
         body["input"] += [
