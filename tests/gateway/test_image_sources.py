@@ -4,8 +4,10 @@ an image the emulator can decode, the name alone of one it cannot."""
 from __future__ import annotations
 
 import base64
+import io
 
 import pytest
+from PIL import Image
 
 from emulator.gateway.canonical import Message
 from emulator.gateway.image_sources import fitted, last_picture, read
@@ -30,6 +32,15 @@ def test_a_decoded_image_gives_its_size_and_the_colour_of_its_top(picture: Pictu
     source = read(data_url(picture))
     assert source.size == (picture.width, picture.height)
     assert all(abs(a - b) <= 4 for a, b in zip(source.top, TOP, strict=True))  # WebP: lossy
+
+
+def test_clear_rows_above_the_picture_are_passed_over() -> None:
+    image = Image.new("RGBA", (40, 30), (0, 0, 0, 0))
+    image.paste((10, 200, 30, 255), (5, 10, 35, 30))  # the first ten rows clear
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    source = read("data:image/png;base64," + base64.b64encode(out.getvalue()).decode())
+    assert (source.size, source.top) == ((40, 30), (10, 200, 30))
 
 
 @pytest.mark.parametrize(
