@@ -344,7 +344,8 @@ async function audio() {
 // `preliminary` flag for a provider-executed tool).
 async function imageTool() {
   if (providerName !== "openai") return null;
-  const provider = createOpenAI({ baseURL, apiKey });
+  const sent = [];
+  const provider = createOpenAI({ baseURL, apiKey, fetch: recording(sent) });
   const settings = { outputFormat: "webp", partialImages: 2, size: "256x128" };
   const tools = { image_generation: provider.tools.imageGeneration(settings) };
   const request = {
@@ -354,6 +355,12 @@ async function imageTool() {
     maxRetries: 0,
   };
   const whole = await generateText(request);
+  // A second turn edits the picture: the SDK names the kept call by reference.
+  const ask = { role: "user", content: request.prompt };
+  const again = { role: "user", content: "Now make the picture look like a painting" };
+  const { prompt, ...rest } = request;
+  const edit = await generateText({ ...rest, messages: [ask, ...whole.response.messages, again] });
+  const editInput = sent.at(-1).input;
   const streamed = streamText(request);
   const parts = [];
   for await (const part of streamed.fullStream) parts.push(part);
@@ -368,6 +375,8 @@ async function imageTool() {
     streamedText: await streamed.text,
     streamedResults: parts.filter((part) => part.type === "tool-result").map(resultOf),
     errors: parts.filter((part) => part.type === "error").map((part) => String(part.error)),
+    editInput,
+    editResults: edit.content.filter((part) => part.type === "tool-result").map(resultOf),
   };
 }
 

@@ -12,6 +12,7 @@ CI (the `CI` environment variable), where that is a failure."""
 from __future__ import annotations
 
 import base64
+import io
 import json
 import os
 import shutil
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from emulator.gateway.wire.messages import signature
 from emulator.testing import EmulatorHandle, Tenant
@@ -357,6 +359,19 @@ def test_ai_sdk_openai_takes_the_image_generation_tool(ai_sdk: AiRun) -> None:
     assert [r["picture"] == result["picture"] for r in streamed] == [False, False, True]
     assert all(base64.b64decode(r["picture"])[8:12] == b"WEBP" for r in streamed)
     assert got["streamedText"] == got["text"] and got["errors"] == []
+    # The next turn sends the call back by reference and the picture is edited: its
+    # top colour kept (WebP is lossy, twice here: within a few levels).
+    kinds = [item.get("type", "message") for item in got["editInput"]]
+    assert kinds[0] == "message" and kinds[-1] == "message"
+    references = [i["id"][:3] for i in got["editInput"] if i.get("type") == "item_reference"]
+    assert references == ["ig_", "msg"]
+    [edited] = got["editResults"]
+    first, second = (
+        Image.open(io.BytesIO(base64.b64decode(r["picture"]))) for r in (result, edited)
+    )
+    assert first.size == second.size == (256, 128) and edited["picture"] != result["picture"]
+    tops = (image.convert("RGB").getpixel((128, 0)) for image in (first, second))
+    assert all(abs(a - b) <= 8 for a, b in zip(*tops, strict=True))
 
 
 # --- OpenRouter's own TypeScript SDK, which checks every answer with zod ---
