@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -53,6 +54,8 @@ def read(picture: str) -> Source:
     data = decode_base64(picture.partition(",")[2])
     if not data:
         return named
+    if data.lstrip()[:4] == b"<svg":  # an SVG the image tool drew (Pillow reads none)
+        return _svg(data, named)
     from PIL import Image  # only for an edit: Pillow is slow to import
 
     unreadable = (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError)
@@ -65,6 +68,23 @@ def read(picture: str) -> Source:
     except unreadable:  # bytes no decoder reads, or a bomb: a picture known by its name
         return named
     return Source(digest, (width, height), top or named.top)
+
+
+def _svg(data: bytes, named: Source) -> Source:
+    """An SVG's size (its `width` and `height`) and its gradient's first colour."""
+    size = _SVG_SIZE.search(data)
+    colour = _SVG_COLOUR.search(data)
+    top = named.top if colour is None else _hex_colour(colour[1])
+    return Source(named.digest, None if size is None else (int(size[1]), int(size[2])), top)
+
+
+def _hex_colour(hex_: bytes) -> Colour:
+    red, green, blue = bytes.fromhex(hex_.decode())
+    return red, green, blue
+
+
+_SVG_SIZE = re.compile(rb'<svg[^>]*?\swidth="([0-9]{1,5})"\s+height="([0-9]{1,5})"')
+_SVG_COLOUR = re.compile(rb'stop-color="#([0-9a-fA-F]{6})"')
 
 
 def _top_colour(image: Any) -> Colour | None:

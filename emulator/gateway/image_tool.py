@@ -54,6 +54,8 @@ DEFAULT_MODEL = "openai/gpt-5-image"  # OpenRouter's
 DEFAULT_SIZE = (1024, 1024)
 PROMPT_CHARS = 1000  # of the user's message, as the prompt the model writes
 PARTIAL_IMAGES = 3  # the most OpenAI's tool streams
+GIF_FRAMES = 100  # the most frames of a GIF drawn (ours: OpenAI documents no bound)
+GIF_FRAME_MS = 200  # OpenAI's default frame duration (9 frames by default)
 PICTURE_WORDS = re.compile(
     r"\b(draw|drawing|image|picture|photo|photograph|illustration|illustrate|sketch|"
     r"painting|logo|icon|poster|wallpaper|artwork)s?\b",
@@ -89,7 +91,7 @@ class ImageGenerationConfig(OpenWireModel):
 
     @model_validator(mode="after")
     def _clear_needs_alpha(self) -> ImageGenerationConfig:
-        if self.background == "transparent" and self.output_format == "jpeg":
+        if self.background == "transparent" and self.output_format not in (None, "png", "webp"):
             raise ValueError(
                 "a transparent background needs an output_format that has one: png or webp"
             )
@@ -102,12 +104,34 @@ class ImageGenerationConfig(OpenWireModel):
 
 class OpenAIImageConfig(ImageGenerationConfig):
     """OpenAI's tool, its settings beside its `type`: OpenAI's image model names, more
-    qualities, and the partial images a stream shows. `gif` and `svg` are not drawn."""
+    qualities, the partial images a stream shows, whether to edit, and an animated GIF
+    or an SVG besides the three formats (their settings need them, as OpenAI's API says)."""
 
     type: Literal["image_generation"] = "image_generation"
     quality: Literal["auto", "low", "medium", "high", "xhigh", "max"] | None = None  # type: ignore[assignment]
+    output_format: Literal["png", "jpeg", "webp", "gif", "svg"] | None = None  # type: ignore[assignment]
     action: Literal["generate", "edit", "auto"] | None = None
     partial_images: Annotated[int, Field(ge=0, le=PARTIAL_IMAGES)] | None = None
+    frame_count: Annotated[int, Field(ge=1, le=GIF_FRAMES)] | None = None
+    frame_duration_ms: Annotated[int, Field(ge=10, le=60_000)] | None = None
+    svg: dict[str, Any] | None = None  # the SVG author's settings: taken, not used
+    input_image_mask: dict[str, Any] | None = None  # taken, not used: the whole is redrawn
+
+    @model_validator(mode="after")
+    def _format_settings_need_their_format(self) -> OpenAIImageConfig:
+        gif = self.output_format == "gif"
+        for name in ("frame_count", "frame_duration_ms"):
+            if getattr(self, name) is not None and not gif:
+                raise ValueError(f"`{name}` needs output_format gif")
+        if self.svg is not None and self.output_format != "svg":
+            raise ValueError("`svg` needs output_format svg")
+        if gif and self.partial_images:
+            raise ValueError("GIF output has no partial images: leave partial_images at 0")
+        if gif and self.input_image_mask is not None:
+            raise ValueError("GIF output takes no input_image_mask")
+        if gif and self.output_compression is not None:
+            raise ValueError("GIF output takes no output_compression")
+        return self
 
 
 @dataclass(frozen=True)
@@ -150,6 +174,7 @@ def draw(
         config.output_format or "png",
         config.background == "transparent",
         100 if config.output_compression is None else config.output_compression,
+        **_frames(config),
     )
     result = {"status": "ok", "model": model_id, "prompt": prompt}
     if not openai:
@@ -158,6 +183,15 @@ def draw(
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
     cost = provider_cost(0, TOKENS_PER_IMAGE, 0, price)  # one image's output
     return result, None, cost, _drawing(config, picture, prompt, source is not None)
+
+
+def _frames(config: ImageGenerationConfig) -> dict[str, int]:
+    """A GIF's frames and their duration (OpenAI's defaults: 9 of 200 ms; the duration
+    rounded to 10 ms, as OpenAI rounds it)."""
+    if not isinstance(config, OpenAIImageConfig) or config.output_format != "gif":
+        return {}
+    duration = config.frame_duration_ms or GIF_FRAME_MS
+    return {"frames": config.frame_count or 9, "frame_ms": (duration + 5) // 10 * 10}
 
 
 def _edited(

@@ -42,10 +42,11 @@ def decode_base64(data: str) -> bytes | None:
 def check_image_result(result: Any) -> None:
     """An image generation call's `result` sent back: base64 of an image."""
     data = decode_base64(result) if isinstance(result, str) else None
-    if data is None or not any(is_image(data, kind) for kind in IMAGE_TYPES):
+    svg = data is not None and data.lstrip()[:4] == b"<svg"  # the tool draws SVG too
+    if data is None or not (svg or any(is_image(data, kind) for kind in IMAGE_TYPES)):
         raise ValueError(
             "an image_generation_call's `result` must be the image in base64 (PNG, JPEG, "
-            "WebP or GIF), as the answer gave it"
+            "WebP, GIF or SVG), as the answer gave it"
         )
 
 

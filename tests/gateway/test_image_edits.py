@@ -182,6 +182,19 @@ def test_a_streamed_edit_shows_it_in_every_partial(client: openai.OpenAI) -> Non
     assert [top_of(p) for p in partials] == [GREEN, GREEN]
 
 
+def test_an_svg_sent_back_is_edited_as_an_svg(client: openai.OpenAI) -> None:
+    """An SVG the tool drew, sent back as the SDK gives it, keeps its size and top."""
+    svg_tool = {**TOOL, "output_format": "svg", "size": "320x160"}
+    first = client.responses.create(model=MINI, input="Draw a picture of a cat", tools=[svg_tool])
+    sent_back = [item.model_dump(exclude_none=True) for item in first.output]
+    again = [*sent_back, {"role": "user", "content": "Now make the picture blue"}]
+    edited = picture_call(client.responses.create(model=MINI, input=again, tools=[TOOL]))
+    assert (edited.action, edited.size) == ("edit", "320x160")
+    first_svg = base64.b64decode(picture_call(first).result or "").decode()
+    top = first_svg.split('stop-color="#', 1)[1][:6]
+    assert top_of(edited.result or "") == tuple(bytes.fromhex(top))
+
+
 def test_bad_images_sent_back_are_400_naming_them(tenant: Tenant) -> None:
     item = {"type": "image_generation_call", "id": "ig_1", "result": "bm90IGFuIGltYWdl"}
     with tenant.client() as http:

@@ -73,3 +73,13 @@ def test_a_size_is_fitted_within_the_sides_drawn() -> None:
     assert fitted((600, 300)) == (600, 300)
     assert fitted((8192, 4096)) == (4096, 2048)
     assert fitted((10, 5)) == (16, 16)
+
+
+def test_an_svg_the_tool_drew_gives_its_size_and_first_colour() -> None:
+    source = read(data_url(Picture(64, 48, TOP, BOTTOM, "svg")))
+    assert (source.size, source.top) == ((64, 48), TOP)
+
+
+def test_a_gif_gives_its_first_frames_top() -> None:
+    source = read(data_url(Picture(64, 48, TOP, BOTTOM, "gif", frames=3)))
+    assert (source.size, source.top) == ((64, 48), TOP)

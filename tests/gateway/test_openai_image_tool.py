@@ -207,7 +207,16 @@ def test_with_the_image_models_providers_down_the_call_fails_and_is_not_charged(
     ("body", "param"),
     [
         ({"tools": [{**TOOL, "partial_images": 4}]}, "tools[0].partial_images"),
-        ({"tools": [{**TOOL, "output_format": "gif"}]}, "tools[0].output_format"),
+        ({"tools": [{**TOOL, "output_format": "bmp"}]}, "tools[0].output_format"),
+        ({"tools": [{**TOOL, "output_format": "gif", "partial_images": 1}]}, "tools[0]"),
+        ({"tools": [{**TOOL, "output_format": "gif", "output_compression": 50}]}, "tools[0]"),
+        ({"tools": [{**TOOL, "output_format": "gif", "frame_count": 0}]}, "tools[0].frame_count"),
+        ({"tools": [{**TOOL, "frame_count": 3}]}, "tools[0]"),
+        ({"tools": [{**TOOL, "svg": {"model": "gpt-5"}}]}, "tools[0]"),
+        (
+            {"tools": [{**TOOL, "background": "transparent", "output_format": "svg"}]},
+            "tools[0]",
+        ),
         ({"tools": [{**TOOL, "size": "huge"}]}, "tools[0].size"),
         ({"tools": [{**TOOL, "quality": "best"}]}, "tools[0].quality"),
         (
@@ -224,6 +233,38 @@ def test_bad_settings_are_refused_naming_them(
     with tenant.client() as http:
         refused = http.post("/responses", json={"model": MINI, "input": ASK, **body})
     assert assert_error(refused, 400, "invalid_request")["param"] == param
+
+
+def test_an_animated_gif_and_an_svg_are_drawn(client: openai.OpenAI) -> None:
+    """GIF: 9 frames of 200 ms by default, the duration rounded to 10 ms. SVG: the
+    gradient as vector text, its partial images SVGs too."""
+    gif = picture_call(
+        client.responses.create(
+            model=MINI, input=ASK, tools=[{**TOOL, "output_format": "gif", "size": "64x48"}]
+        )
+    )
+    image = image_of(gif.result or "")
+    assert (gif.output_format, image.format, image.size) == ("gif", "GIF", (64, 48))
+    assert (image.n_frames, image.info["duration"]) == (9, 200)  # type: ignore[attr-defined]
+    timed = {**TOOL, "output_format": "gif", "frame_count": 3, "frame_duration_ms": 125}
+    image = image_of(
+        picture_call(client.responses.create(model=MINI, input=ASK, tools=[timed])).result or ""
+    )
+    assert (image.n_frames, image.info["duration"]) == (3, 130)  # type: ignore[attr-defined]
+    vector = {**TOOL, "output_format": "svg", "size": "64x48", "partial_images": 1}
+    with client.responses.stream(model=MINI, input=ASK, tools=[vector]) as stream:
+        partials = [e.partial_image_b64 for e in stream if e.type.endswith("partial_image")]
+        svg = picture_call(stream.get_final_response())
+    assert svg.output_format == "svg"
+    text = base64.b64decode(svg.result or "").decode()
+    assert text.startswith("<svg ") and 'width="64" height="48"' in text
+    assert [base64.b64decode(p)[:5] for p in partials] == [b"<svg "]
+
+
+def picture_call(response: Any) -> ImageGenerationCall:
+    call = response.output[0]
+    assert isinstance(call, ImageGenerationCall) and call.status == "completed"
+    return call
 
 
 def test_chat_has_no_such_tool(tenant: Tenant) -> None:

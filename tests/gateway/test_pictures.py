@@ -77,3 +77,27 @@ def test_a_partial_image_draws_a_share_of_the_rows() -> None:
         rows = [image.getpixel((0, y)) for y in range(40)]
         assert rows[: partial.drawn] == [whole.getpixel((0, y)) for y in range(partial.drawn)]
         assert set(rows[partial.drawn :]) == {(100, 100, 100)}  # one flat colour between
+
+
+def test_a_gif_loops_its_frames_fading_the_gradient_towards_flat() -> None:
+    picture = Picture(16, 40, (200, 0, 0), (0, 0, 200), "gif", frames=4, frame_ms=120)
+    image = decoded(picture)
+    assert (image.format, image.size, image.n_frames) == ("GIF", (16, 40), 4)  # type: ignore[attr-defined]
+    assert image.info["duration"] == 120 and image.info["loop"] == 0
+    ends = []
+    for frame in range(4):
+        image.seek(frame)
+        rgb = image.convert("RGB")
+        ends.append((rgb.getpixel((0, 0)), rgb.getpixel((0, 39))))
+    assert ends[0] == ((200, 0, 0), (0, 0, 200))  # the picture itself first
+    assert ends[2] == ((100, 0, 100), (100, 0, 100))  # half way: flat
+
+
+def test_an_svg_is_a_linear_gradient_and_its_partial_a_flat_rest() -> None:
+    picture = Picture(30, 20, (255, 0, 0), (0, 0, 255), "svg")
+    svg = encode(picture).decode()
+    assert svg.startswith('<svg xmlns="http://www.w3.org/2000/svg" width="30" height="20"')
+    assert '<stop offset="0" stop-color="#ff0000"/>' in svg
+    assert '<stop offset="1" stop-color="#0000ff"/>' in svg
+    partial = encode(picture.partial(0, 1)).decode()
+    assert partial.endswith('<rect y="10" width="30" height="10" fill="#800080"/></svg>')

@@ -24,6 +24,7 @@ from emulator.gateway.canonical import (
     role_of,
 )
 from emulator.gateway.logprobs import entries_of
+from emulator.gateway.pictures import MEDIA_TYPES
 from emulator.gateway.server_tools import choice_after_server_tools
 from emulator.gateway.wire.chat import content_text
 from emulator.gateway.wire.chat_parts import cache_of
@@ -188,7 +189,8 @@ def _joined(last: Message, message: Message) -> Message:
 def _item(item: dict[str, Any]) -> Message:
     kind = item.get("type", "message")
     if kind == IMAGE_ITEM:  # an earlier answer's image, seen again
-        picture = f"data:image/{item.get('output_format') or 'png'};base64,{item['result']}"
+        media = MEDIA_TYPES.get(item.get("output_format") or "png", "image/png")
+        picture = f"data:{media};base64,{item['result']}"
         return Message("assistant", images=1, pictures=(picture,))
     if kind == "function_call":
         call = ToolCall(item["call_id"], item["name"], item.get("arguments", ""))
