@@ -210,6 +210,7 @@ def test_with_the_image_models_providers_down_the_call_fails_and_is_not_charged(
         ({"tools": [{**TOOL, "output_format": "bmp"}]}, "tools[0].output_format"),
         ({"tools": [{**TOOL, "output_format": "gif", "partial_images": 1}]}, "tools[0]"),
         ({"tools": [{**TOOL, "output_format": "gif", "output_compression": 50}]}, "tools[0]"),
+        ({"tools": [{**TOOL, "output_format": "gif", "input_image_mask": {}}]}, "tools[0]"),
         ({"tools": [{**TOOL, "output_format": "gif", "frame_count": 0}]}, "tools[0].frame_count"),
         ({"tools": [{**TOOL, "frame_count": 3}]}, "tools[0]"),
         ({"tools": [{**TOOL, "svg": {"model": "gpt-5"}}]}, "tools[0]"),
