@@ -54,6 +54,8 @@ DEFAULT_MODEL = "openai/gpt-5-image"  # OpenRouter's
 DEFAULT_SIZE = (1024, 1024)
 PROMPT_CHARS = 1000  # of the user's message, as the prompt the model writes
 PARTIAL_IMAGES = 3  # the most OpenAI's tool streams
+# gpt-image-1's output tokens for a 1024x1024 picture, by quality (OpenAI's table).
+OPENAI_SQUARE_TOKENS = {"low": 272, "medium": 1056, "high": 4160}
 GIF_FRAMES = 100  # the most frames of a GIF drawn (ours: OpenAI documents no bound)
 GIF_FRAME_MS = 200  # OpenAI's default frame duration (9 frames by default)
 PICTURE_WORDS = re.compile(
@@ -181,8 +183,18 @@ def draw(
         result["imageUrl"] = f"{origin}/media/images/{picture.name}"
     pricing = model["pricing"]
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
-    cost = provider_cost(0, TOKENS_PER_IMAGE, 0, price)  # one image's output
+    cost = provider_cost(0, picture_tokens(model["id"], config.quality, width, height), 0, price)
     return result, None, cost, _drawing(config, picture, prompt, source is not None)
+
+
+def picture_tokens(model_id: str, quality: str | None, width: int, height: int) -> int:
+    """The output tokens of one picture: an OpenAI image model's by quality (`auto`, as
+    shown, and `xhigh` and `max`, whose counts OpenAI has not published: `high`), as
+    gpt-image-1 counts a 1024x1024 picture, scaled by area; other models' as Gemini's."""
+    if not model_id.startswith("openai/"):
+        return TOKENS_PER_IMAGE
+    square = OPENAI_SQUARE_TOKENS.get(quality or "high", OPENAI_SQUARE_TOKENS["high"])
+    return round(square * width * height / (1024 * 1024))
 
 
 def _frames(config: ImageGenerationConfig) -> dict[str, int]:

@@ -28,8 +28,9 @@ MINI = "openai/gpt-4o-mini"  # openai (responses format), 150,000 / 600,000 micr
 FEES = Fees(5.5, 20)
 TOOL = {"type": "openrouter:image_generation"}
 ASK = "Draw a picture of a red fox in the snow"
-# One picture of the default model, openai/gpt-5-image: 1,290 tokens at 40,000,000 micros.
-PICTURE_MICROS = 51_600
+# One picture of the default model, openai/gpt-5-image, at 40,000,000 micros a million
+# output tokens: 4,160 tokens at quality high (the default) and 1024x1024, as gpt-image-1.
+PICTURE_MICROS = 166_400
 SHOWN = re.compile(r"\n\nHere is the image:\n\n!\[([^\]]*)\]\((http://[^)]+\.png)\)$")
 
 
@@ -132,9 +133,13 @@ def test_anthropics_any_tool_choice_draws_too(claude: anthropic.Anthropic) -> No
 @pytest.mark.parametrize(
     ("parameters", "size", "micros"),
     [
-        ({"size": "512x256"}, (512, 256), PICTURE_MICROS),
-        ({"aspect_ratio": "16:9"}, (1344, 768), PICTURE_MICROS),
-        ({"size": "auto", "aspect_ratio": "9:16"}, (768, 1344), PICTURE_MICROS),
+        # OpenAI's tokens scale with the area: an eighth of 4,160 is 520 tokens.
+        ({"size": "512x256"}, (512, 256), 20_800),
+        ({"aspect_ratio": "16:9"}, (1344, 768), 163_800),  # 4,095 tokens
+        ({"size": "auto", "aspect_ratio": "9:16"}, (768, 1344), 163_800),
+        # ... and with the quality: 272 tokens low, 1,056 medium (a 1024x1024 picture).
+        ({"quality": "low"}, (1024, 1024), 10_880),
+        ({"quality": "medium", "size": "1536x1024"}, (1536, 1024), 63_360),  # 1,584 tokens
         # Gemini's image model: 1,290 tokens at 30,000,000 micros; other settings taken.
         (
             {"model": "google/gemini-2.5-flash-image", "quality": "high", "moderation": "low"},

@@ -26,7 +26,9 @@ MINI = "openai/gpt-4o-mini"  # openai (responses format), 150,000 / 600,000 micr
 FEES = Fees(5.5, 20)
 TOOL: Any = {"type": "image_generation"}
 ASK = "Draw a picture of a red fox in the snow"
-PICTURE_MICROS = 51_600  # one picture of openai/gpt-5-image, which stands for OpenAI's models
+# One picture of openai/gpt-5-image, which stands for OpenAI's models: 4,160 tokens (quality
+# high, the default, 1024x1024: gpt-image-1's count) at 40,000,000 micros a million.
+PICTURE_MICROS = 166_400
 SAID = "\n\nHere is the image you asked for."
 
 
@@ -294,14 +296,35 @@ def test_the_quote_and_the_hold_cover_the_picture(tenant: Tenant) -> None:
 
 
 @pytest.mark.parametrize(
+    ("settings", "micros"),
+    [
+        ({"quality": "low"}, 10_880),  # 272 tokens
+        ({"quality": "medium"}, 42_240),  # 1,056
+        ({"quality": "auto", "size": "1024x1536"}, 249_600),  # high: 6,240
+        ({"quality": "xhigh"}, PICTURE_MICROS),  # as high: OpenAI has not published its count
+    ],
+)
+def test_the_quality_and_the_size_price_an_openai_picture(
+    client: openai.OpenAI, settings: dict[str, Any], micros: int
+) -> None:
+    answer = client.responses.create(model=MINI, input=ASK, tools=[{**TOOL, **settings}])
+    assert answer.usage is not None
+    tokens = answer.usage.input_tokens, answer.usage.output_tokens
+    charged = charge_for(*tokens, 150_000, 600_000, FEES, tool_micros=micros)
+    assert (answer.usage.model_extra or {})["charge_micros"] == charged.charge_micros
+
+
+@pytest.mark.parametrize(
     ("model", "micros"),
     [
         ("gpt-image-1.5", PICTURE_MICROS),  # OpenAI's name: openai/gpt-5-image stands for it
-        ("google/gemini-2.5-flash-image", 38_700),  # a catalog image model: its own price
+        # A catalog image model: its own price, and Gemini's 1,290 tokens whatever the quality.
+        ("google/gemini-2.5-flash-image", 38_700),
     ],
 )
 def test_the_tools_model_prices_the_picture(client: openai.OpenAI, model: str, micros: int) -> None:
-    answer = client.responses.create(model=MINI, input=ASK, tools=[{**TOOL, "model": model}])
+    tool = {**TOOL, "model": model, "quality": "high"}
+    answer = client.responses.create(model=MINI, input=ASK, tools=[tool])
     assert isinstance(answer.output[0], ImageGenerationCall)
     assert answer.output[0].status == "completed"
     assert answer.usage is not None
