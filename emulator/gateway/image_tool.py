@@ -58,6 +58,7 @@ PARTIAL_IMAGES = 3  # the most OpenAI's tool streams
 OPENAI_SQUARE_TOKENS = {"low": 272, "medium": 1056, "high": 4160}
 GIF_FRAMES = 100  # the most frames of a GIF drawn (ours: OpenAI documents no bound)
 GIF_FRAME_MS = 200  # OpenAI's default frame duration (9 frames by default)
+GIF_PIXELS = 40_000_000  # a GIF's frames' pixels in all: drawn in about 0.4 s
 PICTURE_WORDS = re.compile(
     r"\b(draw|drawing|image|picture|photo|photograph|illustration|illustrate|sketch|"
     r"painting|logo|icon|poster|wallpaper|artwork)s?\b",
@@ -176,7 +177,7 @@ def draw(
         config.output_format or "png",
         config.background == "transparent",
         100 if config.output_compression is None else config.output_compression,
-        **_frames(config),
+        **_frames(config, width, height),
     )
     result = {"status": "ok", "model": model_id, "prompt": prompt}
     if not openai:
@@ -197,13 +198,21 @@ def picture_tokens(model_id: str, quality: str | None, width: int, height: int) 
     return round(square * width * height / (1024 * 1024))
 
 
-def _frames(config: ImageGenerationConfig) -> dict[str, int]:
+def _frames(config: ImageGenerationConfig, width: int, height: int) -> dict[str, int]:
     """A GIF's frames and their duration (OpenAI's defaults: 9 of 200 ms; the duration
-    rounded to 10 ms, as OpenAI rounds it)."""
+    rounded to 10 ms, as OpenAI rounds it), within the pixels the emulator draws."""
     if not isinstance(config, OpenAIImageConfig) or config.output_format != "gif":
         return {}
+    frames = config.frame_count or 9
+    if frames * width * height > GIF_PIXELS:
+        raise ValidationFailed(
+            f"A GIF of {frames} frames of {width}x{height} is more than the emulator draws "
+            f"({GIF_PIXELS:,} pixels in all, about 9 frames of 2048x2048): ask for fewer "
+            "frames or a smaller size.",
+            param=f"tools[{config._index}].frame_count",
+        )
     duration = config.frame_duration_ms or GIF_FRAME_MS
-    return {"frames": config.frame_count or 9, "frame_ms": (duration + 5) // 10 * 10}
+    return {"frames": frames, "frame_ms": (duration + 5) // 10 * 10}
 
 
 def _edited(

@@ -215,6 +215,10 @@ def test_with_the_image_models_providers_down_the_call_fails_and_is_not_charged(
         ({"tools": [{**TOOL, "output_format": "gif", "input_image_mask": {}}]}, "tools[0]"),
         ({"tools": [{**TOOL, "output_format": "gif", "frame_count": 0}]}, "tools[0].frame_count"),
         ({"tools": [{**TOOL, "frame_count": 3}]}, "tools[0]"),
+        (
+            {"tools": [{**TOOL, "output_format": "gif", "frame_count": 40}]},  # 42M pixels
+            "tools[0].frame_count",
+        ),
         ({"tools": [{**TOOL, "svg": {"model": "gpt-5"}}]}, "tools[0]"),
         (
             {"tools": [{**TOOL, "background": "transparent", "output_format": "svg"}]},
