@@ -24,6 +24,7 @@ from emulator.gateway.images import decode_base64
 from emulator.gateway.pictures import SIDES, Colour
 
 _MOST_PIXELS = 4096 * 4096  # decoded for their colour; a larger image gives its size alone
+_FORMATS = ("PNG", "JPEG", "WEBP", "GIF")  # the image types a prompt takes (`images`)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def read(picture: str) -> Source:
 
     unreadable = (OSError, ValueError, SyntaxError, EOFError, Image.DecompressionBombError)
     try:
-        with Image.open(io.BytesIO(data)) as image:
+        with Image.open(io.BytesIO(data), formats=_FORMATS) as image:
             width, height = image.size
             if width * height > _MOST_PIXELS:
                 return Source(digest, (width, height), named.top)
@@ -75,7 +76,8 @@ def _svg(data: bytes, named: Source) -> Source:
     size = _SVG_SIZE.search(data)
     colour = _SVG_COLOUR.search(data)
     top = named.top if colour is None else _hex_colour(colour[1])
-    return Source(named.digest, None if size is None else (int(size[1]), int(size[2])), top)
+    sides = None if size is None else (int(size[1]), int(size[2]))
+    return Source(named.digest, sides if sides and min(sides) > 0 else None, top)
 
 
 def _hex_colour(hex_: bytes) -> Colour:

@@ -184,11 +184,11 @@ def draw(
         result["imageUrl"] = f"{origin}/media/images/{picture.name}"
     pricing = model["pricing"]
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
-    cost = provider_cost(0, picture_tokens(model["id"], config.quality, width, height), 0, price)
+    cost = provider_cost(0, _picture_tokens(model["id"], config.quality, width, height), 0, price)
     return result, None, cost, _drawing(config, picture, prompt, source is not None)
 
 
-def picture_tokens(model_id: str, quality: str | None, width: int, height: int) -> int:
+def _picture_tokens(model_id: str, quality: str | None, width: int, height: int) -> int:
     """The output tokens of one picture: an OpenAI image model's by quality (`auto`, as
     shown, and `xhigh` and `max`, whose counts OpenAI has not published: `high`), as
     gpt-image-1 counts a 1024x1024 picture, scaled by area; other models' as Gemini's."""

@@ -83,3 +83,9 @@ def test_an_svg_the_tool_drew_gives_its_size_and_first_colour() -> None:
 def test_a_gif_gives_its_first_frames_top() -> None:
     source = read(data_url(Picture(64, 48, TOP, BOTTOM, "gif", frames=3)))
     assert (source.size, source.top) == ((64, 48), TOP)
+
+
+def test_an_svg_of_no_size_is_known_by_its_colour_alone() -> None:
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" width="0" height="0"></svg>'
+    source = read("data:image/svg+xml;base64," + base64.b64encode(svg).decode())
+    assert source.size is None

@@ -270,11 +270,12 @@ def _parse_message(raw: dict[str, Any]) -> list[Message]:
         return [_tool_result(b) for b in results] + (
             _parse_message({**raw, "content": said}) if said else []
         )
+    pictures = tuple(picture_of(b) for b in content if b["type"] == "image")
     return [
         Message(
             role=raw["role"],
             text="\n".join(b["text"] for b in content if b["type"] == "text"),
-            images=len(pictures := tuple(picture_of(b) for b in content if b["type"] == "image")),
+            images=len(pictures),
             pictures=pictures,
             tool_calls=tuple(
                 ToolCall(b["id"], b["name"], arguments_of(b["input"]))

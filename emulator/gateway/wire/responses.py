@@ -177,12 +177,15 @@ def _one_turn(last: Message, message: Message, kind: Any) -> bool:
 
 
 def _joined(last: Message, message: Message) -> Message:
+    """One message of two (`_one_turn`: at most one of them has text)."""
     return replace(
         last,
         text=last.text or message.text,
         images=last.images + message.images,
         pictures=last.pictures + message.pictures,
         tool_calls=last.tool_calls + message.tool_calls,
+        cache_marks=last.cache_marks + message.cache_marks,
+        audio=last.audio + message.audio,
     )
 
 
