@@ -15,8 +15,9 @@ price (`CacheBill`); the prompt tokens above still count all of them:
 
 Output tokens of generated images (`gateway.image_output`) and audio
 (`gateway.audio_output`), which the completion tokens count, are priced at the
-route's image and audio output prices instead of its completion price
-(`MediaBill`).
+route's image and audio output prices instead of its completion price, and the
+prompt tokens of audio heard (`gateway.audio`) at its audio input price instead
+of its prompt price (`MediaBill`).
 
 Web search results (`gateway.web_search`) are an upstream cost too: each adds
 `web_search_micros_per_result` to the provider cost, before the fee; so does each
@@ -79,10 +80,12 @@ class CacheBill:
 
 @dataclass(frozen=True, slots=True)
 class MediaBill:
-    """Of the completion's tokens, those of generated images or audio, with their price."""
+    """Of the completion's tokens, those of generated images or audio, with their price
+    (`prompt`: of the prompt's, those of audio heard)."""
 
     tokens: int
     per_mtok: int
+    prompt: bool = False
 
 
 def _ceil_div(numerator: int, denominator: int) -> int:
@@ -118,6 +121,7 @@ def provider_cost(
     if not media:  # nearly every request
         output_part = completion_tokens * completion_per_mtok
     else:
+        prompt_part += heard_cost_mtok(prompt_per_mtok, media)
         output_part = completion_cost_mtok(completion_tokens, completion_per_mtok, media)
     return _ceil_div(prompt_part + output_part, MTOK)
 
@@ -129,8 +133,15 @@ def completion_cost_mtok(
     tokens, which it counts, at their prices."""
     cost = completion_tokens * completion_per_mtok
     for bill in media:
-        cost += bill.tokens * (bill.per_mtok - completion_per_mtok)
+        if not bill.prompt:
+            cost += bill.tokens * (bill.per_mtok - completion_per_mtok)
     return cost
+
+
+def heard_cost_mtok(prompt_per_mtok: int, media: tuple[MediaBill, ...]) -> int:
+    """What the prompt's audio adds to its cost at the prompt price (micros times a
+    million, exact; negative if audio is the cheaper)."""
+    return sum(b.tokens * (b.per_mtok - prompt_per_mtok) for b in media if b.prompt)
 
 
 def charge_for(

@@ -13,11 +13,11 @@ from emulator.billing.pricing import charge_for
 from emulator.billing.spend import spend_standing
 from emulator.bodies import validate
 from emulator.errors import ValidationFailed
-from emulator.gateway import audio_output, image_output, kept_audio, stored_responses
+from emulator.gateway import audio, audio_output, image_output, kept_audio, stored_responses
 from emulator.gateway.body_checks import check_body
 from emulator.gateway.canonical import Request
 from emulator.gateway.charges import (
-    OutputMedia,
+    MediaTokens,
     fees_of,
     media_bills,
     provider_prompt_tokens,
@@ -57,7 +57,10 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     drawn = image_output.tokens_asked(request)
     output += drawn  # each answer's image, beside the text
     spoken = audio_output.share_of(output) if request.audio_out is not None else 0
-    media = media_bills(first, OutputMedia(image_tokens=drawn, audio_tokens=spoken))
+    heard = audio.prompt_tokens(request)
+    media = media_bills(
+        first, MediaTokens(image_tokens=drawn, audio_tokens=spoken, heard_tokens=heard)
+    )
     price = first.prompt_micros_per_mtok, first.completion_micros_per_mtok
     charge = charge_for(
         prompt, output, *price, fees, search_results=searched, web_fetches=fetched,

@@ -192,6 +192,7 @@ def provider_wire(
         ("cache_write", "input_cache_write"),
         ("image_output", "image_output"),
         ("audio_output", "audio_output"),
+        ("audio_input", "audio"),
     )
     for price, name in prices:
         micros = extra.get(f"{price}_micros_per_mtok")

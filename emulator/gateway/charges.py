@@ -15,9 +15,10 @@ from emulator.billing.pricing import (
     MediaBill,
     charge_for,
     completion_cost_mtok,
+    heard_cost_mtok,
     prompt_cost_mtok,
 )
-from emulator.gateway import image_output, prompt_cache, server_tools
+from emulator.gateway import audio, image_output, prompt_cache, server_tools
 from emulator.gateway.canonical import CacheUse, Request
 from emulator.gateway.catalog import CatalogView
 from emulator.gateway.content import prompt_tokens
@@ -89,9 +90,12 @@ def worst_case(
     if request.images_out is not None:  # each answer's image, beside its text
         drawn = image_output.tokens_asked(request)
         output += drawn
-        media = media_bills(route, OutputMedia(image_tokens=drawn))
+        media = media_bills(route, MediaTokens(image_tokens=drawn))
     elif request.audio_out is not None:  # within the output: at most all of it sound
-        media = media_bills(route, OutputMedia(audio_tokens=output), worst=True)
+        media = media_bills(route, MediaTokens(audio_tokens=output), worst=True)
+    if route.audio_input_micros_per_mtok is not None:  # the audio heard, at its price
+        heard = MediaTokens(heard_tokens=audio.prompt_tokens(request))
+        media += media_bills(route, heard, worst=True)
     # A cache read costs no more than the prompt (fixtures); a write at a breakpoint can.
     prompt_price = route.prompt_micros_per_mtok
     explicit = route.wire_format == prompt_cache.EXPLICIT_FORMAT
@@ -112,29 +116,32 @@ def worst_case(
 
 
 @dataclass(frozen=True, slots=True)
-class OutputMedia:
-    """Of an answer's output tokens, those priced apart: its generated images (how many,
-    and their tokens, `gateway.image_output`) and its sound's (`gateway.audio_output`)."""
+class MediaTokens:
+    """Of an answer's tokens, those priced apart: of its output, its generated images (how
+    many, and their tokens, `gateway.image_output`) and its sound's
+    (`gateway.audio_output`); of its prompt, the audio heard (`gateway.audio`)."""
 
     images: int = 0
     image_tokens: int = 0
     audio_tokens: int = 0
+    heard_tokens: int = 0
 
 
-def media_of(details: dict[str, Any], images: int = 0) -> OutputMedia | None:
+def media_of(details: dict[str, Any], images: int = 0, heard: int = 0) -> MediaTokens | None:
     """The tokens priced apart that a chat usage's `completion_tokens_details` tells (or a
-    responses usage's `output_tokens_details`)."""
+    responses usage's `output_tokens_details`), and `heard`: its prompt's audio tokens."""
     image_tokens, audio_tokens = details.get("image_tokens", 0), details.get("audio_tokens", 0)
-    if not image_tokens and not audio_tokens:  # nearly every answer
+    if not image_tokens and not audio_tokens and not heard:  # nearly every answer
         return None
-    return OutputMedia(images if image_tokens else 0, image_tokens, audio_tokens)
+    return MediaTokens(images if image_tokens else 0, image_tokens, audio_tokens, heard)
 
 
 def media_bills(
-    route: Route, media: OutputMedia | None, worst: bool = False
+    route: Route, media: MediaTokens | None, worst: bool = False
 ) -> tuple[MediaBill, ...]:
     """Generated images' and sound's tokens at the route's prices for them (none: the
-    completion's). `worst`: a hold's bound, never below the completion's price."""
+    completion's), and the audio heard at its (none: the prompt's). `worst`: a hold's
+    bound, never below the completion's (the prompt's) price."""
     if media is None:
         return ()
     bills = []
@@ -145,6 +152,10 @@ def media_bills(
         if tokens and price is not None:
             price = max(price, route.completion_micros_per_mtok) if worst else price
             bills.append(MediaBill(tokens, price))
+    heard = route.audio_input_micros_per_mtok
+    if media.heard_tokens and heard is not None:
+        heard = max(heard, route.prompt_micros_per_mtok) if worst else heard
+        bills.append(MediaBill(media.heard_tokens, heard, prompt=True))
     return tuple(bills)
 
 
@@ -158,7 +169,7 @@ def charge_of(
     prompt: int,
     completion: int,
     cache: CacheUse | None = None,
-    media: OutputMedia | None = None,
+    media: MediaTokens | None = None,
 ) -> Charge:
     """What the served route charges for these tokens (SPEC section 5; `media`: of
     `completion`, the generated images' and sound's)."""
@@ -189,7 +200,7 @@ def usage_money(
     completion: int,
     endpoint: str = "chat.completions",
     cache: CacheUse | None = None,
-    media: OutputMedia | None = None,
+    media: MediaTokens | None = None,
 ) -> dict[str, Any]:
     """What chat and responses answers add to `usage`: the charge, in USD and micros, and
     OpenRouter's accounting: the provider's cost (`upstream_inference_cost`, rounded up
@@ -201,6 +212,8 @@ def usage_money(
         prompt_cost = prompt_cost_mtok(
             prompt, route.prompt_micros_per_mtok, prompt_cache.bill(cache, route)
         )
+    if media is not None and media.heard_tokens:
+        prompt_cost += heard_cost_mtok(route.prompt_micros_per_mtok, media_bills(route, media))
     return {
         "cost": usd_number(charge.charge_micros),
         "is_byok": False,

@@ -42,6 +42,7 @@ class Route:
     cache_write_micros_per_mtok: int | None = None
     image_output_micros_per_mtok: int | None = None  # None: images at the completion price
     audio_output_micros_per_mtok: int | None = None  # None: sound at the completion price
+    audio_input_micros_per_mtok: int | None = None  # None: audio heard at the prompt price
 
 
 @dataclass(slots=True)  # hot: not frozen (a frozen init is ~8x slower)
@@ -256,6 +257,7 @@ def _route(model: dict[str, Any], provider: dict[str, Any]) -> Route:
         cache_write_micros_per_mtok=pricing.get("cache_write_micros_per_mtok"),
         image_output_micros_per_mtok=pricing.get("image_output_micros_per_mtok"),
         audio_output_micros_per_mtok=pricing.get("audio_output_micros_per_mtok"),
+        audio_input_micros_per_mtok=pricing.get("audio_input_micros_per_mtok"),
     )
 
 

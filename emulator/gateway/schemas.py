@@ -31,6 +31,9 @@ class ProviderPricing(WireModel):
     # Only on routes of models that speak: their sound's output tokens' price.
     audio_output: str | None = None
     audio_output_micros_per_mtok: int | None = None
+    # Only on routes of models that price heard audio apart: its prompt tokens' price.
+    audio: str | None = None
+    audio_input_micros_per_mtok: int | None = None
 
 
 class ModelProvider(WireModel):

@@ -229,7 +229,7 @@ async def paced_stream(
             audio_tokens = sum(e.audio_tokens for e in ends)
             if image_tokens or audio_tokens:
                 images = _count(sent, _IMAGE) if image_tokens else 0
-                spent.media = charges.OutputMedia(images, image_tokens, audio_tokens)
+                spent.media = charges.MediaTokens(images, image_tokens, audio_tokens)
         else:  # cut, or the client left: count what was sent, never more than the
             # whole answer (a tool call cut at `max_tokens` streams its whole name)
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
@@ -242,7 +242,7 @@ async def paced_stream(
             end, reason = ("cut", "error") if was_cut else ("client_left", None)
             spent = usage_records.Spent(prompt, output, reasoning, reason, end, cache)
             if images or audio_tokens:
-                spent.media = charges.OutputMedia(images, image_tokens, audio_tokens)
+                spent.media = charges.MediaTokens(images, image_tokens, audio_tokens)
         with rt.store.write():  # one transaction: a crash cannot leave one done alone
             usage_records.record_usage(rt, caller, call, served, spent)
             if spent.stream_end == "complete":

@@ -4,7 +4,7 @@ says of the money and of the server tools the model called."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from emulator.auth.credentials import Caller
@@ -12,7 +12,7 @@ from emulator.billing import holds
 from emulator.billing.pricing import Charge
 from emulator.gateway import audio, server_tools, web_search
 from emulator.gateway.canonical import CacheUse, Finish
-from emulator.gateway.charges import OutputMedia, charge_of, usage_money
+from emulator.gateway.charges import MediaTokens, charge_of, usage_money
 from emulator.gateway.routing import model_variant
 from emulator.store.usage import UsageEvent
 
@@ -34,12 +34,13 @@ class Spent:
     stream_end: str | None = None
     cache: CacheUse | None = None
     stop_sequence: str | None = None  # the request's that ended the answer, if told
-    media: OutputMedia | None = None  # of `completion`, the tokens priced apart
+    media: MediaTokens | None = None  # of `completion`, the tokens priced apart
 
 
 def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
     """Settle the hold at the real charge and write the usage event, in one transaction."""
     route = served.route
+    spent.media = with_heard(call, served, spent.media)
     prompt, completion = spent.prompt, spent.completion
     charge = charge_of(rt, served, prompt, completion, spent.cache, spent.media)
     event = _event(caller, call, served.id, "succeeded", rt.clock.now_iso())
@@ -81,16 +82,27 @@ def streamed_usage(
     prompt: int,
     completion: int,
     endpoint: str,
-    media: OutputMedia | None = None,
+    media: MediaTokens | None = None,
 ) -> dict[str, Any]:
     """A stream's last usage's money (`usage_money`), priced before the stream is
     settled: what settling will charge."""
     cache = served_cache(served)
+    media = with_heard(call, served, media)
     charge = charge_of(rt, served, prompt, completion, cache, media)
     if call.hold is not None:
         holds.cut_to_hold(call.hold, charge)
     money = usage_money(charge, served.route, prompt, completion, endpoint, cache, media)
     return money | tool_use(call, served)
+
+
+def with_heard(call: Call, served: Served, media: MediaTokens | None) -> MediaTokens | None:
+    """`media` with the prompt's audio tokens, when the route prices them apart."""
+    if served.route.audio_input_micros_per_mtok is None:  # nearly every route
+        return media
+    heard = audio.prompt_tokens(call.request)
+    if not heard:
+        return media
+    return replace(media or MediaTokens(), heard_tokens=heard)
 
 
 def tool_search(call: Call, served: Served) -> tuple[web_search.WebResult, ...]:

@@ -122,6 +122,8 @@ class ModelProviderFixture(_Strict):
     image_output_micros_per_mtok: int | None = Field(default=None, ge=0)
     # Sound's output tokens (`gateway.audio_output`); none: the completion price.
     audio_output_micros_per_mtok: int | None = Field(default=None, ge=0)
+    # Audio's prompt tokens (`gateway.audio`); none: the prompt price.
+    audio_input_micros_per_mtok: int | None = Field(default=None, ge=0)
     context_length: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="after")
