@@ -9,6 +9,7 @@ from emulator.billing.pricing import (
     CacheBill,
     Charge,
     Fees,
+    MediaBill,
     charge_for,
     prompt_cost_mtok,
     provider_cost,
@@ -116,3 +117,24 @@ def test_the_readme_cache_example() -> None:
     bill = CacheBill(1500, 0, 0, 100_000, 1_250_000)
     assert charge_for(2000, 10, 1_000_000, 2_000_000, fees, bill) == Charge(670, 37, 707, 37)
     assert charge_for(2000, 10, 1_000_000, 2_000_000, fees).charge_micros == 2132
+
+
+@given(
+    prompt=st.integers(0, 10**6),
+    heard_share=st.floats(0, 1),
+    prompt_price=st.integers(0, 10**7),
+    heard_price=st.integers(0, 10**7),
+)
+def test_audio_heard_is_priced_apart_within_the_prompt(
+    prompt: int, heard_share: float, prompt_price: int, heard_price: int
+) -> None:
+    """Of the prompt's tokens, the audio's at its price, the rest at the prompt's: exact
+    before the one rounding up, and the same as the prompt alone at the same price."""
+    heard = int(prompt * heard_share)
+    bill = (MediaBill(heard, heard_price, prompt=True),)
+    exact = (prompt - heard) * prompt_price + heard * heard_price
+    assert provider_cost(prompt, 0, prompt_price, 0, media=bill) == -(-exact // 1_000_000)
+    same = (MediaBill(heard, prompt_price, prompt=True),)
+    assert provider_cost(prompt, 7, prompt_price, 3, media=same) == provider_cost(
+        prompt, 7, prompt_price, 3
+    )
