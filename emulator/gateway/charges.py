@@ -127,13 +127,14 @@ class MediaTokens:
     heard_tokens: int = 0
 
 
-def media_of(details: dict[str, Any], images: int = 0, heard: int = 0) -> MediaTokens | None:
-    """The tokens priced apart that a chat usage's `completion_tokens_details` tells (or a
-    responses usage's `output_tokens_details`), and `heard`: its prompt's audio tokens."""
+def media_of(details: dict[str, Any], images: int = 0) -> MediaTokens | None:
+    """The output tokens priced apart that a chat usage's `completion_tokens_details` tells
+    (or a responses usage's `output_tokens_details`); the prompt's audio is added where
+    the route prices it (`usage_records.with_heard`)."""
     image_tokens, audio_tokens = details.get("image_tokens", 0), details.get("audio_tokens", 0)
-    if not image_tokens and not audio_tokens and not heard:  # nearly every answer
+    if not image_tokens and not audio_tokens:  # nearly every answer
         return None
-    return MediaTokens(images if image_tokens else 0, image_tokens, audio_tokens, heard)
+    return MediaTokens(images if image_tokens else 0, image_tokens, audio_tokens)
 
 
 def media_bills(

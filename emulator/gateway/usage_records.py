@@ -34,7 +34,7 @@ class Spent:
     stream_end: str | None = None
     cache: CacheUse | None = None
     stop_sequence: str | None = None  # the request's that ended the answer, if told
-    media: MediaTokens | None = None  # of `completion`, the tokens priced apart
+    media: MediaTokens | None = None  # the tokens priced apart (output media, audio heard)
 
 
 def record_usage(rt: Runtime, caller: Caller, call: Call, served: Served, spent: Spent) -> Charge:
