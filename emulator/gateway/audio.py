@@ -7,13 +7,17 @@ Nothing is heard. A clip's length is read from its bytes as a player reads it:
 - `mp3`: the first frame's bitrate over the bytes after any ID3 tag, as for a
   constant-bitrate file (a variable-bitrate file's length is an estimate);
 - `pcm16` and `pcm24`: raw samples, mono at 24 kHz (OpenAI's `pcm16`);
-- any other format (`flac`, `ogg`, `m4a`, `aac`, `aiff`, ...; which a provider
+- `flac`: its `STREAMINFO`'s sample count over its rate; `ogg` and `opus` (Ogg
+  Opus): its last page's granule position, less its pre-skip (`audio_formats`);
+  either estimated as below when it does not say;
+- any other format (`m4a`, `aac`, `aiff`, Ogg Vorbis, ...; which a provider
   takes varies, so any name is taken): estimated at 128 kbit/s.
 
-`wav`, `mp3`, `flac` and `ogg` data must be of that format (a client that names
+`wav`, `mp3`, `flac`, `ogg` and `opus` data must be of that format (a client that names
 the wrong one gets a 400, as a provider would refuse to decode it). A clip costs
 32 prompt tokens a second (Gemini's rate), rounded up, in every tokenizer family,
-billed as prompt tokens (as an image's are). Only the header's bytes are decoded.
+billed as prompt tokens (as an image's are). Only the headers' bytes (and an Ogg file's
+last page) are decoded.
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from emulator.gateway import audio_formats
 from emulator.gateway.canonical import AudioClip, Message, Request
 
 TOKENS_PER_SECOND = 32
 _ESTIMATE_BYTES_PER_MS = 16  # 128 kbit/s
 _RAW_BYTES_PER_MS = {"pcm16": 48, "pcm24": 72}  # mono, 24 kHz
-_MAGIC = {"flac": (0, b"fLaC"), "ogg": (0, b"OggS")}
+_MAGIC = {"flac": (0, b"fLaC"), "ogg": (0, b"OggS"), "opus": (0, b"OggS")}
+_OGG_TAIL = 65_536  # bytes read from the end for the last page (a page is at most 65,307)
 # MPEG audio layer III bitrates (kbit/s) by bitrate index: MPEG-1, then MPEG-2 and 2.5.
 _MP3_KBPS = {
     3: (0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320),
@@ -56,7 +62,18 @@ def length_ms(data: str, fmt: str) -> int:
         at, magic = _MAGIC[fmt]
         if _slice(data, at, len(magic)) != magic:
             raise ValueError(f"`input_audio.data` is not {fmt.upper()} audio (`format` {fmt!r})")
+        told = _told_ms(data, size, fmt)
+        if told is not None:
+            return told
     return size // _RAW_BYTES_PER_MS.get(fmt, _ESTIMATE_BYTES_PER_MS)
+
+
+def _told_ms(data: str, size: int, fmt: str) -> int | None:
+    """The length a FLAC's or an Ogg Opus's headers tell (None: they do not)."""
+    if fmt == "flac":
+        return audio_formats.flac_length_ms(_slice(data, 0, 26))
+    start = max(0, size - _OGG_TAIL)
+    return audio_formats.opus_length_ms(_slice(data, 0, 40), _slice(data, start, size - start))
 
 
 def tokens(ms: int) -> int:

@@ -17,9 +17,10 @@ route's `audio_output_micros_per_mtok`. `max_tokens` bounds the whole: the
 transcript gets a seventh of it. `pcm16` is raw 16-bit mono samples at 24 kHz
 (OpenAI's), `wav` the same behind a WAV header: a tone a token, its pitch drawn
 from the token's place, the voice and the transcript (the same request gives the
-same bytes). `mp3` is silence of the same length in MPEG-1 layer III frames
-(128 kbit/s, 48 kHz): a real encoder is beyond the emulator. `flac`, `opus` and
-`aac` are refused (400 naming `audio.format`).
+same bytes), `flac` the same samples losslessly in FLAC (`audio_formats`). `mp3`
+is silence of the same length in MPEG-1 layer III frames (128 kbit/s, 48 kHz), and
+`opus` silence in Ogg Opus: a lossy encoder is beyond the emulator. `aac` is
+refused (400 naming `audio.format`).
 """
 
 from __future__ import annotations
@@ -34,12 +35,13 @@ from functools import lru_cache
 from typing import Any
 
 from emulator.errors import InvalidRequest
+from emulator.gateway import audio_formats
 from emulator.gateway.canonical import AudioDelta, AudioOutput, Completion
 
 TOKENS_PER_SECOND = 20
 SECONDS_PER_TEXT_TOKEN = 0.3  # of sound: about 200 tokens a minute, as speech goes
 PER_TEXT_TOKEN = round(TOKENS_PER_SECOND * SECONDS_PER_TEXT_TOKEN)  # audio tokens: 6
-FORMATS = ("wav", "mp3", "pcm16")
+FORMATS = ("wav", "mp3", "pcm16", "flac", "opus")
 RATE = 24_000  # samples a second, mono, 16-bit (pcm16 and wav)
 _TOKEN_SAMPLES = RATE * 3 // 10  # 0.3 s of sound a token of transcript
 _TONE_SAMPLES = RATE * 24 // 100  # of which a tone, then silence
@@ -161,9 +163,13 @@ def encoded(wanted: AudioOutput, transcript: str, audio_tokens: int) -> bytes:
     if wanted.format == "mp3":
         frames = math.ceil(spoken * 300 / _MP3_FRAME_MS)
         return _MP3_FRAME * frames
+    if wanted.format == "opus":
+        return audio_formats.ogg_opus_silence(spoken * 300, RATE)
     samples = _samples(wanted.voice, transcript, spoken)
     if wanted.format == "pcm16":
         return samples
+    if wanted.format == "flac":
+        return audio_formats.flac(samples, RATE)
     return _wav_header(len(samples)) + samples
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import openai
 import pytest
+import soundfile  # libsndfile: a real decoder of FLAC and Ogg Opus
 
 from emulator.gateway.audio_output import EXPIRES_S, PER_TEXT_TOKEN
 from emulator.testing import EmulatorHandle, Tenant
@@ -114,6 +115,46 @@ def test_mp3_sound_is_frames_a_player_measures(client: openai.OpenAI) -> None:
     assert back.usage.prompt_tokens_details.audio_tokens == -(-int(seconds * 1000) * 32 // 1000)
 
 
+def sent_back(client: openai.OpenAI, sound: bytes, fmt: str) -> int:
+    """The prompt's audio tokens when `sound` is sent back as an `input_audio` part."""
+    part = {
+        "type": "input_audio",
+        "input_audio": {"data": base64.b64encode(sound).decode(), "format": fmt},
+    }
+    back = client.chat.completions.create(
+        model="emulator/echo",
+        messages=[{"role": "user", "content": [{"type": "text", "text": "x"}, part]}],  # type: ignore[list-item]
+    )
+    assert back.usage is not None and back.usage.prompt_tokens_details is not None
+    return back.usage.prompt_tokens_details.audio_tokens or 0
+
+
+def test_flac_is_the_wavs_samples_a_decoder_reads_back(client: openai.OpenAI) -> None:
+    """FLAC: the tone of the WAV answer, sample for sample (libsndfile decodes it); sent
+    back, its length is read from its header (32 prompt tokens a second)."""
+    _, wav_sound, _ = heard(client, **speak("wav"))
+    _, flac_sound, _ = heard(client, **speak("flac"))
+    assert flac_sound[:4] == b"fLaC"
+    decoded, rate = soundfile.read(io.BytesIO(flac_sound), dtype="int16")
+    expected, wav_rate = soundfile.read(io.BytesIO(wav_sound), dtype="int16")
+    assert (rate, wav_rate) == (24_000, 24_000)
+    assert decoded.tobytes() == expected.tobytes() and len(decoded) > 0
+    assert sent_back(client, flac_sound, "flac") == -(-len(decoded) * 1000 // 24_000 * 32 // 1000)
+
+
+def test_opus_is_silence_in_ogg_of_the_sounds_length(client: openai.OpenAI) -> None:
+    _, wav_sound, _ = heard(client, **speak("wav"))
+    _, opus_sound, _ = heard(client, **speak("opus"))
+    assert opus_sound[:4] == b"OggS" and opus_sound[28:36] == b"OpusHead"
+    decoded, rate = soundfile.read(io.BytesIO(opus_sound), dtype="int16")
+    seconds = (len(wav_sound) - 44) / 2 / 24_000  # the WAV's samples after its header
+    assert len(decoded) / rate == pytest.approx(seconds, abs=0.02)
+    assert not decoded.any()  # silence
+    ms = round(seconds * 1000)
+    assert sent_back(client, opus_sound, "opus") == -(-ms * 32 // 1000)
+    assert sent_back(client, opus_sound, "ogg") == -(-ms * 32 // 1000)
+
+
 def test_max_tokens_bounds_the_transcript_and_the_sound_together(client: openai.OpenAI) -> None:
     transcript, _, chunks = heard(client, **speak(max_tokens=35))
     usage = chunks[-1].usage
@@ -144,7 +185,7 @@ def test_a_cut_stream_bills_the_sound_sent(tenant: Tenant) -> None:
     [
         ({"stream": False}, "stream"),
         ({"audio": None}, "audio"),
-        ({"audio": {"voice": "alloy", "format": "flac"}}, "audio.format"),
+        ({"audio": {"voice": "alloy", "format": "aac"}}, "audio.format"),
         ({"modalities": ["text", "audio", "image"]}, "modalities"),
         ({"audio": {"voice": "alloy", "format": "ogg"}}, "audio.format"),
     ],
