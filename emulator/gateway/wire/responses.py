@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import replace
 from typing import Any
 
 from emulator.gateway import audio, image_output
@@ -21,14 +19,11 @@ from emulator.gateway.canonical import (
     ToolCall,
     allowed_tools,
     effort_tokens,
-    role_of,
 )
 from emulator.gateway.logprobs import entries_of
-from emulator.gateway.pictures import MEDIA_TYPES
 from emulator.gateway.server_tools import choice_after_server_tools
-from emulator.gateway.wire.chat import content_text
 from emulator.gateway.wire.chat_parts import cache_of
-from emulator.gateway.wire.image_refs import pictures_of
+from emulator.gateway.wire.responses_input import input_images, input_messages
 from emulator.gateway.wire.responses_items import (
     IMAGE_ITEM,
     SHOWN,
@@ -38,18 +33,6 @@ from emulator.gateway.wire.responses_items import (
     output_items,
 )
 
-# Items of an earlier answer sent back that the model does not read again: its
-# reasoning and the gateway's server tool calls (their results were in its prompt). Its
-# images (`image_generation_call`) it sees again, as chat's `message.images` sent back.
-NOT_READ = frozenset(
-    {
-        "reasoning",
-        "openrouter:web_search",
-        "openrouter:datetime",
-        "openrouter:web_fetch",
-        "openrouter:image_generation",
-    }
-)
 # The `include` value that asks for the log probabilities of the answer's tokens.
 LOGPROBS = "message.output_text.logprobs"
 
@@ -62,18 +45,7 @@ def parse_request(body: dict[str, Any]) -> Request:
     if isinstance(items, str):
         messages.append(Message("user", items))
     else:
-        for item in items:
-            kind = item.get("type")
-            if kind in NOT_READ or (kind == IMAGE_ITEM and not item.get("result")):
-                continue  # an earlier answer's, sent back (a failed image: no picture)
-            message = _item(item)
-            last = messages[-1] if messages else None
-            if last is not None and _one_turn(last, message, kind):
-                # One turn's calls and images (and the text before them) are one assistant
-                # message, as in the other formats: the turn reads and counts the same.
-                messages[-1] = _joined(last, message)
-            else:
-                messages.append(message)
+        messages += input_messages(items)
     tools = tuple(
         Tool(
             t["name"],
@@ -166,68 +138,6 @@ def _format(fmt: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def _one_turn(last: Message, message: Message, kind: Any) -> bool:
-    """Whether `message` (an item of type `kind`) continues the assistant turn `last`: a
-    call or an image after its text, or its text after an image alone (OpenAI's tool)."""
-    if last.role != "assistant" or message.role != "assistant":
-        return False
-    if kind in ("function_call", IMAGE_ITEM):
-        return True
-    return not last.text and not last.tool_calls and bool(last.pictures)
-
-
-def _joined(last: Message, message: Message) -> Message:
-    """One message of two (`_one_turn`: at most one of them has text)."""
-    return replace(
-        last,
-        text=last.text or message.text,
-        images=last.images + message.images,
-        pictures=last.pictures + message.pictures,
-        tool_calls=last.tool_calls + message.tool_calls,
-        cache_marks=last.cache_marks + message.cache_marks,
-        audio=last.audio + message.audio,
-    )
-
-
-def _item(item: dict[str, Any]) -> Message:
-    kind = item.get("type", "message")
-    if kind == IMAGE_ITEM:  # an earlier answer's image, seen again
-        media = MEDIA_TYPES.get(item.get("output_format") or "png", "image/png")
-        picture = f"data:{media};base64,{item['result']}"
-        return Message("assistant", images=1, pictures=(picture,))
-    if kind == "function_call":
-        call = ToolCall(item["call_id"], item["name"], item.get("arguments", ""))
-        return Message("assistant", tool_calls=(call,))
-    if kind == "function_call_output":
-        output = item.get("output", "")
-        if isinstance(output, list):  # content parts: text and images, as a message's
-            text, images, clips = content_text(output)
-            return Message(
-                "tool",
-                text,
-                len(images),
-                tool_call_id=item["call_id"],
-                audio=clips,
-                pictures=images,
-            )
-        text = output if isinstance(output, str) else json.dumps(output)
-        return Message("tool", text, tool_call_id=item["call_id"])
-    role = role_of(item["role"])
-    text, images, clips = content_text(item.get("content"))
-    return Message(role, text, len(images), audio=clips, pictures=images)
-
-
-def _images(m: Message) -> list[dict[str, Any]]:
-    """A message's images as `input_image` parts: each as sent (`Message.pictures`)."""
-    return [_input_image(picture) for picture in pictures_of(m)]
-
-
-def _input_image(picture: str) -> dict[str, Any]:
-    if picture.startswith("file:"):
-        return {"type": "input_image", "file_id": picture[5:]}
-    return {"type": "input_image", "image_url": picture}
-
-
 def render_request(request: Request, model: str, stream: bool = False) -> dict[str, Any]:
     system = [m.text for m in request.messages if m.role == "system"]
     body: dict[str, Any] = {"model": model, "input": [], "stream": stream}
@@ -239,7 +149,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         if m.role == "tool":
             output: str | list[dict[str, Any]] = m.text
             if m.images or m.audio:
-                output = [{"type": "input_text", "text": m.text}, *_images(m)]
+                output = [{"type": "input_text", "text": m.text}, *input_images(m)]
                 output += [audio.part(c) for c in m.audio]
             body["input"].append(
                 {"type": "function_call_output", "call_id": m.tool_call_id, "output": output}
@@ -248,7 +158,7 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
         if m.text or m.images or m.audio or not m.tool_calls:
             kind = "output_text" if m.role == "assistant" else "input_text"
             parts: list[dict[str, Any]] = [{"type": kind, "text": m.text}]
-            parts += _images(m)
+            parts += input_images(m)
             parts += [audio.part(c) for c in m.audio]
             body["input"].append({"role": m.role, "content": parts})
         body["input"] += [
