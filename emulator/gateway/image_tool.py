@@ -18,9 +18,11 @@ the default, or `edit`; `image_sources`): the edit keeps its top colour and its 
 OpenRouter's tool serves it under `/media/images/` (no key needed, as a storage link) and
 the model reads `{"status": "ok", "model", "prompt", "imageUrl"}` and shows it in
 markdown; OpenAI's hands it over in its `image_generation_call` output item, with partial
-images while streaming (`partial_images`). The picture costs what one image costs on the
-image model (`TOKENS_PER_IMAGE` output tokens at its image output price, else its
-completion price), added to the provider's cost as web fetches are. With every provider
+images while streaming (`partial_images`), and also draws an animated GIF or an SVG. The
+picture costs what one image costs on the image model (its output tokens at its image
+output price, else its completion price: an OpenAI model's tokens by quality and size,
+`_picture_tokens`, others' `TOKENS_PER_IMAGE`), added to the provider's cost as web
+fetches are. With every provider
 of the image model down the call fails (nothing charged) and the model says so.
 """
 
