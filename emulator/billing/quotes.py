@@ -54,7 +54,7 @@ def quote(rt: Runtime, caller: Caller, body: dict[str, Any]) -> dict[str, Any]:
     fees = fees_of(view)
     first = routes[0]
     prompt, output = _tokens(first, request)
-    drawn = image_output.tokens_asked(request)
+    drawn = image_output.tokens_asked(request, first.model)
     output += drawn  # each answer's image, beside the text
     spoken = audio_output.share_of(output) if request.audio_out is not None else 0
     heard = audio.prompt_tokens(request)

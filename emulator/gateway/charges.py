@@ -88,7 +88,7 @@ def worst_case(
     output = output_limit(request, route) * request.n
     media: tuple[MediaBill, ...] = ()
     if request.images_out is not None:  # each answer's image, beside its text
-        drawn = image_output.tokens_asked(request)
+        drawn = image_output.tokens_asked(request, route.model)
         output += drawn
         media = media_bills(route, MediaTokens(image_tokens=drawn))
     elif request.audio_out is not None:  # within the output: at most all of it sound

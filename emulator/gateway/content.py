@@ -90,7 +90,7 @@ def generate(
     if images is not None and not completion.tool_calls:
         picture = image_sources.last_picture(request.messages)  # edited, when there is one
         source = None if picture is None else image_sources.read(picture)
-        image_output.attach(completion, images, lazy, source)
+        image_output.attach(completion, images, lazy, source, model)
     if sound is not None and not completion.tool_calls:
         spoken = completion.output_tokens - completion.reasoning_tokens
         audio_output.attach(completion, sound, spoken)

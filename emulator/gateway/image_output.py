@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from emulator.gateway.image_sources import Source
 
 TOKENS_PER_IMAGE = 1290
+# gpt-image-1's output tokens for a 1024x1024 picture, by quality (OpenAI's table).
+OPENAI_SQUARE_TOKENS = {"low": 272, "medium": 1056, "high": 4160}
 
 # Gemini's sizes at `image_size` 1K, by `aspect_ratio`; 2K and 4K double and quadruple them.
 SIZES_1K = {
@@ -65,9 +67,23 @@ def asked(body: dict[str, Any]) -> ImageOutput | None:
     )
 
 
-def tokens_asked(request: Request) -> int:
-    """The output tokens of the images a request asks for: one image an answer."""
-    return 0 if request.images_out is None else TOKENS_PER_IMAGE * request.n
+def tokens_asked(request: Request, model_id: str) -> int:
+    """The output tokens of the images a request asks of a model: one image an answer, at
+    the size asked for (none: square, the largest of Gemini's shapes, which an edit's
+    may be)."""
+    if request.images_out is None:
+        return 0
+    return picture_tokens(model_id, None, *size_of(request.images_out)) * request.n
+
+
+def picture_tokens(model_id: str, quality: str | None, width: int, height: int) -> int:
+    """The output tokens of one picture: an OpenAI image model's by quality (`auto`, as
+    shown, and `xhigh` and `max`, whose counts OpenAI has not published: `high`), as
+    gpt-image-1 counts a 1024x1024 picture, scaled by area; other models' as Gemini's."""
+    if not model_id.startswith("openai/"):
+        return TOKENS_PER_IMAGE
+    square = OPENAI_SQUARE_TOKENS.get(quality or "high", OPENAI_SQUARE_TOKENS["high"])
+    return round(square * width * height / (1024 * 1024))
 
 
 def wire_fields(wanted: ImageOutput) -> dict[str, Any]:
@@ -80,7 +96,11 @@ def wire_fields(wanted: ImageOutput) -> dict[str, Any]:
 
 
 def attach(
-    completion: Completion, wanted: ImageOutput, lazy: LazyRng, source: Source | None
+    completion: Completion,
+    wanted: ImageOutput,
+    lazy: LazyRng,
+    source: Source | None,
+    model_id: str,
 ) -> None:
     """The answer's image, and its tokens among the output's. Drawn from a generator of
     its own, keyed by the answer's text too (each of `n` its own): the text is the same
@@ -93,8 +113,8 @@ def attach(
         top = source.top
     width, height = size_of(wanted, source)
     completion.images = (data_url(gradient_png(width, height, top, bottom)),)
-    completion.image_tokens = TOKENS_PER_IMAGE
-    completion.output_tokens += TOKENS_PER_IMAGE
+    completion.image_tokens = picture_tokens(model_id, None, width, height)
+    completion.output_tokens += completion.image_tokens
 
 
 def size_of(wanted: ImageOutput, source: Source | None = None) -> tuple[int, int]:

@@ -21,7 +21,7 @@ markdown; OpenAI's hands it over in its `image_generation_call` output item, wit
 images while streaming (`partial_images`), and also draws an animated GIF or an SVG. The
 picture costs what one image costs on the image model (its output tokens at its image
 output price, else its completion price: an OpenAI model's tokens by quality and size,
-`_picture_tokens`, others' `TOKENS_PER_IMAGE`), added to the provider's cost as web
+`image_output.picture_tokens`), added to the provider's cost as web
 fetches are. With every provider
 of the image model down the call fails (nothing charged) and the model says so.
 """
@@ -41,7 +41,7 @@ from emulator.bodies import OpenWireModel
 from emulator.errors import NotFound, ValidationFailed
 from emulator.gateway import image_sources
 from emulator.gateway.canonical import Message
-from emulator.gateway.image_output import SIZES_1K, TOKENS_PER_IMAGE, AspectRatio
+from emulator.gateway.image_output import SIZES_1K, AspectRatio, picture_tokens
 from emulator.gateway.image_sources import Source
 from emulator.gateway.pictures import SIDES, Picture, encode, named
 from emulator.gateway.web_search import query_of
@@ -56,8 +56,6 @@ DEFAULT_MODEL = "openai/gpt-5-image"  # OpenRouter's
 DEFAULT_SIZE = (1024, 1024)
 PROMPT_CHARS = 1000  # of the user's message, as the prompt the model writes
 PARTIAL_IMAGES = 3  # the most OpenAI's tool streams
-# gpt-image-1's output tokens for a 1024x1024 picture, by quality (OpenAI's table).
-OPENAI_SQUARE_TOKENS = {"low": 272, "medium": 1056, "high": 4160}
 GIF_FRAMES = 100  # the most frames of a GIF drawn (ours: OpenAI documents no bound)
 GIF_FRAME_MS = 200  # OpenAI's default frame duration (9 frames by default)
 GIF_PIXELS = 40_000_000  # a GIF's frames' pixels in all: drawn in about 0.4 s
@@ -186,18 +184,8 @@ def draw(
         result["imageUrl"] = f"{origin}/media/images/{picture.name}"
     pricing = model["pricing"]
     price = pricing.get("image_output_micros_per_mtok") or pricing["completion_micros_per_mtok"]
-    cost = provider_cost(0, _picture_tokens(model["id"], config.quality, width, height), 0, price)
+    cost = provider_cost(0, picture_tokens(model["id"], config.quality, width, height), 0, price)
     return result, None, cost, _drawing(config, picture, prompt, source is not None)
-
-
-def _picture_tokens(model_id: str, quality: str | None, width: int, height: int) -> int:
-    """The output tokens of one picture: an OpenAI image model's by quality (`auto`, as
-    shown, and `xhigh` and `max`, whose counts OpenAI has not published: `high`), as
-    gpt-image-1 counts a 1024x1024 picture, scaled by area; other models' as Gemini's."""
-    if not model_id.startswith("openai/"):
-        return TOKENS_PER_IMAGE
-    square = OPENAI_SQUARE_TOKENS.get(quality or "high", OPENAI_SQUARE_TOKENS["high"])
-    return round(square * width * height / (1024 * 1024))
 
 
 def _frames(config: ImageGenerationConfig, width: int, height: int) -> dict[str, int]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.auth.credentials import Caller
 from emulator.faults import apply as fault_apply
-from emulator.gateway import charges, image_output, service, usage_records
+from emulator.gateway import charges, service, usage_records
 from emulator.gateway.canonical import (
     AudioDelta,
     Delta,
@@ -235,7 +235,7 @@ async def paced_stream(
             output, reasoning = _sent_tokens(sent, served.route.wire_format)
             # An image goes out whole, or not at all: each sent costs its tokens.
             images = _count(sent, _IMAGE)
-            image_tokens = images * image_output.TOKENS_PER_IMAGE
+            image_tokens = images * max((e.image_tokens for e in ends), default=0)
             audio_tokens = _sound_sent(sent, served.deltas, ends)
             output = min(output + image_tokens + audio_tokens, sum(e.output_tokens for e in ends))
             reasoning = min(reasoning, sum(e.reasoning_tokens for e in ends), output)

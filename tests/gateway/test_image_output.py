@@ -255,3 +255,51 @@ def test_the_catalog_prices_image_output(tenant: Tenant) -> None:
     assert model["architecture"]["output_modalities"] == ["image", "text"]
     assert model["pricing"]["image_output"] == "0.00003"
     assert model["pricing"]["image_output_micros_per_mtok"] == 30_000_000
+
+
+OPENAI_IMAGE_MODEL = "openai/gpt-5-image"  # 10,000,000 micros a million tokens, images 40M
+
+
+@pytest.mark.parametrize(
+    ("config", "size", "tokens"),
+    [
+        ({}, (1024, 1024), 4160),  # gpt-image-1's count at quality high, 1024x1024
+        ({"aspect_ratio": "16:9"}, (1344, 768), 4095),  # scaled by the area
+        ({"image_size": "2K"}, (2048, 2048), 16_640),
+    ],
+)
+def test_an_openai_image_model_counts_its_pictures_tokens_by_size(
+    client: openai.OpenAI, config: dict[str, Any], size: tuple[int, int], tokens: int
+) -> None:
+    answer = client.chat.completions.create(
+        **draw(model=OPENAI_IMAGE_MODEL), extra_body={"image_config": config}
+    )
+    (url,) = images_of(answer.choices[0].message)
+    assert png_of(url)[:2] == size
+    usage = answer.usage
+    assert usage is not None and usage.completion_tokens_details is not None
+    assert (usage.completion_tokens_details.model_extra or {})["image_tokens"] == tokens
+    text = usage.completion_tokens - tokens
+    cost = (usage.prompt_tokens * 10_000_000 + text * 10_000_000 + tokens * 40_000_000) / 1e12
+    details = (usage.model_extra or {})["cost_details"]
+    assert details["upstream_inference_completions_cost"] + details[
+        "upstream_inference_prompt_cost"
+    ] == pytest.approx(cost)
+
+
+def test_an_openai_image_models_hold_quote_and_cut_stream_count_its_tokens(
+    tenant: Tenant,
+) -> None:
+    body = {**draw(model=OPENAI_IMAGE_MODEL), "modalities": ["image"]}
+    with tenant.client() as http:
+        quoted = http.post("/ai-gateway/quote", json=body).json()
+        served = http.post("/chat/completions", json={**body, "stream": True})
+        whole = http.get("/generation", params={"id": served.headers["X-Generation-Id"]})
+        with tenant.client(headers={"X-Emulator-Fault": "cut=2"}) as cut_http:
+            cut = cut_http.post("/chat/completions", json={**body, "stream": True})
+        after_cut = http.get("/generation", params={"id": cut.headers["X-Generation-Id"]})
+    assert quoted["estimated_provider_cost_micros"] >= 4160 * 40  # the picture alone
+    assert quoted["hold_micros"] >= quoted["estimated_charge_micros"]
+    assert whole.json()["data"]["tokens_completion"] == 4160
+    assert cut.text.count('"images"') == 1
+    assert after_cut.json()["data"]["tokens_completion"] == 4160
