@@ -293,12 +293,15 @@ def test_an_openai_image_models_hold_quote_and_cut_stream_count_its_tokens(
     body = {**draw(model=OPENAI_IMAGE_MODEL), "modalities": ["image"]}
     with tenant.client() as http:
         quoted = http.post("/ai-gateway/quote", json=body).json()
+        text = http.post("/ai-gateway/quote", json={**body, "modalities": ["text"]}).json()
         served = http.post("/chat/completions", json={**body, "stream": True})
         whole = http.get("/generation", params={"id": served.headers["X-Generation-Id"]})
         with tenant.client(headers={"X-Emulator-Fault": "cut=2"}) as cut_http:
             cut = cut_http.post("/chat/completions", json={**body, "stream": True})
         after_cut = http.get("/generation", params={"id": cut.headers["X-Generation-Id"]})
-    assert quoted["estimated_provider_cost_micros"] >= 4160 * 40  # the picture alone
+    assert quoted["estimated_output_tokens"] == text["estimated_output_tokens"] + 4160
+    extra = quoted["estimated_provider_cost_micros"] - text["estimated_provider_cost_micros"]
+    assert extra == 4160 * 40  # the picture at the image price
     assert quoted["hold_micros"] >= quoted["estimated_charge_micros"]
     assert whole.json()["data"]["tokens_completion"] == 4160
     assert cut.text.count('"images"') == 1
