@@ -88,8 +88,7 @@ def generate(
     else:
         completion = _answer(model, request, family, lazy, replies)
     if images is not None and not completion.tool_calls:
-        picture = image_sources.last_picture(request.messages)  # edited, when there is one
-        source = None if picture is None else image_sources.read(picture)
+        source = image_sources.last_source(request.messages)  # edited, when there is one
         image_output.attach(completion, images, lazy, source, model)
     if sound is not None and not completion.tool_calls:
         spoken = completion.output_tokens - completion.reasoning_tokens

@@ -46,6 +46,12 @@ def last_picture(messages: Iterable[Message]) -> str | None:
     return found
 
 
+def last_source(messages: Iterable[Message]) -> Source | None:
+    """What an edit keeps of the conversation's last image (None: it has none)."""
+    picture = last_picture(messages)
+    return None if picture is None else read(picture)
+
+
 @lru_cache(maxsize=8)  # a test suite edits the same few images again and again
 def read(picture: str) -> Source:
     digest = hashlib.sha256(picture.encode()).digest()

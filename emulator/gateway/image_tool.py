@@ -212,15 +212,15 @@ def _edited(
     `generate` (`edit` needs one; `auto`, the default, edits when there is one)."""
     if not isinstance(config, OpenAIImageConfig) or config.action == "generate":
         return None
-    picture = image_sources.last_picture(messages)
-    if picture is None and config.action == "edit":
+    source = image_sources.last_source(messages)
+    if source is None and config.action == "edit":
         raise ValidationFailed(
             "The image generation tool's `action` is `edit`, and the input has no image to "
             "edit: send one (an `input_image` part, or an earlier answer's "
             "image_generation_call), or leave `action` to `auto`.",
             param=where + ".action",
         )
-    return None if picture is None else image_sources.read(picture)
+    return source
 
 
 def _drawing(config: ImageGenerationConfig, picture: Picture, prompt: str, edit: bool) -> Drawing:

@@ -38,6 +38,13 @@ def image_of(b64: str) -> Image.Image:
     return image
 
 
+def mini_charge(usage: Any, picture_micros: int = 0) -> int:
+    """What a responses answer of openai/gpt-4o-mini charges for its tokens, and the
+    picture its tool drew at `picture_micros`."""
+    tokens = usage.input_tokens, usage.output_tokens
+    return charge_for(*tokens, 150_000, 600_000, FEES, tool_micros=picture_micros).charge_micros
+
+
 def ask(tenant: Tenant, **body: Any) -> dict[str, Any]:
     with tenant.client() as http:
         answered = http.post("/responses", json={"model": MINI, "input": ASK, **body})
@@ -64,10 +71,8 @@ def test_the_model_draws_when_asked_and_the_picture_comes_in_the_item(
     assert again.output[0].result == call.result  # the same prompt draws the same picture
     # Charged: the tokens, and the picture at the image model's price.
     assert answer.usage is not None
-    tokens = answer.usage.input_tokens, answer.usage.output_tokens
-    charged = charge_for(*tokens, 150_000, 600_000, FEES, tool_micros=PICTURE_MICROS)
     extra = answer.usage.model_extra or {}
-    assert extra["charge_micros"] == charged.charge_micros
+    assert extra["charge_micros"] == mini_charge(answer.usage, PICTURE_MICROS)
     assert extra["server_tool_use_details"] == {"tool_calls_requested": 1, "tool_calls_executed": 1}
     # The response lists the tool with OpenAI's defaults.
     assert answer.tools[0].model_dump(exclude_none=True) == {
@@ -195,9 +200,7 @@ def test_with_the_image_models_providers_down_the_call_fails_and_is_not_charged(
     assert call.error is not None and "unavailable" in call.error.message
     assert answer.output_text.endswith(" I could not make the image.")
     assert answer.usage is not None
-    tokens = answer.usage.input_tokens, answer.usage.output_tokens
-    charged = charge_for(*tokens, 150_000, 600_000, FEES).charge_micros
-    assert (answer.usage.model_extra or {})["charge_micros"] == charged
+    assert (answer.usage.model_extra or {})["charge_micros"] == mini_charge(answer.usage)
     assert kinds[2:5] == [
         "response.output_item.added",
         "response.image_generation_call.in_progress",
@@ -306,32 +309,17 @@ def test_the_quote_and_the_hold_cover_the_picture(tenant: Tenant) -> None:
         ({"quality": "medium"}, 42_240),  # 1,056
         ({"quality": "auto", "size": "1024x1536"}, 249_600),  # high: 6,240
         ({"quality": "xhigh"}, PICTURE_MICROS),  # as high: OpenAI has not published its count
+        # OpenAI's name: openai/gpt-5-image stands for it.
+        ({"model": "gpt-image-1.5", "quality": "high"}, PICTURE_MICROS),
+        # A catalog image model: its own price, and Gemini's 1,290 tokens whatever the quality.
+        ({"model": "google/gemini-2.5-flash-image", "quality": "high"}, 38_700),
     ],
 )
-def test_the_quality_and_the_size_price_an_openai_picture(
+def test_the_model_quality_and_size_price_the_picture(
     client: openai.OpenAI, settings: dict[str, Any], micros: int
 ) -> None:
     answer = client.responses.create(model=MINI, input=ASK, tools=[{**TOOL, **settings}])
-    assert answer.usage is not None
-    tokens = answer.usage.input_tokens, answer.usage.output_tokens
-    charged = charge_for(*tokens, 150_000, 600_000, FEES, tool_micros=micros)
-    assert (answer.usage.model_extra or {})["charge_micros"] == charged.charge_micros
-
-
-@pytest.mark.parametrize(
-    ("model", "micros"),
-    [
-        ("gpt-image-1.5", PICTURE_MICROS),  # OpenAI's name: openai/gpt-5-image stands for it
-        # A catalog image model: its own price, and Gemini's 1,290 tokens whatever the quality.
-        ("google/gemini-2.5-flash-image", 38_700),
-    ],
-)
-def test_the_tools_model_prices_the_picture(client: openai.OpenAI, model: str, micros: int) -> None:
-    tool = {**TOOL, "model": model, "quality": "high"}
-    answer = client.responses.create(model=MINI, input=ASK, tools=[tool])
     assert isinstance(answer.output[0], ImageGenerationCall)
     assert answer.output[0].status == "completed"
     assert answer.usage is not None
-    tokens = answer.usage.input_tokens, answer.usage.output_tokens
-    charged = charge_for(*tokens, 150_000, 600_000, FEES, tool_micros=micros)
-    assert (answer.usage.model_extra or {})["charge_micros"] == charged.charge_micros
+    assert (answer.usage.model_extra or {})["charge_micros"] == mini_charge(answer.usage, micros)
