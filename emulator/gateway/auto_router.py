@@ -5,7 +5,8 @@ of the request, so the same prompt always gets the same model and tests can rely
 it: among the models the router may use that can serve the request (its tools, images,
 structured output, and a context that holds the prompt), the one the last user
 message's digest points at. The router may use every text model of the catalog
-except the emulator's own test models, premium ones and free variants, or those the
+except the emulator's own test models, premium ones, free variants and models that draw
+or speak (unless the request asks for pictures or sound), or those the
 `{"id": "auto-router", "allowed_models": [...]}` plugin names (`*` wildcards, as
 `"anthropic/*"`; premium ones only for an account approved for them, free variants
 only for a pattern that ends in `:free`). The
@@ -51,7 +52,13 @@ def choose(
     """The model the router picks for `request`; 503 `no_route_available` when none it
     may use can serve it. `premium`: the caller's account may use premium models (else
     the router leaves them out, even when `allowed` names them)."""
-    pool = [m for m in view.models if _may_use(m, allowed) and (premium or not m["premium"])]
+    pool = [
+        m
+        for m in view.models
+        if _may_use(m, allowed)
+        and (premium or not m["premium"])
+        and (allowed is not None or _makes_only_what_is_asked(m, request))
+    ]
     tokens = prompt_tokens(request, "chat")  # once: each model's context is checked against it
     able = [m for m in pool if _can_serve(m, request, tokens)]
     if not able:
@@ -77,6 +84,18 @@ def _may_use(model: dict[str, Any], allowed: tuple[str, ...] | None) -> bool:
             for pattern in allowed
         )
     return not model["premium"] and not free and not model["id"].startswith("emulator/")
+
+
+def _makes_only_what_is_asked(model: dict[str, Any], request: Request) -> bool:
+    """A model that draws or speaks is left to requests asking for pictures or sound
+    (a router sends a plain question to a plain model, not to an image model at its
+    prices), unless `allowed_models` names it."""
+    made = set(model["architecture"]["output_modalities"]) - {"text"}
+    if request.images_out is not None:
+        made.discard("image")
+    if request.audio_out is not None:
+        made.discard("audio")
+    return not made
 
 
 def _can_serve(model: dict[str, Any], request: Request, tokens: int) -> bool:

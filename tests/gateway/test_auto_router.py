@@ -44,6 +44,22 @@ def test_the_pick_is_a_plain_model_the_same_for_the_same_prompt(
     assert auto.choices[0].message.content == direct.choices[0].message.content
 
 
+def test_a_plain_question_goes_to_a_model_that_writes(
+    client: openai.OpenAI, tenant: Tenant
+) -> None:
+    with tenant.client() as http:
+        catalog = {m["id"]: m for m in http.get("/models").json()["data"]}
+    made = {m: set(catalog[m]["architecture"]["output_modalities"]) for m in catalog}
+    picks = {ask(client, f"Plain question {i}").model for i in range(40)}
+    assert {m for m in picks if made[m] != {"text"}} == set()
+    # Asked for a picture, it picks among the models that draw.
+    drawn = {
+        ask(client, f"Draw a lighthouse {i}", extra_body={"modalities": ["image", "text"]}).model
+        for i in range(6)
+    }
+    assert drawn and all("image" in made[m] for m in drawn)
+
+
 def test_it_picks_only_models_that_can_serve_the_request(client: openai.OpenAI) -> None:
     for prompt in PROMPTS:
         # Room for the reasoning of the models that think unasked, then the call.
