@@ -39,6 +39,7 @@ from emulator.gateway import (
 )
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
+from emulator.gateway.prompt_facts import Facts, facts_of
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
@@ -261,16 +262,27 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
     else:
         return ()
     rng = lazy()
-    arguments = json.dumps(value_for(tool.parameters, rng), separators=(",", ":"))
+    said = _facts(_last_user_text(request.messages))
+    arguments = json.dumps(value_for(tool.parameters, rng, said), separators=(",", ":"))
     return (ToolCall(tool_call_id(rng.getrandbits(64), family), tool.name, arguments),)
 
 
+def _facts(prompt: str) -> Facts:
+    """What the prompt says, for values drawn for a schema; prose fields get two
+    sentences about it."""
+
+    def prose(rng: random.Random) -> str:
+        a, b = _topics(prompt, rng)
+        return " ".join(body.format(a=a, b=b) for body in rng.sample(BODY, 2))
+
+    return facts_of(prompt, prose)
+
+
 def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
-    last_user = next((m for m in reversed(request.messages) if m.role == "user"), None)
-    prompt = last_user.text if last_user else ""
+    prompt = _last_user_text(request.messages)
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
-        return json.dumps(value_for(fmt.get("schema") or {}, lazy()))
+        return json.dumps(value_for(fmt.get("schema") or {}, lazy(), _facts(prompt)))
     if fmt.get("type") == "json_object":
         a, b = _topics(prompt, lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
@@ -311,7 +323,8 @@ def _about_result(messages: tuple[Message, ...], result: Message) -> str:
         (c.name for m in messages for c in m.tool_calls if c.id == result.tool_call_id), "the tool"
     )
     snippet = result.text if len(result.text) <= 200 else result.text[:200] + "..."
-    return f"According to {name}, the result is: {snippet}."
+    end = "" if snippet.endswith((".", "!", "?")) else "."  # not "sunny.."
+    return f"According to {name}, the result is: {snippet}{end}"
 
 
 def _topics(prompt: str, rng: random.Random) -> tuple[str, str]:

@@ -22,6 +22,8 @@ from emulator.gateway.schema_strings import WORDS, text_for
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
+    from emulator.gateway.prompt_facts import Hints
+
 MAX_REF_DEPTH = 24  # nested `$ref` expansions on one path: deeper is a failed try
 MAX_NODES = 20_000  # values drawn for one answer
 # Past half of either budget, a try draws the smallest values the schema allows, as
@@ -48,6 +50,7 @@ class Gen:
     validator: Validator  # 2020-12's, over the schema drawn from (`schema_drafts`)
     strict: bool = False
     attempt: int = 0
+    hints: Hints | None = None  # what the user said, taken where the schema allows
     nodes: int = 0
     chars: int = 0
 
@@ -79,7 +82,10 @@ def _value(schema: Any, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if "const" in schema:
         return schema["const"]
     if schema.get("enum"):
-        return _enum(schema, g) if g.strict else g.rng.choice(schema["enum"])
+        if g.strict:
+            return _enum(schema, g)
+        drawn = g.rng.choice(schema["enum"])
+        return g.hints.choice(schema["enum"], drawn) if g.hints else drawn
     if g.strict:
         return _strict(schema, g, name, refs)
     for key in ("anyOf", "oneOf"):
@@ -171,6 +177,8 @@ def _array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> 
 
 def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     text = text_for(schema, g.rng, name, g.strict)
+    if g.hints:
+        text = g.hints.string(name, schema, text, lambda hint: g.fits(schema, hint))
     g.chars += len(text) if isinstance(text, str) else 0
     if g.chars > MAX_CHARS:
         raise Failed("too many characters")
@@ -179,14 +187,19 @@ def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) ->
 
 def _number(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if g.strict:
-        return strict_number(schema, g.rng, integer=False)
-    return plain_number(schema, g.rng, integer=False)
+        return _told(schema, g, strict_number(schema, g.rng, integer=False))
+    return _told(schema, g, plain_number(schema, g.rng, integer=False))
 
 
 def _integer(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if g.strict:
-        return strict_number(schema, g.rng, integer=True)
-    return plain_number(schema, g.rng, integer=True)
+        return _told(schema, g, strict_number(schema, g.rng, integer=True))
+    return _told(schema, g, plain_number(schema, g.rng, integer=True))
+
+
+def _told(schema: dict[str, Any], g: Gen, drawn: Any) -> Any:
+    """`drawn`, or the next number the user said that `schema` takes."""
+    return g.hints.number(drawn, lambda hint: g.fits(schema, hint)) if g.hints else drawn
 
 
 def _boolean(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
@@ -311,7 +324,8 @@ def _inferred(schema: dict[str, Any]) -> list[str]:
 def _enum(schema: dict[str, Any], g: Gen) -> Any:
     rest = {k: v for k, v in schema.items() if k != "enum"}
     fitting = [e for e in schema["enum"] if g.fits(rest, e)] if rest else schema["enum"]
-    return g.rng.choice(fitting or schema["enum"])
+    drawn = g.rng.choice(fitting or schema["enum"])
+    return g.hints.choice(fitting, drawn) if g.hints else drawn
 
 
 def _strict_object(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.gateway.pattern_search import PatternTooSlow, match_budget
 from emulator.gateway.pattern_values import pattern_cost
+from emulator.gateway.prompt_facts import Facts, Hints
 from emulator.gateway.schema_drafts import in_2020_words, validator_class
 from emulator.gateway.schema_draws import Gen, draw
 from emulator.gateway.schema_limits import MAX_DEPTH, too_deep, too_large
@@ -76,13 +77,14 @@ class SchemaProblem(ValueError):
         self.invalid = invalid
 
 
-def value_for(schema: Any, rng: random.Random) -> Any:
-    """A value `schema` accepts, drawn from `rng`; SchemaProblem when there is none.
-    A draw whose patterns take too long gives the value found when it was checked."""
+def value_for(schema: Any, rng: random.Random, facts: Facts | None = None) -> Any:
+    """A value `schema` accepts, drawn from `rng`, taking what the user said where the
+    schema allows it (`facts`: `prompt_facts`); SchemaProblem when there is none. A draw whose
+    patterns take too long gives the value found when it was checked."""
     text = _text(schema)
     try:
         with match_budget():
-            found, value = _search(schema, text, rng)
+            found, value = _search(schema, text, rng, facts)
             if found:
                 return value
     except PatternTooSlow:
@@ -175,7 +177,9 @@ def _text(schema: Any) -> str:
     return json.dumps(schema, sort_keys=True)
 
 
-def _search(schema: Any, text: str, rng: random.Random) -> tuple[bool, Any]:
+def _search(
+    schema: Any, text: str, rng: random.Random, facts: Facts | None = None
+) -> tuple[bool, Any]:
     """The plain pass, then strict tries, each checked; (False, why) when none is valid.
     `text` is the schema's (`_text`), which its validators are cached by."""
     validator = _validator(text)
@@ -183,7 +187,8 @@ def _search(schema: Any, text: str, rng: random.Random) -> tuple[bool, Any]:
     value: Any = _NOTHING
     for strict, attempt in [(False, 0), *((True, n) for n in range(STRICT_TRIES))]:
         try:
-            value = draw(drawn, Gen(rng, drawn, drawing, strict, attempt))
+            hints = Hints(facts) if facts else None
+            value = draw(drawn, Gen(rng, drawn, drawing, strict, attempt, hints))
         except PatternTooSlow:
             raise
         except Exception:

@@ -1,0 +1,202 @@
+"""Values of tool calls and structured answers are taken from what the user said
+(`prompt_facts`), where the schema accepts them, and nothing else moves."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel
+
+from emulator.gateway.prompt_facts import Facts, facts_of
+from emulator.gateway.schema_values import value_for
+
+
+def facts(text: str) -> Facts:
+    return facts_of(text, lambda rng: f"prose {rng.randint(0, 9)}")
+
+
+def obj(**properties: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+STRING = {"type": "string"}
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("What's the weather in Paris?", ("Paris",)),
+        ("Weather in Rome", ("Rome",)),  # a sentence's first word is no name by itself
+        ("Paris is lovely. Tell Ada about it.", ("Ada",)),
+        ("New York is big", ("New York",)),  # joined words are, even first
+        (
+            "Fly from New York to San Francisco with Ada Lovelace",
+            ("New York", "San Francisco", "Ada Lovelace"),
+        ),
+        ("Visit the Bank of America on Monday in May", ("Bank of America",)),
+        ("I think so", ()),
+    ],
+)
+def test_proper_names_are_the_capitalized_words_that_do_not_just_open_a_sentence(
+    text: str, names: tuple[str, ...]
+) -> None:
+    assert facts(text).names == names
+
+
+def test_quotes_numbers_emails_and_urls_are_read_as_written() -> None:
+    said = facts(
+        "Search for \"rust async\" and 'tokio'. Mail ada@example.com the page "
+        "https://example.org/a?b=1. Add 2 and 3.5, then 1,000; not 2026-11-25 nor 10:30."
+    )
+    assert said.quoted == ("rust async", "tokio")
+    assert said.numbers == (2, 3.5, 1000)
+    assert said.emails == ("ada@example.com",)
+    assert said.urls == ("https://example.org/a?b=1",)
+    assert said.message.endswith("nor 10:30")  # closing punctuation off
+
+
+def test_places_and_people_take_the_names_in_order() -> None:
+    schema = obj(origin=STRING, destination=STRING, passengerName=STRING, seat=STRING)
+    said = facts("Book a flight from New York to San Francisco for Ada Lovelace")
+    value = value_for(schema, random.Random(1), said)
+    assert value["origin"] == "New York" and value["destination"] == "San Francisco"
+    assert value["passengerName"] == "Ada Lovelace"
+    assert value["seat"] == value_for(schema, random.Random(1))["seat"]  # no hint: drawn
+
+
+def test_each_kind_of_property_takes_its_own_fact() -> None:
+    schema = obj(
+        query=STRING,
+        keywords={"type": "array", "items": STRING, "minItems": 2, "maxItems": 2},
+        summary=STRING,
+        contact_email=STRING,
+        website={"type": "string", "format": "uri"},
+        unit={"type": "string", "enum": ["celsius", "fahrenheit"]},
+        count={"type": "integer"},
+        file_name=STRING,  # a name, but not a person's: no hint
+    )
+    said = facts(
+        "Find Lisbon hotels near https://example.com/map for ada@example.com, 3 rooms, "
+        "prices in Fahrenheit"
+    )
+    value = value_for(schema, random.Random(7), said)
+    assert value["query"] == said.message
+    assert value["keywords"] == list(said.topics[:2])
+    assert value["summary"].startswith("prose ")
+    assert value["contact_email"] == "ada@example.com"
+    assert value["website"] == "https://example.com/map"
+    assert value["unit"] == "fahrenheit"
+    assert value["count"] == 3
+    assert value["file_name"] == value_for(schema, random.Random(7))["file_name"]
+    quoted = value_for(schema, random.Random(7), facts("Search for 'rust async'"))
+    assert quoted["query"] == "rust async"
+
+
+def test_a_hint_the_schema_refuses_leaves_the_value_drawn() -> None:
+    schema = obj(
+        city={"type": "string", "maxLength": 6},
+        age={"type": "integer", "minimum": 18},
+        tag={"type": "string", "pattern": "^[0-9]+$"},
+    )
+    said = facts("Meet San Francisco people, then Oslo ones, aged 7 or 30, about cats")
+    value = value_for(schema, random.Random(3), said)
+    assert value["city"] == "Oslo"  # San Francisco is too long: the next name
+    assert value["age"] == 30  # 7 is below the minimum: the next number
+    assert value["tag"].isdigit()  # a topic word does not match the pattern
+    Draft202012Validator(schema).validate(value)
+
+
+SCHEMAS = [
+    obj(city=STRING, name=STRING, note={"type": "string", "maxLength": 12}),
+    obj(a={"type": "number", "maximum": 10}, b={"type": "integer", "multipleOf": 5}),
+    obj(q={"type": "string", "minLength": 5, "maxLength": 40}, mode={"enum": ["fast", "slow"]}),
+    obj(places={"type": "array", "items": {"type": "string", "format": "email"}}),
+]
+WORDS = st.sampled_from(
+    ["Paris", "New York", "fast", "slow", "7", "12.5", "'x y'", "a@b.io", "in", "the", "?"]
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(WORDS, max_size=12).map(" ".join), st.integers(0, 2**32), st.sampled_from(SCHEMAS))
+def test_values_told_still_validate_and_leave_the_rest_as_drawn(
+    text: str, seed: int, schema: dict[str, Any]
+) -> None:
+    told = value_for(schema, random.Random(seed), facts(text))
+    Draft202012Validator(schema).validate(told)
+    drawn = value_for(schema, random.Random(seed))
+    said = facts(text)
+    hinted: set[Any] = {*said.names, *said.numbers, *said.quoted, said.message, *said.emails}
+    hinted |= {"fast", "slow"} | {f"prose {n}" for n in range(10)}
+    for key, value in told.items():  # a value either was said or is the one drawn
+        if isinstance(value, list):
+            assert all(item in said.emails or item in drawn[key] for item in value)
+        else:
+            assert value == drawn[key] or value in hinted, (key, value)
+
+
+WEATHER = {
+    "type": "object",
+    "properties": {
+        "city": {"type": "string"},
+        "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
+    },
+    "required": ["city", "unit"],
+}
+ASK = "What's the weather in Paris, in fahrenheit?"
+
+
+def test_each_client_format_calls_the_tool_with_what_was_asked(
+    client: openai.OpenAI, claude: anthropic.Anthropic
+) -> None:
+    told = {"city": "Paris", "unit": "fahrenheit"}
+    chat = client.chat.completions.create(
+        model="openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": ASK}],
+        tools=[{"type": "function", "function": {"name": "weather", "parameters": WEATHER}}],
+    )
+    call = chat.choices[0].message.tool_calls[0]
+    assert json.loads(call.function.arguments) == told
+    made = client.responses.create(
+        model="anthropic/claude-sonnet-4",  # the messages provider's tool_use, translated
+        input=ASK,
+        tools=[{"type": "function", "name": "weather", "parameters": WEATHER}],
+    )
+    assert json.loads(made.output[0].arguments) == told
+    said = claude.messages.create(
+        model="google/gemini-2.5-flash",
+        max_tokens=400,
+        messages=[{"role": "user", "content": ASK}],
+        tools=[{"name": "weather", "input_schema": WEATHER}],
+        tool_choice={"type": "any"},
+    )
+    assert [b.input for b in said.content if b.type == "tool_use"] == [told]
+
+
+class Trip(BaseModel):
+    origin: str
+    destination: str
+    travellers: int
+    summary: str
+
+
+def test_structured_output_takes_what_was_asked(client: openai.OpenAI) -> None:
+    ask = "Plan a trip from Lisbon to Osaka for 3 people, via Toronto."
+    trip = (
+        client.chat.completions.parse(
+            model="openai/gpt-4o", messages=[{"role": "user", "content": ask}], response_format=Trip
+        )
+        .choices[0]
+        .message.parsed
+    )
+    assert trip is not None
+    assert (trip.origin, trip.destination, trip.travellers) == ("Lisbon", "Osaka", 3)
+    assert trip.summary.endswith(".") and len(trip.summary.split()) > 6  # sentences
