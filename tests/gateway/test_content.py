@@ -165,3 +165,20 @@ def test_no_sentence_is_said_twice_in_an_answer(tenant: Tenant) -> None:
             answer = http.post("/chat/completions", json=body).json()
             sentences = answer["choices"][0]["message"]["content"].split(". ")
             assert len(sentences) == len(set(sentences)), sentences
+
+
+def test_the_answer_after_a_result_ends_its_sentence_once() -> None:
+    call = ToolCall(id="call_1", name="weather", arguments="{}")
+
+    def after(result: str) -> str | None:
+        messages = (
+            Message(role="user", text="Weather in Oslo?"),
+            Message(role="assistant", tool_calls=(call,)),
+            Message(role="tool", text=result, tool_call_id="call_1"),
+        )
+        return generate("a/b", Request(messages=messages), "chat", LazyRng(Counted())).text
+
+    assert after("It is sunny.") == (
+        "According to weather, the result is: It is sunny. Let me know what you would like next."
+    )
+    assert after("18 C").startswith("According to weather, the result is: 18 C. Let")  # type: ignore[union-attr]
