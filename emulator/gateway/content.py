@@ -39,7 +39,7 @@ from emulator.gateway import (
 )
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
-from emulator.gateway.prompt_facts import Facts, facts_of
+from emulator.gateway.prompt_facts import Facts, facts_of, proper_names
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
@@ -331,7 +331,16 @@ def _topics(prompt: str, rng: random.Random) -> tuple[str, str]:
     words = topic_words(prompt) or list(WORDS)
     a = rng.choice(words)
     others = [w for w in words if w != a] or list(WORDS)
-    return a, rng.choice(others)
+    return _cased(a, prompt), _cased(rng.choice(others), prompt)
+
+
+def _cased(word: str, prompt: str) -> str:
+    """A topic word as the prompt writes it when it is part of a proper name ("Rome"),
+    else lower-cased as found."""
+    if word.capitalize() not in prompt:  # the cheap test first: most words are not names
+        return word
+    named = (w for name in proper_names(prompt) for w in name.split() if w.lower() == word)
+    return next(named, word)
 
 
 def _sentences(prompt: str, rng: random.Random, count: int) -> str:

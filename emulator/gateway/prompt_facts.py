@@ -28,6 +28,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from emulator.gateway.topic_words import topic_words
@@ -98,7 +99,7 @@ def facts_of(text: str, prose: Callable[[random.Random], str]) -> Facts:
     plain = _URL.sub(" ", _EMAIL.sub(" ", text))
     return Facts(
         message=" ".join(text.split()).rstrip(".?!"),
-        names=_names(plain),
+        names=proper_names(plain),
         quoted=tuple(next(g for g in m.groups() if g) for m in _QUOTED.finditer(plain)),
         numbers=tuple(_number(m) for m in _NUMBER.finditer(plain)),
         emails=emails,
@@ -108,7 +109,9 @@ def facts_of(text: str, prose: Callable[[random.Random], str]) -> Facts:
     )
 
 
-def _names(text: str) -> tuple[str, ...]:
+@lru_cache(maxsize=256)
+def proper_names(text: str) -> tuple[str, ...]:
+    """The proper names of `text`, in order, each once."""
     found: list[str] = []
     for match in _NAME.finditer(text):
         words = match.group().split()

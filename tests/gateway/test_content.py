@@ -182,3 +182,17 @@ def test_the_answer_after_a_result_ends_its_sentence_once() -> None:
         "According to weather, the result is: It is sunny. Let me know what you would like next."
     )
     assert after("18 C").startswith("According to weather, the result is: 18 C. Let")  # type: ignore[union-attr]
+
+
+def test_answers_write_proper_names_as_the_prompt_does() -> None:
+    def text(prompt: str) -> str:
+        messages = (Message(role="user", text=prompt),)
+        made = generate("a/b", Request(messages=messages), "chat", LazyRng(Counted()))
+        return made.text or ""
+
+    about_rome = text("What should I see in Rome and Florence with friends?")
+    assert "Rome" in about_rome or "Florence" in about_rome
+    assert " rome" not in about_rome and " florence" not in about_rome
+    # A sentence's first word is no name: it stays lower-cased inside the answer.
+    weather = text("Weather forecasts: how reliable are they?")
+    assert "Weather" not in weather[1:] and "weather" in weather
