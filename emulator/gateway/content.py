@@ -48,6 +48,8 @@ from emulator.gateway.tokens import count_messages, count_text, truncate
 from emulator.gateway.topic_words import topic_words
 from emulator.ids import LazyRng, tool_call_id
 
+# The tools of agent handoffs (the Agents SDK's and LangGraph's `transfer_to_<agent>`).
+HANDOFF = "transfer_to_"
 _TOKENS_DIRECTIVE = re.compile(r"\[emulator:tokens=(\d{1,6})\]")
 OPENERS = (
     "Here is a short answer about {a}.",
@@ -291,8 +293,9 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     if tokens is not None and request.max_tokens is not None:
         tokens = min(tokens, request.max_tokens + 1)  # one more than the limit: enough to cut
     # (No messages at all: a system prompt alone, which the provider took as its own.)
-    if request.messages and request.messages[-1].role == "tool":  # the directive holds too
-        said = _after_tools(request.messages)
+    after_tools = request.messages and request.messages[-1].role == "tool"
+    said = _after_tools(request.messages) if after_tools else ""
+    if said:  # the directive holds too
         return said if tokens is None else _exactly(tokens, family, prompt, lazy(), said)
     if model == "emulator/echo":
         return prompt
@@ -308,20 +311,22 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
 
 def _after_tools(messages: tuple[Message, ...]) -> str:
     """An answer to the tool results that end the conversation (several after parallel
-    calls): a sentence about each, in order."""
+    calls): a sentence about each, in order; "" when they are all handoffs."""
     results: list[Message] = []
     for message in reversed(messages):
         if message.role != "tool":
             break
         results.insert(0, message)
-    said = [_about_result(messages, result) for result in results]
-    return " ".join(said) + " Let me know what you would like next."
+    said = [s for result in results if (s := _about_result(messages, result))]
+    return " ".join(said) + " Let me know what you would like next." if said else ""
 
 
 def _about_result(messages: tuple[Message, ...], result: Message) -> str:
     name = next(
         (c.name for m in messages for c in m.tool_calls if c.id == result.tool_call_id), "the tool"
     )
+    if name.startswith(HANDOFF):  # the agent handed to answers the user, as unasked
+        return ""
     snippet = result.text if len(result.text) <= 200 else result.text[:200] + "..."
     end = "" if snippet.endswith((".", "!", "?")) else "."  # not "sunny.."
     return f"According to {name}, the result is: {snippet}{end}"

@@ -196,3 +196,25 @@ def test_answers_write_proper_names_as_the_prompt_does() -> None:
     # A sentence's first word is no name: it stays lower-cased inside the answer.
     weather = text("Weather forecasts: how reliable are they?")
     assert "Weather" not in weather[1:] and "weather" in weather
+
+
+def test_an_agent_handed_to_answers_the_user() -> None:
+    handoff = ToolCall(id="call_1", name="transfer_to_billing", arguments="{}")
+    lookup = ToolCall(id="call_2", name="lookup", arguments="{}")
+    asked = Message(role="user", text="Why was Acme invoiced twice?")
+
+    def after(*results: Message) -> str:
+        calls = tuple(c for c in (handoff, lookup) if c.id in {r.tool_call_id for r in results})
+        messages = (asked, Message(role="assistant", tool_calls=calls), *results)
+        made = generate("a/b", Request(messages=messages), "chat", LazyRng(Counted()))
+        return made.text or ""
+
+    handed = Message(role="tool", text='{"assistant": "billing"}', tool_call_id="call_1")
+    found = Message(role="tool", text="2 invoices", tool_call_id="call_2")
+    assert (
+        after(handed)
+        == generate("a/b", Request(messages=(asked,)), "chat", LazyRng(Counted())).text
+    )  # as if unasked
+    assert after(handed, found) == (
+        "According to lookup, the result is: 2 invoices. Let me know what you would like next."
+    )
