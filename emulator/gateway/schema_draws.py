@@ -8,15 +8,21 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
-from emulator.gateway.pattern_search import PatternTooSlow, search
+from emulator.gateway.pattern_search import PatternTooSlow
 from emulator.gateway.pattern_values import string_for_pattern
-from emulator.gateway.schema_meet import KINDS, meet
+from emulator.gateway.schema_meet import meet
 from emulator.gateway.schema_numbers import plain_number, strict_number
+from emulator.gateway.schema_parts import (
+    canonical,
+    inferred_kinds,
+    merge,
+    null_branch,
+    property_schema,
+    resolve,
+)
 from emulator.gateway.schema_strings import WORDS, text_for
 
 if TYPE_CHECKING:
@@ -97,7 +103,7 @@ def _value(schema: Any, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     if schema.get("allOf"):
         merged: dict[str, Any] = {}
         for part in schema["allOf"]:
-            merged = _merge(merged, resolve(part["$ref"], g.root) if "$ref" in part else part)
+            merged = merge(merged, resolve(part["$ref"], g.root) if "$ref" in part else part)
         return _value(merged, g, name, refs)
     kind = schema.get("type")
     if isinstance(kind, list):
@@ -221,26 +227,6 @@ _BUILDERS = {
 }
 
 
-def resolve(ref: str, root: Any) -> Any:
-    """The part of `root` a local `$ref` (`#`, `#/$defs/...`) points at; None if elsewhere."""
-    if not ref.startswith("#"):
-        return None
-    node = root
-    for part in ref[1:].lstrip("/").split("/") if ref[1:] else ():
-        part = unquote(part).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            node = node.get(part, {}) if isinstance(node, dict) else {}
-    return node
-
-
-def _merge(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    merged = {**a, **b}
-    merged["properties"] = {**a.get("properties", {}), **b.get("properties", {})}
-    return merged
-
-
 # The strict pass: the keywords the plain pass does not honour.
 
 
@@ -266,11 +252,11 @@ def _strict(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) ->
 def _branch(schema: dict[str, Any], key: str, g: Gen, name: str, refs: tuple[str, ...]) -> Any:
     """A value from one `anyOf`/`oneOf` branch (with the sibling keywords) the whole accepts."""
     rest = {k: v for k, v in schema.items() if k != key}
-    branches = [b for b in schema[key] if not _nullable(b)] + [
-        b for b in schema[key] if _nullable(b)
+    branches = [b for b in schema[key] if not null_branch(b)] + [
+        b for b in schema[key] if null_branch(b)
     ]
     if _minimal(refs):
-        branches.sort(key=lambda b: (not _nullable(b), "$ref" in repr(b)))
+        branches.sort(key=lambda b: (not null_branch(b), "$ref" in repr(b)))
     shift = g.attempt % len(branches)
     value = None
     for branch in branches[shift:] + branches[:shift]:
@@ -278,10 +264,6 @@ def _branch(schema: dict[str, Any], key: str, g: Gen, name: str, refs: tuple[str
         if g.fits(schema, value):
             return value
     return value
-
-
-def _nullable(branch: Any) -> bool:
-    return isinstance(branch, dict) and branch.get("type") == "null"
 
 
 def _deref(part: Any, g: Gen, refs: tuple[str, ...]) -> tuple[Any, tuple[str, ...]]:
@@ -304,21 +286,10 @@ def _kinds(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> list[str]:
         if _minimal(refs) and "null" in kinds:
             kinds = ["null", *kinds[:-1]]
     else:
-        kinds = _inferred(schema)
+        kinds = inferred_kinds(schema)
     kinds = [k for k in kinds if k in _BUILDERS]
     shift = g.attempt % len(kinds) if kinds else 0
     return kinds[shift:] + kinds[:shift]
-
-
-def _inferred(schema: dict[str, Any]) -> list[str]:
-    """The kinds to try for a schema without `type`, the one its keywords suggest first."""
-    hints = (
-        ("object", ("properties", "required", "minProperties", "additionalProperties")),
-        ("array", ("items", "prefixItems", "minItems", "uniqueItems", "contains")),
-        ("number", ("minimum", "maximum", "multipleOf", "exclusiveMinimum", "exclusiveMaximum")),
-    )
-    first = [kind for kind, keys in hints if any(k in schema for k in keys)]
-    return first + [k for k in KINDS if k not in first]
 
 
 def _enum(schema: dict[str, Any], g: Gen) -> Any:
@@ -340,7 +311,7 @@ def _strict_object(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> dic
     high = schema.get("maxProperties")
     if high is not None:
         keys = keys[: max(high, len(required))]
-    out = _properties(g, {key: _property(schema, key) for key in keys}, required, refs)
+    out = _properties(g, {key: property_schema(schema, key) for key in keys}, required, refs)
     spare = iter([k for k in optional if k not in keys])
     for index in range(min(schema.get("minProperties", 0), 4096)):
         if len(out) >= schema.get("minProperties", 0):
@@ -348,26 +319,8 @@ def _strict_object(schema: dict[str, Any], g: Gen, refs: tuple[str, ...]) -> dic
         extra = next(spare, None) or _extra_key(schema, g, out, index)
         if extra is None:
             break
-        out[extra] = _value(_property(schema, extra), g, extra, refs)
+        out[extra] = _value(property_schema(schema, extra), g, extra, refs)
     return out
-
-
-def _property(schema: dict[str, Any], key: str) -> Any:
-    patterns = (schema.get("patternProperties") or {}).items()
-    parts = [sub for pattern, sub in patterns if _matches(pattern, key)]
-    if key in (schema.get("properties") or {}):
-        parts.insert(0, schema["properties"][key])
-    elif not parts:
-        extra = schema.get("additionalProperties", {})
-        parts = [extra if isinstance(extra, dict) else {}]
-    return parts[0] if len(parts) == 1 else {"allOf": parts}
-
-
-def _matches(pattern: str, key: str) -> bool:
-    try:
-        return search(pattern, key)
-    except re.error:
-        return False
 
 
 def _extra_key(schema: dict[str, Any], g: Gen, taken: dict[str, Any], index: int) -> str | None:
@@ -408,20 +361,9 @@ def _strict_array(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ..
             sub = {"allOf": [sub, contains]} if isinstance(sub, dict) else contains
         if (value := _part(g, sub, name, refs, index < floor)) is _SKIPPED:
             break
-        key = _canonical(value)
+        key = canonical(value)
         if schema.get("uniqueItems") and key in seen:
             continue
         seen.add(key)
         out.append(value)
     return out
-
-
-def _canonical(value: Any) -> str:
-    """Equal JSON values (1 and 1.0 included) give the same text."""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k!r}:{_canonical(v)}" for k, v in sorted(value.items())) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_canonical(v) for v in value) + "]"
-    return repr(value)

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from emulator.gateway.pattern_values import pattern_cost
-from emulator.gateway.schema_draws import MAX_NODES, resolve
+from emulator.gateway.schema_draws import MAX_NODES
+from emulator.gateway.schema_parts import resolve
 
 MAX_DEPTH = 64  # JSON objects and arrays nested in one schema
 # In the smallest valid value. Past half its budget of values the generator draws the
