@@ -39,7 +39,7 @@ from emulator.gateway import (
 )
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
-from emulator.gateway.prompt_facts import Facts, facts_of, proper_names
+from emulator.gateway.prompt_facts import Facts, proper_names
 from emulator.gateway.schema_values import WORDS, value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
@@ -277,7 +277,7 @@ def _facts(prompt: str) -> Facts:
         a, b = _topics(prompt, rng)
         return " ".join(body.format(a=a, b=b) for body in rng.sample(BODY, 2))
 
-    return facts_of(prompt, prose)
+    return Facts(prompt, prose)
 
 
 def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:

@@ -1,11 +1,11 @@
 """What the user said, for the values of a tool call or a structured answer.
 
 Asked "What's the weather in Paris?", a model calls `get_weather` with `city`
-"Paris", not with a city of its own. `facts_of` reads the last user message
-once: its proper names (capitalized words, "New York" joined; a word that
-opens a sentence is not a name by itself), quoted phrases, numbers, e-mail
-addresses, URLs and topic words. `Hints` hands them out by property name while
-one value is drawn (`schema_draws`):
+"Paris", not with a city of its own. `Facts` reads the last user message (each
+kind once, when first asked for): its proper names (capitalized words, "New
+York" joined; a word that opens a sentence is not a name by itself), quoted
+phrases, numbers, e-mail addresses, URLs and topic words. `Hints` hands them out
+by property name while one value is drawn (`schema_draws`):
 
 - places and people (`city`, `destination`, `name`, `author`, ...) take the
   proper names in order: `origin` the first, `destination` the next;
@@ -28,7 +28,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property
 from typing import Any
 
 from emulator.gateway.topic_words import topic_words
@@ -70,59 +70,102 @@ _NOT_NAMES = _set(
 )
 _WORD = r"[A-Z][\w'\u2019-]*"  # \u2019: the typographic apostrophe
 _NAME = re.compile(rf"{_WORD}(?:[ \t]+(?:(?:of|de|da|del|du|di|la|le|van|von)[ \t]+)?{_WORD})*")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*)$")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|(?<!\w)'([^'\n]{1,200})'(?!\w)")
 _NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w:/-]|\.\d)")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
+_WORD_RUN = re.compile(r"\w+")
 _PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
 @dataclass(frozen=True)
 class Facts:
-    """What one message says that values can be taken from."""
+    """What one message says that values can be taken from, each kind read from it on
+    first use (a schema asks for a few kinds; a prompt may be megabytes)."""
 
-    message: str  # one line, without its closing punctuation
-    names: tuple[str, ...]
-    quoted: tuple[str, ...]
-    numbers: tuple[int | float, ...]
-    emails: tuple[str, ...]
-    urls: tuple[str, ...]
-    topics: tuple[str, ...]
+    text: str
     prose: Callable[[random.Random], str]  # a sentence about the message
 
+    @cached_property
+    def message(self) -> str:
+        """The message on one line, without its closing punctuation."""
+        return " ".join(self.text.split()).rstrip(".?!")
 
-def facts_of(text: str, prose: Callable[[random.Random], str]) -> Facts:
-    """The facts of `text`; `prose` writes a sentence about it from a generator."""
-    urls = tuple(u.rstrip(".,;:!?") for u in _URL.findall(text))
-    emails = tuple(_EMAIL.findall(text))
-    plain = _URL.sub(" ", _EMAIL.sub(" ", text))
-    return Facts(
-        message=" ".join(text.split()).rstrip(".?!"),
-        names=proper_names(plain),
-        quoted=tuple(next(g for g in m.groups() if g) for m in _QUOTED.finditer(plain)),
-        numbers=tuple(_number(m) for m in _NUMBER.finditer(plain)),
-        emails=emails,
-        urls=urls,
-        topics=tuple(topic_words(text)),
-        prose=prose,
-    )
+    @cached_property
+    def lowered(self) -> str:
+        return self.message.lower()
+
+    @cached_property
+    def urls(self) -> tuple[str, ...]:
+        if "://" not in self.text:  # the cheap test first, here and for addresses
+            return ()
+        return tuple(u.rstrip(".,;:!?") for u in _URL.findall(self.text))
+
+    @cached_property
+    def emails(self) -> tuple[str, ...]:
+        return tuple(_EMAIL.findall(self.text)) if "@" in self.text else ()
+
+    @cached_property
+    def _plain(self) -> str:
+        """The text without its URLs and addresses, whose parts are no names or numbers."""
+        text = _EMAIL.sub(" ", self.text) if self.emails else self.text
+        return _URL.sub(" ", text) if self.urls else text
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        return proper_names(self._plain)
+
+    @cached_property
+    def quoted(self) -> tuple[str, ...]:
+        return tuple(next(g for g in m.groups() if g) for m in _QUOTED.finditer(self._plain))
+
+    @cached_property
+    def numbers(self) -> tuple[int | float, ...]:
+        return tuple(_number(m) for m in _NUMBER.finditer(self._plain))
+
+    @cached_property
+    def topics(self) -> tuple[str, ...]:
+        return tuple(topic_words(self.text))
+
+    @cached_property
+    def _first_words(self) -> dict[str, int]:
+        """Where each word of the message is first, lower-cased (one pass)."""
+        first: dict[str, int] = {}
+        for match in _WORD_RUN.finditer(self.lowered):
+            first.setdefault(match.group(), match.start())
+        return first
+
+    def where(self, words: str) -> int | None:
+        """Where the lower-cased `words` are first said as whole words, or None."""
+        if _WORD_RUN.fullmatch(words):  # most `enum` values: a look-up, not a scan
+            return self._first_words.get(words)
+        found = re.search(rf"(?<!\w){re.escape(words)}(?!\w)", self.lowered)
+        return found.start() if found else None
 
 
-@lru_cache(maxsize=256)
 def proper_names(text: str) -> tuple[str, ...]:
     """The proper names of `text`, in order, each once."""
-    found: list[str] = []
+    found: dict[str, None] = {}  # ordered, each once
     for match in _NAME.finditer(text):
         words = match.group().split()
-        opens = bool(_SENTENCE_START.search(text[: match.start()]))
+        opens = _opens_sentence(text, match.start())
         while words and words[0].lower() in _OPENERS:
             words, opens = words[1:], False
         if len(words) == 1 and (opens or words[0].lower() in _NOT_NAMES):
             continue  # a sentence's first word alone is not taken for a name
-        if words and (name := " ".join(words)) not in found:
-            found.append(name)
+        if words:
+            found.setdefault(" ".join(words))
     return tuple(found)
+
+
+def _opens_sentence(text: str, at: int) -> bool:
+    """Whether the word at `at` is the first of its sentence or line (looking back over
+    the spaces before it only: a scan of all the text before each word is quadratic)."""
+    while at > 0 and text[at - 1] in " \t\r\n":
+        if text[at - 1] == "\n":
+            return True
+        at -= 1
+    return at == 0 or text[at - 1] in ".!?:"
 
 
 def _number(match: re.Match[str]) -> int | float:
@@ -163,12 +206,11 @@ class Hints:
 
     def choice(self, options: list[Any], drawn: Any) -> Any:
         """`drawn`, or the option the message names first (whole words, any case)."""
-        said = self.facts.message.lower()
         named = [
-            (found.start(), option)
+            (at, option)
             for option in options
             if isinstance(option, str) and len(option) >= 3
-            if (found := re.search(rf"(?<!\w){re.escape(option.lower())}(?!\w)", said))
+            if (at := self.facts.where(option.lower())) is not None
         ]
         return min(named, key=lambda pair: pair[0])[1] if named else drawn
 

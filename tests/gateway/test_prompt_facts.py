@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
-from emulator.gateway.prompt_facts import Facts, facts_of
+from emulator.gateway.prompt_facts import Facts
 from emulator.gateway.schema_values import value_for
 
 
 def facts(text: str) -> Facts:
-    return facts_of(text, lambda rng: f"prose {rng.randint(0, 9)}")
+    return Facts(text, lambda rng: f"prose {rng.randint(0, 9)}")
 
 
 def obj(**properties: Any) -> dict[str, Any]:
