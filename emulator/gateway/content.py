@@ -37,15 +37,15 @@ from emulator.gateway import (
     server_tools,
     web_search,
 )
+from emulator.gateway.answer_topics import Topics
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
-from emulator.gateway.prompt_facts import Facts, proper_names
-from emulator.gateway.schema_values import WORDS, value_for
+from emulator.gateway.prompt_facts import Facts
+from emulator.gateway.schema_values import value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
 from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
-from emulator.gateway.topic_words import topic_words
 from emulator.ids import LazyRng, tool_call_id
 
 # The tools of agent handoffs (the Agents SDK's and LangGraph's `transfer_to_<agent>`).
@@ -141,7 +141,7 @@ def _reasoned(
     while reasoning ends with finish `length` and empty content."""
     assert request.reasoning is not None
     rng = lazy.fork("reasoning")
-    topics = _topics(_last_user_text(request.messages), rng)
+    topics = Topics(_last_user_text(request.messages)).pair(rng)
     limit = request.max_tokens
     reasoning = think(topics, rng, request.reasoning.tokens, family, enough=limit)
     spent = count_text(reasoning, family)
@@ -274,7 +274,7 @@ def _facts(prompt: str) -> Facts:
     sentences about it."""
 
     def prose(rng: random.Random) -> str:
-        a, b = _topics(prompt, rng)
+        a, b = Topics(prompt).pair(rng)
         return " ".join(body.format(a=a, b=b) for body in rng.sample(BODY, 2))
 
     return Facts(prompt, prose)
@@ -286,7 +286,7 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     if fmt.get("type") == "json_schema":
         return json.dumps(value_for(fmt.get("schema") or {}, lazy(), _facts(prompt)))
     if fmt.get("type") == "json_object":
-        a, b = _topics(prompt, lazy())
+        a, b = Topics(prompt).pair(lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
     wanted = _TOKENS_DIRECTIVE.search(prompt)
     tokens = int(wanted.group(1)) if wanted else None
@@ -302,7 +302,7 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     if tokens is not None:
         return _exactly(tokens, family, prompt, lazy())
     rng = lazy()
-    text = _sentences(prompt, rng, rng.randint(3, 6))
+    text = _sentences(Topics(prompt), rng, rng.randint(3, 6))
     sources = web_search.cited(request.messages)  # search results in the prompt
     if sources:
         text += web_search.sources_sentence(sources)
@@ -332,24 +332,8 @@ def _about_result(messages: tuple[Message, ...], result: Message) -> str:
     return f"According to {name}, the result is: {snippet}{end}"
 
 
-def _topics(prompt: str, rng: random.Random) -> tuple[str, str]:
-    words = topic_words(prompt) or list(WORDS)
-    a = rng.choice(words)
-    others = [w for w in words if w != a] or list(WORDS)
-    return _cased(a, prompt), _cased(rng.choice(others), prompt)
-
-
-def _cased(word: str, prompt: str) -> str:
-    """A topic word as the prompt writes it when it is part of a proper name ("Rome"),
-    else lower-cased as found."""
-    if word.capitalize() not in prompt:  # the cheap test first: most words are not names
-        return word
-    named = (w for name in proper_names(prompt) for w in name.split() if w.lower() == word)
-    return next(named, word)
-
-
-def _sentences(prompt: str, rng: random.Random, count: int) -> str:
-    a, b = _topics(prompt, rng)
+def _sentences(topics: Topics, rng: random.Random, count: int) -> str:
+    a, b = topics.pair(rng)
     parts = [rng.choice(OPENERS).format(a=a)]
     # Drawn without putting back: a sentence said twice in one answer reads as a machine's.
     parts += [body.format(a=a, b=b) for body in rng.sample(BODY, count - 2)]
@@ -363,7 +347,8 @@ def _exactly(tokens: int, family: str, prompt: str, rng: random.Random, start: s
     # again each time: that was quadratic in `tokens`.
     paragraphs: list[str] = [start] if start else []
     spent = count_text(start, family) if start else 0
+    topics = Topics(prompt)
     while spent < tokens:
-        paragraphs.append(_sentences(prompt, rng, 4))
+        paragraphs.append(_sentences(topics, rng, 4))
         spent += count_text(paragraphs[-1], family)
     return truncate(" ".join(paragraphs), family, tokens)[0]
