@@ -46,6 +46,7 @@ from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
 from emulator.gateway.thinking import think
 from emulator.gateway.tokens import count_messages, count_text, truncate
+from emulator.gateway.tool_pick import likeliest
 from emulator.ids import LazyRng, tool_call_id
 
 # The tools of agent handoffs (the Agents SDK's and LangGraph's `transfer_to_<agent>`).
@@ -260,7 +261,7 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
     elif request.tool_choice == "required" or (
         request.tool_choice == "auto" and last_role == "user"
     ):
-        tool = request.tools[0]
+        tool = likeliest(request.tools, _last_user_text(request.messages))
     else:
         return ()
     rng = lazy()
