@@ -4,9 +4,10 @@
 - A message containing `[emulator:tokens=N]` gets an answer of exactly N tokens
   (before `max_tokens`), for tests and benchmarks of long answers.
 - With tools: `tool_choice` `required` or a named tool always calls one;
-  `auto` calls the first tool when the last message is the user's; after
-  tool results the answer refers to each of them. Arguments validate against
-  the tool's JSON schema.
+  `auto` calls one when the last message is the user's: the tool the message
+  is about (`tool_pick`); after tool results the answer refers to each of
+  them. Arguments validate against the tool's JSON schema and take what the
+  user said where it fits (`prompt_facts`).
 - A scripted reply (fixtures/replies.yaml) whose pattern matches the last user
   message answers with its text, or makes its tool calls (all of them, or
   the first when `parallel_tool_calls` is false) when the request offers
