@@ -186,7 +186,7 @@ class Hints:
         """`drawn`, or what the message says for a property called `name`."""
         if not isinstance(drawn, str):
             return drawn
-        kind, hints = self._strings(_parts(name), schema.get("format"), drawn)
+        kind, hints = self._strings(name_words(name), schema.get("format"), drawn)
         start = self._next.get(kind, 0)
         for at in range(start, len(hints)):
             if fits(hints[at]):
@@ -241,13 +241,14 @@ def _query(facts: Facts) -> str:
     return " ".join(facts.topics[:8]) or facts.message[:MAX_QUERY]
 
 
-def _parts(name: str) -> set[str]:
-    """A property's name as singular lower-case words: `destinationCities` is
-    {destination, city}."""
-    return {_singular(part.lower()) for part in _PART.findall(name)}
+def name_words(name: str) -> set[str]:
+    """A property's or a tool's name as singular lower-case words: `destinationCities`
+    and `destination_cities` are {destination, city}."""
+    return {singular(part.lower()) for part in _PART.findall(name)}
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """A lower-case English plural's singular, by its ending (`cities`: `city`)."""
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith(("sses", "xes")):

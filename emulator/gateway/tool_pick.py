@@ -13,16 +13,17 @@ import re
 from collections.abc import Sequence
 
 from emulator.gateway.canonical import Tool
+from emulator.gateway.prompt_facts import name_words, singular
 from emulator.gateway.topic_words import topic_words
 
-_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_LETTERS = re.compile(r"[A-Za-z]+")
 
 
 def likeliest(tools: Sequence[Tool], message: str) -> Tool:
     """The tool `message` is most about (the first of equals)."""
     if len(tools) == 1:
         return tools[0]
-    said = {_singular(w) for w in topic_words(message)}
+    said = {singular(w) for w in topic_words(message)}
     if not said:
         return tools[0]
     scores = [len(said & _words(tool)) for tool in tools]
@@ -31,14 +32,5 @@ def likeliest(tools: Sequence[Tool], message: str) -> Tool:
 
 def _words(tool: Tool) -> set[str]:
     """A tool's name (`get_time`, `getTime`) and description as singular lower-case words."""
-    parts = _PART.findall(tool.name.replace("_", " ").replace("-", " "))
-    parts += re.findall(r"[A-Za-z]+", tool.description)
-    return {_singular(p.lower()) for p in parts}
-
-
-def _singular(word: str) -> str:
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
-        return word[:-1]
-    return word
+    described = {singular(word.lower()) for word in _LETTERS.findall(tool.description)}
+    return name_words(tool.name) | described
