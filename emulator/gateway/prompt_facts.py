@@ -62,13 +62,25 @@ _OPENERS = _set(
     "should do does did tell please show find get give book send make write create list "
     "search look check i i'm the a an my our your this that these those in on at for to "
     "from and but if hi hello hey thanks thank set add call use let let's schedule draw "
-    "plan compare explain summarize translate help remind convert describe"
+    "plan compare explain summarize translate help remind convert describe visit buy order "
+    "pay fly go take bring meet ask email text message open close start stop run play read "
+    "watch cancel update delete remove move change turn save print share invite reserve "
+    "rent hire contact notify post reply forward upload download install deploy build fix "
+    "test review approve reject assign ship track transfer pick choose select compute "
+    "calculate count sum multiply divide subtract fetch analyze analyse generate predict "
+    "estimate recommend suggest rate rank sort filter okay ok yes no sure also then now "
+    "today tomorrow yesterday next first"
 )
 _NOT_NAMES = _set(
     "i monday tuesday wednesday thursday friday saturday sunday january february march "
     "april may june july august september october november december"
 )
-_WORD = r"[A-Z][\w'\u2019-]*"  # \u2019: the typographic apostrophe
+# A capital (ASCII, Latin-1, a few of Latin Extended-A, Greek, Cyrillic), then word
+# characters; \u2019 is the typographic apostrophe.
+_CAPITAL = (
+    "A-Z\u00c0-\u00d6\u00d8-\u00de\u0106\u010c\u0141\u015a\u0160\u017d\u0391-\u03a9\u0410-\u042f"
+)
+_WORD = rf"[{_CAPITAL}][\w'\u2019-]*"
 _NAME = re.compile(rf"{_WORD}(?:[ \t]+(?:(?:of|de|da|del|du|di|la|le|van|von)[ \t]+)?{_WORD})*")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|(?<!\w)'([^'\n]{1,200})'(?!\w)")
 _NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w:/-]|\.\d)")

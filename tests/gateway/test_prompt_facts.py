@@ -43,6 +43,8 @@ STRING = {"type": "string"}
         ),
         ("Visit the Bank of America on Monday in May", ("Bank of America",)),
         ("I think so", ()),
+        ("Fly from Zürich to Łódź with Émile Zola", ("Zürich", "Łódź", "Émile Zola")),
+        ("Visit Škoda in Plzeň, then Αθήνα", ("Škoda", "Plzeň", "Αθήνα")),
     ],
 )
 def test_proper_names_are_the_capitalized_words_that_do_not_just_open_a_sentence(
@@ -141,6 +143,20 @@ def test_values_told_still_validate_and_leave_the_rest_as_drawn(
             assert all(item in said.emails or item in drawn[key] for item in value)
         else:
             assert value == drawn[key] or value in hinted, (key, value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300), st.integers(0, 2**32))
+def test_any_text_gives_facts_found_in_it_and_valid_values(text: str, seed: int) -> None:
+    said = facts(text)
+    for found in (*said.names, *said.quoted, *said.emails, *said.urls):
+        assert found and found in text
+    for name in said.names:
+        assert name[0].isupper()
+    for number in said.numbers:
+        assert number >= 0
+    for schema in SCHEMAS:
+        Draft202012Validator(schema).validate(value_for(schema, random.Random(seed), said))
 
 
 WEATHER = {
