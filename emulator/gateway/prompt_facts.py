@@ -83,7 +83,15 @@ _CAPITAL = (
 _WORD = rf"[{_CAPITAL}][\w'\u2019-]*"
 _NAME = re.compile(rf"{_WORD}(?:[ \t]+(?:(?:of|de|da|del|du|di|la|le|van|von)[ \t]+)?{_WORD})*")
 _QUOTED = re.compile(r"\"([^\"\n]{1,200})\"|“([^”\n]{1,200})”|(?<!\w)'([^'\n]{1,200})'(?!\w)")
-_NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w:/-]|\.\d)")
+# Numbers in words too, from two ("one" is as often a pronoun: "the one in Paris").
+_NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "dozen": 12, "twenty": 20, "hundred": 100,
+}  # fmt: skip
+_NUMBER = re.compile(
+    r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w:/-]|\.\d)"
+    rf"|(?i:\b({'|'.join(_NUMBER_WORDS)})\b)"
+)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 _WORD_RUN = re.compile(r"\w+")
@@ -181,6 +189,8 @@ def _opens_sentence(text: str, at: int) -> bool:
 
 
 def _number(match: re.Match[str]) -> int | float:
+    if match.group(3):
+        return _NUMBER_WORDS[match.group(3).lower()]
     whole = match.group(1).replace(",", "")
     return float(whole + match.group(2)) if match.group(2) else int(whole)
 

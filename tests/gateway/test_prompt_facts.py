@@ -60,6 +60,12 @@ def test_quotes_numbers_emails_and_urls_are_read_as_written() -> None:
     )
     assert said.quoted == ("rust async", "tokio")
     assert said.numbers == (2, 3.5, 1000)
+    # In words too, from two: "one" is as often a pronoun.
+    assert facts("A table for two at 7, the one by the window; Twelve chairs").numbers == (
+        2,
+        7,
+        12,
+    )
     assert said.emails == ("ada@example.com",)
     assert said.urls == ("https://example.org/a?b=1",)
     assert said.message.endswith("nor 10:30")  # closing punctuation off
