@@ -50,11 +50,20 @@ def text_for(schema: dict[str, Any], rng: random.Random, name: str, strict: bool
     if fmt in _MORE_FORMATS:  # values of these formats were words before: never valid ones
         return _MORE_FORMATS[fmt](rng)
     key = next((k for k in _BY_NAME if k in name.lower()), None)
-    text = rng.choice(_BY_NAME[key]) if key else f"{rng.choice(WORDS)} {rng.choice(WORDS)}"
+    text = rng.choice(_BY_NAME[key]) if key else _two_words(rng)
     low, high = schema.get("minLength", 0), schema.get("maxLength")
     while len(text) < low:
         text += " " + rng.choice(WORDS)
     return text[:high] if high is not None else text
+
+
+def _two_words(rng: random.Random) -> str:
+    """Two different words ("beacon beacon" reads as a stutter); drawn as two choices,
+    so what is drawn after them is the same either way."""
+    first, second = rng.choice(WORDS), rng.choice(WORDS)
+    if second == first:
+        second = WORDS[(WORDS.index(first) + 1) % len(WORDS)]
+    return f"{first} {second}"
 
 
 _MORE_FORMATS = {

@@ -486,3 +486,9 @@ def test_tool_names_are_unique_and_errors_name_the_field_as_each_format_writes_i
         assert error["param"] == "tools[0].parameters"
         usage = http.get("/ai-gateway/usage").json()["data"]
     assert usage == []  # refused before any route: nothing served, held or charged
+
+
+def test_a_string_of_two_words_never_says_one_twice() -> None:
+    schema = {"type": "object", "properties": {"x": {"type": "string"}}, "required": ["x"]}
+    pairs = [value_for(schema, random.Random(seed))["x"].split() for seed in range(300)]
+    assert all(len(pair) == 2 and pair[0] != pair[1] for pair in pairs)
