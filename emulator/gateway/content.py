@@ -41,7 +41,7 @@ from emulator.gateway import (
 from emulator.gateway.answer_topics import Topics
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
-from emulator.gateway.prompt_facts import Facts
+from emulator.gateway.prompt_facts import Facts, names_taken
 from emulator.gateway.schema_values import value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop
@@ -52,6 +52,7 @@ from emulator.ids import LazyRng, tool_call_id
 
 # The tools of agent handoffs (the Agents SDK's and LangGraph's `transfer_to_<agent>`).
 HANDOFF = "transfer_to_"
+MAX_CALLS = 8  # parallel calls of a generated answer: one a name the user gave, at most
 _TOKENS_DIRECTIVE = re.compile(r"\[emulator:tokens=(\d{1,6})\]")
 OPENERS = (
     "Here is a short answer about {a}.",
@@ -267,8 +268,17 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
         return ()
     rng = lazy()
     said = _facts(_last_user_text(request.messages))
-    arguments = json.dumps(value_for(tool.parameters, rng, said), separators=(",", ":"))
-    return (ToolCall(tool_call_id(rng.getrandbits(64), family), tool.name, arguments),)
+    calls: list[ToolCall] = []
+    while True:
+        value = value_for(tool.parameters, rng, said)
+        arguments = json.dumps(value, separators=(",", ":"))
+        calls.append(ToolCall(tool_call_id(rng.getrandbits(64), family), tool.name, arguments))
+        # One call a name the user gave ("weather in Paris and Tokyo": two), in parallel.
+        taken = names_taken(value, said.names)
+        last = not taken or taken >= len(said.names) or len(calls) == MAX_CALLS
+        if last or not request.parallel_tool_calls:
+            return tuple(calls)
+        said = said.skipping(taken)
 
 
 def _facts(prompt: str) -> Facts:

@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
@@ -105,6 +105,11 @@ class Facts:
 
     text: str
     prose: Callable[[random.Random], str]  # a sentence about the message
+    skip: int = 0  # names taken by earlier calls of the same turn
+
+    def skipping(self, names: int) -> Facts:
+        """These facts for the next parallel call: its names after the first `names`."""
+        return replace(self, skip=self.skip + names)
 
     @cached_property
     def message(self) -> str:
@@ -133,7 +138,7 @@ class Facts:
 
     @cached_property
     def names(self) -> tuple[str, ...]:
-        return proper_names(self._plain)
+        return proper_names(self._plain)[self.skip :]
 
     @cached_property
     def quoted(self) -> tuple[str, ...]:
@@ -176,6 +181,25 @@ def proper_names(text: str) -> tuple[str, ...]:
         if words:
             found.setdefault(" ".join(words))
     return tuple(found)
+
+
+def names_taken(value: Any, names: tuple[str, ...]) -> int:
+    """How many of `names` a drawn value took: one past the last found in its strings
+    (0 when none is)."""
+    strings = list(_strings_in(value))
+    found = [at for at, name in enumerate(names) if any(name in text for text in strings)]
+    return found[-1] + 1 if found else 0
+
+
+def _strings_in(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings_in(item)
 
 
 def _opens_sentence(text: str, at: int) -> bool:

@@ -137,3 +137,15 @@ def test_a_handoff(emulator: EmulatorHandle, tenant: Tenant, kind: Any) -> None:
     # The agent handed to answers the user, not the handoff's tool result.
     assert "transfer_to" not in result.final_output
     assert "Madrid" in result.final_output
+
+
+@pytest.mark.parametrize("kind", MODELS)
+def test_parallel_calls(emulator: EmulatorHandle, tenant: Tenant, kind: Any) -> None:
+    async def story(make_agent: Any) -> Any:
+        weather = make_agent(tools=[get_weather])
+        return await Runner.run(weather, "Weather in Paris and Tokyo?", max_turns=3)
+
+    result = run(emulator, tenant, kind, story)
+    outputs = [item.output for item in result.new_items if isinstance(item, ToolCallOutputItem)]
+    assert outputs == ["It is sunny in Paris.", "It is sunny in Tokyo."]
+    assert "sunny in Paris." in result.final_output and "sunny in Tokyo." in result.final_output

@@ -222,3 +222,56 @@ def test_structured_output_takes_what_was_asked(client: openai.OpenAI) -> None:
     assert trip is not None
     assert (trip.origin, trip.destination, trip.travellers) == ("Lisbon", "Osaka", 3)
     assert trip.summary.endswith(".") and len(trip.summary.split()) > 6  # sentences
+
+
+WEATHER_TOOL = {"type": "function", "function": {"name": "weather", "parameters": WEATHER}}
+TWO_CITIES = "Compare the weather in Paris and Tokyo, in celsius"
+
+
+def test_a_call_for_each_name_the_user_gave(client: openai.OpenAI) -> None:
+    def cities(**more: Any) -> list[str]:
+        answer = client.chat.completions.create(
+            model="openai/gpt-4o-mini",
+            messages=[{"role": "user", "content": TWO_CITIES}],
+            **{"tools": [WEATHER_TOOL], **more},
+        )
+        calls = answer.choices[0].message.tool_calls or []
+        assert len({c.id for c in calls}) == len(calls)  # each its own id
+        return [json.loads(c.function.arguments)["city"] for c in calls]
+
+    assert cities() == ["Paris", "Tokyo"]
+    assert cities(parallel_tool_calls=False) == ["Paris"]
+    with client.chat.completions.stream(
+        model="openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": TWO_CITIES}],
+        tools=[WEATHER_TOOL],
+    ) as stream:
+        streamed = stream.get_final_completion().choices[0].message.tool_calls or []
+    assert [json.loads(c.function.arguments)["city"] for c in streamed] == ["Paris", "Tokyo"]
+    # A tool that takes both names in one call is called once.
+    trip = {"type": "object", "properties": {"origin": STRING, "destination": STRING}}
+    flight = {"type": "function", "function": {"name": "flight", "parameters": trip}}
+    once = client.chat.completions.create(
+        model="openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": "Fly from Paris to Tokyo"}],
+        tools=[flight],
+    )
+    calls = once.choices[0].message.tool_calls or []
+    assert [json.loads(c.function.arguments) for c in calls] == [
+        {"origin": "Paris", "destination": "Tokyo"}
+    ]
+
+
+def test_anthropic_clients_may_turn_parallel_calls_off(claude: anthropic.Anthropic) -> None:
+    def cities(**choice: Any) -> list[str]:
+        said = claude.messages.create(
+            model="anthropic/claude-sonnet-4",
+            max_tokens=400,
+            messages=[{"role": "user", "content": TWO_CITIES}],
+            tools=[{"name": "weather", "input_schema": WEATHER}],
+            tool_choice={"type": "auto", **choice},
+        )
+        return [b.input["city"] for b in said.content if b.type == "tool_use"]  # type: ignore[index]
+
+    assert cities() == ["Paris", "Tokyo"]
+    assert cities(disable_parallel_tool_use=True) == ["Paris"]

@@ -162,10 +162,11 @@ def test_the_rule_applies_only_when_the_request_allows_its_calls(client: openai.
     assert calls(tool_choice="required") == ["get_weather", "get_weather"]
     named = {"type": "function", "function": {"name": "get_weather"}}
     assert calls(tool_choice=named) == ["get_weather", "get_weather"]
-    # Otherwise the generator answers, as if there were no rule.
+    # Otherwise the generator answers, as if there were no rule (a call per city named).
     assert calls(tool_choice="none") is None
-    assert calls(tool_choice={"type": "function", "function": {"name": "get_time"}}) == ["get_time"]
-    assert calls(tools=CHAT_TOOLS[1:]) == ["get_time"]  # get_weather is not offered
+    get_time = {"type": "function", "function": {"name": "get_time"}}
+    assert calls(tool_choice=get_time) == ["get_time", "get_time"]
+    assert calls(tools=CHAT_TOOLS[1:]) == ["get_time", "get_time"]  # no get_weather offered
     assert calls(tools=openai.NOT_GIVEN) is None
 
 
