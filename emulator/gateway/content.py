@@ -268,7 +268,7 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
     else:
         return ()
     rng = lazy()
-    said = _facts(_last_user_text(request.messages))
+    said = _facts(request.messages)
     calls: list[ToolCall] = []
     while True:
         value = value_for(tool.parameters, rng, said)
@@ -282,11 +282,16 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
         said = said.skipping(taken)
 
 
-def _facts(prompt: str) -> Facts:
-    """What the prompt says, for values drawn for a schema; prose fields get two
-    sentences about it."""
+def _facts(messages: tuple[Message, ...]) -> Facts:
+    """What the last user message says, for values drawn for a schema. Prose fields
+    get what the tools said when the conversation ends in their results (an agent's
+    summary of its calls), else two sentences about the message."""
+    prompt = _last_user_text(messages)
+    results = _results_said(messages)
 
     def prose(rng: random.Random) -> str:
+        if results:
+            return results
         a, b = Topics(prompt).pair(rng)
         return " ".join(body.format(a=a, b=b) for body in rng.sample(BODY, 2))
 
@@ -297,7 +302,7 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     prompt = _last_user_text(request.messages)
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
-        return json.dumps(value_for(fmt.get("schema") or {}, lazy(), _facts(prompt)))
+        return json.dumps(value_for(fmt.get("schema") or {}, lazy(), _facts(request.messages)))
     if fmt.get("type") == "json_object":
         a, b = Topics(prompt).pair(lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
@@ -306,9 +311,9 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     if tokens is not None and request.max_tokens is not None:
         tokens = min(tokens, request.max_tokens + 1)  # one more than the limit: enough to cut
     # (No messages at all: a system prompt alone, which the provider took as its own.)
-    after_tools = request.messages and request.messages[-1].role == "tool"
-    said = _after_tools(request.messages) if after_tools else ""
+    said = _results_said(request.messages)
     if said:  # the directive holds too
+        said += " Let me know what you would like next."
         return said if tokens is None else _exactly(tokens, family, prompt, lazy(), said)
     if model == "emulator/echo":
         return prompt
@@ -322,16 +327,16 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     return text + server_tools.said(request.messages)  # the other tools' results
 
 
-def _after_tools(messages: tuple[Message, ...]) -> str:
-    """An answer to the tool results that end the conversation (several after parallel
-    calls): a sentence about each, in order; "" when they are all handoffs."""
+def _results_said(messages: tuple[Message, ...]) -> str:
+    """What the tool results that end the conversation say (several after parallel
+    calls): a sentence about each, in order; "" when there are none, or only
+    handoffs."""
     results: list[Message] = []
     for message in reversed(messages):
         if message.role != "tool":
             break
         results.insert(0, message)
-    said = [s for result in results if (s := _about_result(messages, result))]
-    return " ".join(said) + " Let me know what you would like next." if said else ""
+    return " ".join(s for result in results if (s := _about_result(messages, result)))
 
 
 def _about_result(messages: tuple[Message, ...], result: Message) -> str:

@@ -12,7 +12,8 @@ by property name while one value is drawn (`schema_draws`):
 - queries (`query`, `q`, `question`, `text`, ...) the first quoted phrase, else
   the message itself;
 - topics (`topic`, `keywords`, ...) the topic words in order;
-- prose (`summary`, `description`, `reason`, ...) a sentence about the prompt;
+- prose (`summary`, `description`, `reason`, ...) what `Facts.prose` writes
+  (`content`: what the tools said, or sentences about the prompt);
 - e-mail and URL fields (by name or `format`) the message's;
 - integers and numbers the message's numbers in order;
 - an `enum` the value the message names.

@@ -102,6 +102,20 @@ def test_an_output_type(emulator: EmulatorHandle, tenant: Tenant, kind: Any) -> 
 
 
 @pytest.mark.parametrize("kind", MODELS)
+def test_an_output_type_sums_up_the_tools(
+    emulator: EmulatorHandle, tenant: Tenant, kind: Any
+) -> None:
+    async def story(make_agent: Any) -> Any:
+        forecaster = make_agent(output_type=Forecast, tools=[get_weather])
+        return await Runner.run(forecaster, "Weather in Rome tomorrow?", max_turns=3)
+
+    result = run(emulator, tenant, kind, story)
+    assert result.final_output == Forecast(
+        city="Rome", summary="According to get_weather, the result is: It is sunny in Rome."
+    )
+
+
+@pytest.mark.parametrize("kind", MODELS)
 def test_streaming_says_what_the_whole_run_says(
     emulator: EmulatorHandle, tenant: Tenant, kind: Any
 ) -> None:
