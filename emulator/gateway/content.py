@@ -6,9 +6,10 @@
 - With tools: `tool_choice` `required` or a named tool always calls one;
   `auto` calls one when the last message is the user's: the tool the message
   is about (`tool_pick`), once for each name the user gave (in parallel,
-  unless `parallel_tool_calls` is false); after tool results the answer refers to each of
-  them. Arguments validate against the tool's JSON schema and take what the
-  user said where it fits (`prompt_facts`).
+  unless `parallel_tool_calls` is false); after tool results the answer
+  refers to each of them (but a handoff's). Arguments validate against the
+  tool's JSON schema and take what the user said where it fits
+  (`prompt_facts`).
 - A scripted reply (fixtures/replies.yaml) whose pattern matches the last user
   message answers with its text, or makes its tool calls (all of them, or
   the first when `parallel_tool_calls` is false) when the request offers
