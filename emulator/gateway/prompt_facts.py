@@ -52,7 +52,8 @@ _QUERIES = _set("query q search question prompt input text request instruction")
 _TOPICS = _set("topic subject keyword tag term")
 _PROSE = _set(
     "summary description explanation reason reasoning answer content body detail comment "
-    "note response reply analysis rationale message overview feedback"
+    "note response reply analysis rationale message overview feedback result outcome "
+    "conclusion recommendation advice suggestion justification insight opinion"
 )
 _LINKS = _set("url link website href uri")
 _LINK_FORMATS = _set("uri url iri")
