@@ -147,7 +147,7 @@ async function tools() {
 async function streamTools() {
   const result = streamText({
     model,
-    prompt: "What is the weather in Oslo?",
+    prompt: "What is the weather in Oslo and Bergen?", // two cities: two calls at once
     tools: { get_weather: tool({ ...weather, execute: undefined }) },
     toolChoice: "required",
     maxRetries: 0,

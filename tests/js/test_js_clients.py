@@ -274,12 +274,16 @@ def test_ai_sdk_tool_loop_calls_then_answers(ai_sdk: AiRun) -> None:
     assert loop["steps"] == 2 and loop["firstFinishReason"] == "tool-calls"
     [call] = loop["toolCalls"]
     assert call["name"] == "get_weather" and loop["executed"] == [call["input"]]
+    assert call["input"]["city"] == "Lisbon"  # as the prompt says
     assert loop["toolResults"][0]["temperature"] == 21
     assert '"temperature":21' in loop["text"] and loop["finishReason"] == "stop"
     assert loop["totalUsage"]["totalTokens"] > 0
     streamed = ai_sdk.results["stream_tools"]
     assert streamed["finishReason"] == "tool-calls"
-    assert [c["name"] for c in streamed["toolCalls"]] == ["get_weather"]
+    assert [(c["name"], c["input"]["city"]) for c in streamed["toolCalls"]] == [
+        ("get_weather", "Oslo"),
+        ("get_weather", "Bergen"),
+    ]
     assert streamed["usage"]["outputTokens"] > 0
 
 
