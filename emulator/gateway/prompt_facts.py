@@ -4,7 +4,7 @@ Asked "What's the weather in Paris?", a model calls `get_weather` with `city`
 "Paris", not with a city of its own. `Facts` reads the last user message (each
 kind once, when first asked for): its proper names (capitalized words, "New
 York" joined; a word that opens a sentence is not a name by itself), quoted
-phrases, numbers, e-mail addresses, URLs and topic words. `Hints` hands them out
+phrases, numbers, dates, e-mail addresses, URLs and topic words. `Hints` hands them out
 by property name while one value is drawn (`schema_draws`):
 
 - places and people (`city`, `destination`, `name`, `author`, ...) take the
@@ -14,7 +14,7 @@ by property name while one value is drawn (`schema_draws`):
 - topics (`topic`, `keywords`, ...) the topic words in order;
 - prose (`summary`, `description`, `reason`, ...) what `Facts.prose` writes
   (`content`: what the tools said, or sentences about the prompt);
-- e-mail and URL fields (by name or `format`) the message's;
+- e-mail, URL and date fields (by name or `format`) the message's;
 - integers and numbers the message's numbers in order;
 - an `enum` the value the message names.
 
@@ -25,6 +25,7 @@ value drawn stays. The value is always drawn first, so the generator's sequence
 
 from __future__ import annotations
 
+import datetime
 import random
 import re
 from collections.abc import Callable, Iterator
@@ -55,6 +56,7 @@ _PROSE = _set(
     "note response reply analysis rationale message overview feedback result outcome "
     "conclusion recommendation advice suggestion justification insight opinion"
 )
+_DATES = _set("date day deadline due when birthday arrival departure checkin checkout")
 _LINKS = _set("url link website href uri")
 _LINK_FORMATS = _set("uri url iri")
 
@@ -93,6 +95,22 @@ _NUMBER_WORDS = {
 _NUMBER = re.compile(
     r"(?<![\w.:/-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w:/-]|\.\d)"
     rf"|(?i:\b({'|'.join(_NUMBER_WORDS)})\b)"
+)
+_MONTHS = {
+    name: number
+    for number, month in enumerate(
+        ("january", "february", "march", "april", "may", "june", "july", "august",
+         "september", "october", "november", "december"),
+        start=1,
+    )
+    for name in (month, month[:3])
+} | {"sept": 9}  # fmt: skip
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DATE = re.compile(
+    r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])"
+    rf"|(?i:\b{_DAY}\s+({_MONTH})\.?,?\s+(\d{{4}})\b)"
+    rf"|(?i:\b({_MONTH})\.?\s+{_DAY},?\s+(\d{{4}})\b)"
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
@@ -148,7 +166,17 @@ class Facts:
 
     @cached_property
     def numbers(self) -> tuple[int | float, ...]:
-        return tuple(_number(m) for m in _NUMBER.finditer(self._plain))
+        undated = _DATE.sub(" ", self._plain) if self.dates else self._plain
+        return tuple(_number(m) for m in _NUMBER.finditer(undated))
+
+    @cached_property
+    def dates(self) -> tuple[str, ...]:
+        """The calendar dates written in the message (`2026-12-01`, `1 December 2026`,
+        `Dec 1, 2026`), as ISO dates, in order."""
+        if not any(c.isdigit() for c in self.text):
+            return ()
+        found = (_iso_date(m) for m in _DATE.finditer(self._plain))
+        return tuple(date for date in found if date)
 
     @cached_property
     def topics(self) -> tuple[str, ...]:
@@ -214,6 +242,22 @@ def _opens_sentence(text: str, at: int) -> bool:
     return at == 0 or text[at - 1] in ".!?:"
 
 
+def _iso_date(match: re.Match[str]) -> str | None:
+    """The ISO date a `_DATE` match writes, or None for no such day (2026-02-30)."""
+    g = match.groups()
+    year, month, day = (
+        (g[0], g[1], g[2])
+        if g[0]
+        else (g[5], _MONTHS[g[4].lower()], g[3])
+        if g[3]
+        else (g[8], _MONTHS[g[6].lower()], g[7])
+    )
+    try:
+        return datetime.date(int(year), int(month), int(day)).isoformat()
+    except ValueError:
+        return None
+
+
 def _number(match: re.Match[str]) -> int | float:
     if match.group(3):
         return _NUMBER_WORDS[match.group(3).lower()]
@@ -226,7 +270,7 @@ class Hints:
 
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
-        self._next = {"names": 0, "numbers": 0, "topics": 0}
+        self._next = {"names": 0, "numbers": 0, "topics": 0, "dates": 0}
 
     def string(
         self, name: str, schema: dict[str, Any], drawn: Any, fits: Callable[[Any], bool]
@@ -270,6 +314,10 @@ class Hints:
             return "", facts.emails[:1]
         if fmt in _LINK_FORMATS or parts & _LINKS:
             return "", facts.urls[:1]
+        if fmt == "date" or (fmt is None and parts & _DATES):
+            return "dates", facts.dates
+        if fmt == "date-time":
+            return "dates", tuple(f"{date}T09:00:00Z" for date in facts.dates)
         if fmt is not None:
             return "", ()
         if parts & _PROSE:

@@ -71,6 +71,25 @@ def test_quotes_numbers_emails_and_urls_are_read_as_written() -> None:
     assert said.message.endswith("nor 10:30")  # closing punctuation off
 
 
+def test_dates_are_read_as_iso_dates_and_are_no_numbers() -> None:
+    said = facts(
+        "Stay from 2026-12-01 to Dec 5th, 2026 (not 2026-02-30), then 4 March 2027; 2 beds"
+    )
+    assert said.dates == ("2026-12-01", "2026-12-05", "2027-03-04")
+    assert said.numbers == (2,)
+    schema = obj(
+        check_in_date=STRING,
+        check_out_date={"type": "string", "format": "date"},
+        reminder={"type": "string", "format": "date-time"},
+    )
+    value = value_for(schema, random.Random(5), said)
+    assert value == {
+        "check_in_date": "2026-12-01",
+        "check_out_date": "2026-12-05",
+        "reminder": "2027-03-04T09:00:00Z",  # the next date, as a date-time
+    }
+
+
 def test_places_and_people_take_the_names_in_order() -> None:
     schema = obj(origin=STRING, destination=STRING, passengerName=STRING, seat=STRING)
     said = facts("Book a flight from New York to San Francisco for Ada Lovelace")
