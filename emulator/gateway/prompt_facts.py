@@ -4,8 +4,8 @@ Asked "What's the weather in Paris?", a model calls `get_weather` with `city`
 "Paris", not with a city of its own. `Facts` reads the last user message (each
 kind once, when first asked for): its proper names (capitalized words, "New
 York" joined; a word that opens a sentence is not a name by itself), quoted
-phrases, numbers, dates, e-mail addresses, URLs and topic words. `Hints` hands them out
-by property name while one value is drawn (`schema_draws`):
+phrases, numbers, dates, e-mail addresses, URLs and topic words. `Hints` hands
+them out by property name while one value is drawn (`schema_draws`):
 
 - places and people (`city`, `destination`, `name`, `author`, ...) take the
   proper names in order: `origin` the first, `destination` the next;
