@@ -246,15 +246,14 @@ def _opens_sentence(text: str, at: int) -> bool:
 def _iso_date(match: re.Match[str]) -> str | None:
     """The ISO date a `_DATE` match writes, or None for no such day (2026-02-30)."""
     g = match.groups()
-    year, month, day = (
-        (g[0], g[1], g[2])
-        if g[0]
-        else (g[5], _MONTHS[g[4].lower()], g[3])
-        if g[3]
-        else (g[8], _MONTHS[g[6].lower()], g[7])
-    )
+    if g[0]:  # 2026-12-01
+        year, month, day = int(g[0]), int(g[1]), int(g[2])
+    elif g[3]:  # 1 December 2026
+        year, month, day = int(g[5]), _MONTHS[g[4].lower()], int(g[3])
+    else:  # December 1, 2026
+        year, month, day = int(g[8]), _MONTHS[g[6].lower()], int(g[7])
     try:
-        return datetime.date(int(year), int(month), int(day)).isoformat()
+        return datetime.date(year, month, day).isoformat()
     except ValueError:
         return None
 
@@ -267,7 +266,8 @@ def _number(match: re.Match[str]) -> int | float:
 
 
 class Hints:
-    """The facts handed out during one draw: each name, number and topic once, in order."""
+    """The facts handed out during one draw: each name, number, date and topic once, in
+    order."""
 
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
