@@ -153,9 +153,10 @@ class Facts:
 
     @cached_property
     def _plain(self) -> str:
-        """The text without its URLs and addresses, whose parts are no names or numbers."""
-        text = _EMAIL.sub(" ", self.text) if self.emails else self.text
-        return _URL.sub(" ", text) if self.urls else text
+        """The text without its URLs and addresses, whose parts are no names or numbers
+        (each replaced by a semicolon: the words on either side make no one name)."""
+        text = _EMAIL.sub(" ; ", self.text) if self.emails else self.text
+        return _URL.sub(" ; ", text) if self.urls else text
 
     @cached_property
     def names(self) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import random
 from typing import Any
@@ -170,16 +171,23 @@ def test_values_told_still_validate_and_leave_the_rest_as_drawn(
             assert value == drawn[key] or value in hinted, (key, value)
 
 
+DATED = st.sampled_from(
+    ["2026-02-30", "2026-12-01", "Dec 5, 2026", "31 April 2026", "May", "Ada", "a@b.io"]
+)
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=300), st.integers(0, 2**32))
+@given(st.lists(st.text(max_size=60) | DATED, max_size=6).map(" ".join), st.integers(0, 2**32))
 def test_any_text_gives_facts_found_in_it_and_valid_values(text: str, seed: int) -> None:
     said = facts(text)
-    for found in (*said.names, *said.quoted, *said.emails, *said.urls):
+    for found in (*said.quoted, *said.emails, *said.urls):
         assert found and found in text
-    for name in said.names:
-        assert name[0].isupper()
+    for name in said.names:  # its words as written, one space between them
+        assert name[0].isupper() and name in " ".join(text.split())
     for number in said.numbers:
         assert number >= 0
+    for date in said.dates:  # real days only
+        assert datetime.date.fromisoformat(date).isoformat() == date
     for schema in SCHEMAS:
         Draft202012Validator(schema).validate(value_for(schema, random.Random(seed), said))
 
