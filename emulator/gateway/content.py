@@ -36,6 +36,7 @@ from emulator.gateway import (
     audio_output,
     image_output,
     image_sources,
+    json_mode,
     logprobs,
     server_tools,
     web_search,
@@ -304,7 +305,9 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
     fmt = request.response_format or {}
     if fmt.get("type") == "json_schema":
         return json.dumps(value_for(fmt.get("schema") or {}, lazy(), _facts(request.messages)))
-    if fmt.get("type") == "json_object":
+    if fmt.get("type") == "json_object":  # the shape the prompt shows, else our own
+        if (shaped := json_mode.shape(request.messages)) is not None:
+            return json.dumps(value_for(shaped, lazy(), _facts(request.messages)))
         a, b = Topics(prompt).pair(lazy())
         return json.dumps({"answer": f"{a} depends on {b}", "topic": a, "confidence": 0.8})
     wanted = _TOKENS_DIRECTIVE.search(prompt)
