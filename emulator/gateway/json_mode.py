@@ -32,42 +32,52 @@ def shape(messages: tuple[Message, ...]) -> dict[str, Any] | None:
     instructions = [m for m in messages if m.role in ("system", "developer")]
     last_user = next((m for m in reversed(messages) if m.role == "user"), None)
     for message in (*instructions, *([last_user] if last_user else [])):
-        found = _first_object(message.text[:MAX_SCANNED])
-        if found is not None:
-            return _schema_of(found)
+        found = _objects(message.text[:MAX_SCANNED])
+        if found:
+            return _schema_in(found)
     return None
 
 
-def _first_object(text: str) -> dict[str, Any] | None:
+def _objects(text: str) -> list[dict[str, Any]]:
+    """The JSON objects written in `text`, in order (those inside one not apart)."""
+    found: list[dict[str, Any]] = []
     at = text.find("{")
     for _ in range(MAX_TRIES):
         if at < 0:
-            return None
+            break
         try:
-            value, _end = _DECODER.raw_decode(text, at)
+            value, end = _DECODER.raw_decode(text, at)
         except (ValueError, RecursionError):  # not JSON, or nested past the decoder's limit
-            value = None
+            value, end = None, at + 1
         if isinstance(value, dict) and value:
-            return value
-        at = text.find("{", at + 1)
-    return None
+            found.append(value)
+        at = text.find("{", end)
+    return found
 
 
-def _schema_of(found: dict[str, Any]) -> dict[str, Any] | None:
-    """`found` if it is a JSON schema the emulator can draw for, else the schema of the
-    example it is; None when neither can be drawn for (nested too deep, ...)."""
-    candidates = []
-    if isinstance(found.get("properties"), dict) or found.get("type") == "object":
-        candidates.append(found)
+def _schema_in(found: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last of `found` that is a JSON schema the emulator can draw for (LangChain's
+    format instructions show an example schema first, then the real one), else the
+    schema of the first as an example; None when there is neither (nested too deep)."""
+    for schema in found[::-1]:
+        if _looks_like_schema(schema) and _drawable(schema):
+            return schema
+    example: dict[str, Any] | None = None
     with contextlib.suppress(RecursionError):  # an example nested past Python's stack
-        candidates.append(_example_schema(found))
-    for schema in candidates:
-        try:
-            check_schema(schema)
-        except (SchemaProblem, RecursionError):
-            continue
-        return schema
-    return None
+        example = _example_schema(found[0])
+    return example if example is not None and _drawable(example) else None
+
+
+def _looks_like_schema(found: dict[str, Any]) -> bool:
+    return isinstance(found.get("properties"), dict) or found.get("type") == "object"
+
+
+def _drawable(schema: dict[str, Any]) -> bool:
+    try:
+        check_schema(schema)
+    except (SchemaProblem, RecursionError):
+        return False
+    return True
 
 
 def _example_schema(example: Any) -> dict[str, Any]:

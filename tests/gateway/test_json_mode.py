@@ -108,3 +108,27 @@ def test_responses_json_mode_too(client: openai.OpenAI) -> None:
     recipe = json.loads(made.output_text)
     Draft202012Validator(RECIPE).validate(recipe)
     assert recipe["servings"] == 2
+
+
+def test_langchains_format_instructions_give_their_last_schema(client: openai.OpenAI) -> None:
+    from langchain_core.output_parsers import PydanticOutputParser
+    from pydantic import BaseModel
+
+    class Stay(BaseModel):
+        city: str
+        nights: int
+
+    parser = PydanticOutputParser(pydantic_object=Stay)
+    # Its instructions show an example schema ({"foo": ...}) first, then Stay's.
+    instructions = parser.get_format_instructions()
+    found = shape(said(("system", instructions)))
+    assert found is not None and found["required"] == ["city", "nights"]
+    answer = client.chat.completions.create(
+        model="openai/gpt-4o-mini",
+        messages=[
+            {"role": "system", "content": instructions},
+            {"role": "user", "content": "Three nights in Kyoto, please"},
+        ],
+        response_format={"type": "json_object"},
+    )
+    assert parser.parse(answer.choices[0].message.content or "") == Stay(city="Kyoto", nights=3)
