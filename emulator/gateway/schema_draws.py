@@ -192,15 +192,13 @@ def _string(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) ->
 
 
 def _number(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
-    if g.strict:
-        return _told(schema, g, strict_number(schema, g.rng, integer=False))
-    return _told(schema, g, plain_number(schema, g.rng, integer=False))
+    draw_number = strict_number if g.strict else plain_number
+    return _told(schema, g, draw_number(schema, g.rng, integer=False))
 
 
 def _integer(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
-    if g.strict:
-        return _told(schema, g, strict_number(schema, g.rng, integer=True))
-    return _told(schema, g, plain_number(schema, g.rng, integer=True))
+    draw_number = strict_number if g.strict else plain_number
+    return _told(schema, g, draw_number(schema, g.rng, integer=True))
 
 
 def _told(schema: dict[str, Any], g: Gen, drawn: Any) -> Any:
