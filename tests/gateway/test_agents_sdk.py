@@ -1,11 +1,11 @@
 """OpenAI's Agents SDK (`openai-agents`), unmodified but for its client's base URL and
-key: tool round trips, an output type, streaming and handoffs, on both of its models
-(the responses one and the chat completions one)."""
+key: tool round trips (parallel calls too), output types, streaming and handoffs, on both
+of its models (the responses one and the chat completions one)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import openai
@@ -29,10 +29,7 @@ T = TypeVar("T")
 MODELS = [OpenAIResponsesModel, OpenAIChatCompletionsModel]
 
 
-@pytest.fixture(autouse=True)
-def no_tracing() -> Iterator[None]:
-    set_tracing_disabled(True)  # traces would be sent to OpenAI's servers
-    yield
+set_tracing_disabled(True)  # traces would be sent to OpenAI's servers
 
 
 @function_tool
