@@ -115,6 +115,9 @@ _DATE = re.compile(
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 _WORD_RUN = re.compile(r"\w+")
+# The words of a boolean's name that say nothing of what it is (`is_vegetarian`).
+_FLAG_FILLERS = _set("is has have include includes with use allow enable enabled should can")
+_NEGATED = re.compile(r"(?:\bno|\bnot|\bnon|\bwithout)[\s-]*$")
 _DIGIT = re.compile(r"\d")
 _PART = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
@@ -297,6 +300,18 @@ class Hints:
                 self._next["numbers"] = at + 1
                 return numbers[at]
         return drawn
+
+    def flag(self, name: str, drawn: Any) -> Any:
+        """`drawn`, or whether the message says what a boolean called `name` names
+        (`vegetarian`, `include_images`): true where it says the word, false where a
+        "no", "not", "non" or "without" goes before it."""
+        words = name_words(name) - _FLAG_FILLERS
+        found = (self.facts.where(word) or self.facts.where(word + "s") for word in words)
+        said = [at for at in found if at is not None]
+        if not words or not said:
+            return drawn
+        before = self.facts.lowered[max(0, min(said) - 9) : min(said)]
+        return not _NEGATED.search(before)
 
     def choice(self, options: list[Any], drawn: Any) -> Any:
         """`drawn`, or the option the message names first (whole words, any case)."""

@@ -207,7 +207,8 @@ def _told(schema: dict[str, Any], g: Gen, drawn: Any) -> Any:
 
 
 def _boolean(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:
-    return g.rng.random() < 0.5
+    drawn = g.rng.random() < 0.5
+    return g.hints.flag(name, drawn) if g.hints else drawn
 
 
 def _null(schema: dict[str, Any], g: Gen, name: str, refs: tuple[str, ...]) -> Any:

@@ -302,3 +302,23 @@ def test_anthropic_clients_may_turn_parallel_calls_off(claude: anthropic.Anthrop
 
     assert cities() == ["Paris", "Tokyo"]
     assert cities(disable_parallel_tool_use=True) == ["Paris"]
+
+
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        ("A vegetarian dinner with images", {"vegetarian": True, "include_images": True}),
+        ("A non-vegetarian dinner, no images", {"vegetarian": False, "include_images": False}),
+        ("Dinner without images, not vegetarian", {"vegetarian": False, "include_images": False}),
+    ],
+)
+def test_a_flag_is_what_the_message_says_of_it(text: str, told: dict[str, bool]) -> None:
+    schema = obj(vegetarian={"type": "boolean"}, include_images={"type": "boolean"})
+    assert value_for(schema, random.Random(1), facts(text)) == told
+
+
+def test_a_flag_the_message_does_not_name_is_drawn() -> None:
+    schema = obj(is_urgent={"type": "boolean"}, notify={"type": "boolean"})
+    for seed in range(20):
+        drawn = value_for(schema, random.Random(seed))
+        assert value_for(schema, random.Random(seed), facts("Book a table")) == drawn
