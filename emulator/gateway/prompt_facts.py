@@ -15,7 +15,8 @@ them out by property name while one value is drawn (`schema_draws`):
 - prose (`summary`, `description`, `reason`, ...) what `Facts.prose` writes
   (`content`: what the tools said, or sentences about the prompt);
 - e-mail, URL and date fields (by name or `format`) the message's;
-- integers and numbers the message's numbers in order;
+- integers and numbers the message's numbers in order; booleans whether it says
+  their name's words (false after "no", "not", "without");
 - an `enum` the value the message names.
 
 A hint is taken only where its part of the schema accepts it; otherwise the
