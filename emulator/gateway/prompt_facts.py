@@ -43,7 +43,11 @@ def _set(words: str) -> frozenset[str]:
     return frozenset(words.split())
 
 
-_PLACES = _set("city town place location destination origin address venue region where airport")
+_PLACES = _set(
+    "city town place location destination origin address venue region where airport "
+    # and other things called by proper names or codes ("USD", "French", "Acme")
+    "currency symbol ticker language company organization organisation brand team airline"
+)
 _PEOPLE = _set("name person author recipient customer attendee contact assignee owner sender")
 # `file_name`, `tool_name`: a name, but not a person's or a place's.
 _NOT_PEOPLE = _set(
@@ -356,9 +360,11 @@ def _query(facts: Facts) -> str:
 
 
 def name_words(name: str) -> set[str]:
-    """A property's or a tool's name as singular lower-case words: `destinationCities`
-    and `destination_cities` are {destination, city}."""
-    return {singular(part.lower()) for part in _PART.findall(name)}
+    """A property's or a tool's name as singular lower-case words, and the words run
+    together: `destinationCities` and `destination_cities` are {destination, city,
+    destinationcity}, `check_in` {check, in, checkin}."""
+    words = [singular(part.lower()) for part in _PART.findall(name)]
+    return {*words, "".join(words)}
 
 
 def singular(word: str) -> str:

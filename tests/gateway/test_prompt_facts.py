@@ -322,3 +322,13 @@ def test_a_flag_the_message_does_not_name_is_drawn() -> None:
     for seed in range(20):
         drawn = value_for(schema, random.Random(seed))
         assert value_for(schema, random.Random(seed), facts("Book a table")) == drawn
+
+
+def test_names_run_together_and_codes_are_named_things() -> None:
+    schema = obj(check_in=STRING, from_currency=STRING, to_currency=STRING)
+    said = facts("Convert 200 USD to EUR for a stay from 2026-12-01")
+    assert value_for(schema, random.Random(2), said) == {
+        "check_in": "2026-12-01",  # check_in read as "checkin" too
+        "from_currency": "USD",
+        "to_currency": "EUR",
+    }
