@@ -37,6 +37,7 @@ from typing import Any
 from emulator.gateway.topic_words import topic_words
 
 MAX_QUERY = 200  # longer messages give their topic words as a query
+MAX_TITLE = 80
 
 
 def _set(words: str) -> frozenset[str]:
@@ -56,6 +57,8 @@ _NOT_PEOPLE = _set(
 )
 _QUERIES = _set("query q search question prompt input text request instruction")
 _TOPICS = _set("topic subject keyword tag term")
+_TITLES = _set("title heading headline caption label")
+_TITLE_OPENERS = _set("me us up draft compose new quick short about")
 _PROSE = _set(
     "summary description explanation reason reasoning answer content body detail comment "
     "note response reply analysis rationale message overview feedback result outcome "
@@ -291,7 +294,7 @@ class Hints:
         kind, hints = self._strings(name_words(name), schema.get("format"), drawn)
         start = self._next.get(kind, 0)
         for at in range(start, len(hints)):
-            if fits(hints[at]):
+            if hints[at] and fits(hints[at]):  # never an empty string for a said one
                 if kind:
                     self._next[kind] = at + 1
                 return hints[at]
@@ -346,11 +349,27 @@ class Hints:
             return "", (facts.prose(random.Random(drawn)),)
         if parts & _QUERIES:
             return "", (*facts.quoted[:1], _query(facts))
+        if parts & _TITLES:
+            return "", (*facts.quoted[:1], _title(facts))
         if parts & _TOPICS:
             return "topics", facts.topics
         if parts & _PLACES or (parts & _PEOPLE and not parts & _NOT_PEOPLE):
             return "names", facts.names
         return "", ()
+
+
+def _title(facts: Facts) -> str:
+    """A title for what the message asks: what follows its first colon ("Create a
+    ticket: login fails on Safari"), else the message less its opening instruction
+    ("Write a blog post about X" is "Blog post about X"), ten words at most."""
+    _, colon, after = facts.message.partition(":")
+    if colon and 0 < len(after.strip()) <= MAX_TITLE:
+        return after.strip()
+    words = facts.message.split()
+    while words and words[0].lower() in _OPENERS | _TITLE_OPENERS:
+        words = words[1:]
+    title = " ".join(words[:10])
+    return title[:1].upper() + title[1:]
 
 
 def _query(facts: Facts) -> str:

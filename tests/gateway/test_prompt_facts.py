@@ -332,3 +332,28 @@ def test_names_run_together_and_codes_are_named_things() -> None:
         "from_currency": "USD",
         "to_currency": "EUR",
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Create a ticket: login button broken on Safari", "login button broken on Safari"),
+        (
+            "Write a blog post about remote work for small teams",
+            "Blog post about remote work for small teams",
+        ),
+        ('Name the project "Falcon" please', "Falcon"),
+    ],
+)
+def test_a_title_is_what_the_message_asks_for(text: str, title: str) -> None:
+    schema = obj(title=STRING, body=STRING)
+    value = value_for(schema, random.Random(4), facts(text))
+    assert value["title"] == title and value["body"].startswith("prose ")
+
+
+def test_a_message_that_says_nothing_gives_no_empty_string() -> None:
+    schema = obj(title=STRING, query=STRING)
+    for text in ("Hi", "", "?"):  # no title left after "Hi", no message at all
+        value = value_for(schema, random.Random(4), facts(text))
+        assert value == value_for(schema, random.Random(4)) or all(value.values())
+        assert value["title"] and value["query"]
