@@ -11,6 +11,8 @@ them out by property name while one value is drawn (`schema_draws`):
   proper names in order: `origin` the first, `destination` the next;
 - queries (`query`, `q`, `question`, `text`, ...) the first quoted phrase, else
   the message itself;
+- titles (`title`, `headline`, ...) the quoted phrase, what follows the colon, or
+  the message less its opening instruction;
 - topics (`topic`, `keywords`, ...) the topic words in order;
 - prose (`summary`, `description`, `reason`, ...) what `Facts.prose` writes
   (`content`: what the tools said, or sentences about the prompt);
