@@ -44,7 +44,8 @@ from emulator.gateway import (
 from emulator.gateway.answer_topics import Topics
 from emulator.gateway.canonical import Completion, ForcedTool, Message, Request, Tool, ToolCall
 from emulator.gateway.pattern_search import match_budget
-from emulator.gateway.prompt_facts import Facts, names_taken
+from emulator.gateway.prompt_facts import Facts
+from emulator.gateway.prompt_hints import names_taken
 from emulator.gateway.schema_values import value_for
 from emulator.gateway.scripted import RULES_BUDGET_S, ScriptedReply
 from emulator.gateway.stops import first_stop

@@ -28,7 +28,7 @@ from emulator.gateway.schema_strings import WORDS, text_for
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
-    from emulator.gateway.prompt_facts import Hints
+    from emulator.gateway.prompt_hints import Hints
 
 MAX_REF_DEPTH = 24  # nested `$ref` expansions on one path: deeper is a failed try
 MAX_NODES = 20_000  # values drawn for one answer

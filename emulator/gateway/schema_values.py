@@ -40,7 +40,8 @@ from typing import TYPE_CHECKING, Any
 
 from emulator.gateway.pattern_search import PatternTooSlow, match_budget
 from emulator.gateway.pattern_values import pattern_cost
-from emulator.gateway.prompt_facts import Facts, Hints
+from emulator.gateway.prompt_facts import Facts
+from emulator.gateway.prompt_hints import Hints
 from emulator.gateway.schema_drafts import in_2020_words, validator_class
 from emulator.gateway.schema_draws import Gen, draw
 from emulator.gateway.schema_limits import MAX_DEPTH, too_deep, too_large

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 
 from emulator.gateway.canonical import Tool
-from emulator.gateway.prompt_facts import name_words, singular
+from emulator.gateway.prompt_hints import name_words, singular
 from emulator.gateway.topic_words import topic_words
 
 _LETTERS = re.compile(r"[A-Za-z]+")
