@@ -9,7 +9,7 @@
   unless `parallel_tool_calls` is false); after tool results the answer
   refers to each of them (but a handoff's). Arguments validate against the
   tool's JSON schema and take what the user said where it fits
-  (`prompt_facts`).
+  (`prompt_hints`).
 - A scripted reply (fixtures/replies.yaml) whose pattern matches the last user
   message answers with its text, or makes its tool calls (all of them, or
   the first when `parallel_tool_calls` is false) when the request offers

@@ -80,8 +80,9 @@ class SchemaProblem(ValueError):
 
 def value_for(schema: Any, rng: random.Random, facts: Facts | None = None) -> Any:
     """A value `schema` accepts, drawn from `rng`, taking what the user said where the
-    schema allows it (`facts`: `prompt_facts`); SchemaProblem when there is none. A draw whose
-    patterns take too long gives the value found when it was checked."""
+    schema allows it (`facts`, handed out by `prompt_hints`); SchemaProblem when there
+    is none. A draw whose patterns take too long gives the value found when it was
+    checked."""
     text = _text(schema)
     try:
         with match_budget():
