@@ -40,9 +40,12 @@ SENTENCE_OPENERS = word_set(
     "estimate recommend suggest rate rank sort filter okay ok yes no sure also then now "
     "today tomorrow yesterday next first"
 )
-_NOT_NAMES = word_set(
-    "i monday tuesday wednesday thursday friday saturday sunday january february march "
-    "april may june july august september october november december"
+_MONTH_NAMES = (
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+)  # fmt: skip
+_NOT_NAMES = word_set("i monday tuesday wednesday thursday friday saturday sunday") | set(
+    _MONTH_NAMES
 )
 # A capital (ASCII, Latin-1, a few of Latin Extended-A, Greek, Cyrillic), then word
 # characters; \u2019 is the typographic apostrophe.
@@ -63,13 +66,9 @@ _NUMBER = re.compile(
 )
 _MONTHS = {
     name: number
-    for number, month in enumerate(
-        ("january", "february", "march", "april", "may", "june", "july", "august",
-         "september", "october", "november", "december"),
-        start=1,
-    )
+    for number, month in enumerate(_MONTH_NAMES, start=1)
     for name in (month, month[:3])
-} | {"sept": 9}  # fmt: skip
+} | {"sept": 9}
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _DATE = re.compile(

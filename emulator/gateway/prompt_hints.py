@@ -47,7 +47,8 @@ _NOT_PEOPLE = word_set(
 _QUERIES = word_set("query q search question prompt input text request instruction")
 _TOPICS = word_set("topic subject keyword tag term")
 _TITLES = word_set("title heading headline caption label")
-_TITLE_OPENERS = word_set("me us up draft compose new quick short about")
+# What opens a request for something titled: "Write me a short blog post about ...".
+_TITLE_OPENERS = SENTENCE_OPENERS | word_set("me us up draft compose new quick short about")
 _PROSE = word_set(
     "summary description explanation reason reasoning answer content body detail comment "
     "note response reply analysis rationale message overview feedback result outcome "
@@ -97,21 +98,23 @@ class Hints:
         if not isinstance(drawn, str):
             return drawn
         kind, hints = self._strings(name_words(name), schema.get("format"), drawn)
-        start = self._next.get(kind, 0)
-        for at in range(start, len(hints)):
-            if hints[at] and fits(hints[at]):  # never an empty string for a said one
-                if kind:
-                    self._next[kind] = at + 1
-                return hints[at]
-        return drawn
+        return self._first_fitting(kind, hints, fits, drawn)
 
     def number(self, drawn: Any, fits: Callable[[Any], bool]) -> Any:
         """`drawn`, or the message's next number that fits."""
-        numbers = self.facts.numbers
-        for at in range(self._next["numbers"], len(numbers)):
-            if fits(numbers[at]):
-                self._next["numbers"] = at + 1
-                return numbers[at]
+        return self._first_fitting("numbers", self.facts.numbers, fits, drawn)
+
+    def _first_fitting(
+        self, kind: str, hints: tuple[Any, ...], fits: Callable[[Any], bool], drawn: Any
+    ) -> Any:
+        """The first of `hints` that fits, from where `kind`'s last one was taken (and
+        taken: the next starts after it; "" takes none), else `drawn`. An empty string
+        is never a hint."""
+        for at in range(self._next.get(kind, 0), len(hints)):
+            if hints[at] != "" and fits(hints[at]):
+                if kind:
+                    self._next[kind] = at + 1
+                return hints[at]
         return drawn
 
     def flag(self, name: str, drawn: Any) -> Any:
@@ -171,7 +174,7 @@ def _title(facts: Facts) -> str:
     if colon and 0 < len(after.strip()) <= MAX_TITLE:
         return after.strip()
     words = facts.message.split()
-    while words and words[0].lower() in SENTENCE_OPENERS | _TITLE_OPENERS:
+    while words and words[0].lower() in _TITLE_OPENERS:
         words = words[1:]
     title = " ".join(words[:10])
     return title[:1].upper() + title[1:]
