@@ -122,8 +122,8 @@ class Hints:
         (`vegetarian`, `include_images`): true where it says the word, false where a
         "no", "not", "non" or "without" goes before it."""
         words = name_words(name) - _FLAG_FILLERS
-        found = (self.facts.where(word) or self.facts.where(word + "s") for word in words)
-        said = [at for at in found if at is not None]
+        found = (self.facts.where(w) for word in words for w in (word, word + "s"))
+        said = [at for at in found if at is not None]  # 0, the message's start, included
         if not words or not said:
             return drawn
         before = self.facts.lowered[max(0, min(said) - 9) : min(said)]
