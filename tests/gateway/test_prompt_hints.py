@@ -218,6 +218,19 @@ def test_a_call_for_each_name_the_user_gave(client: openai.OpenAI) -> None:
     ]
 
 
+def test_at_most_eight_calls_at_once(client: openai.OpenAI) -> None:
+    cities = "Oslo, Lima, Kyoto, Porto, Quito, Accra, Hanoi, Turin, Perth and Dakar"
+    answer = client.chat.completions.create(
+        model="openai/gpt-4o-mini",
+        messages=[{"role": "user", "content": f"Weather in {cities}?"}],
+        tools=[WEATHER_TOOL],
+    )
+    calls = answer.choices[0].message.tool_calls or []
+    assert [json.loads(c.function.arguments)["city"] for c in calls] == cities.replace(
+        " and", ","
+    ).split(", ")[:8]
+
+
 def test_anthropic_clients_may_turn_parallel_calls_off(claude: anthropic.Anthropic) -> None:
     def cities(**choice: Any) -> list[str]:
         said = claude.messages.create(
