@@ -10,7 +10,7 @@ from pydantic import model_validator
 
 from emulator.bodies import OpenWireModel
 from emulator.gateway import files
-from emulator.gateway.chat_schemas import CacheControl
+from emulator.gateway.chat_messages import CacheControl
 from emulator.gateway.images import IMAGE_TYPES, decode_base64, is_image
 from emulator.gateway.native_search import BLOCKS as SEARCH_BLOCKS
 from emulator.gateway.native_search import check_search_block

@@ -14,7 +14,7 @@ from pydantic import Field, model_validator
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ThreadUnsupported, ValidationFailed
 from emulator.gateway import sources
-from emulator.gateway.chat_schemas import CacheControl
+from emulator.gateway.chat_messages import CacheControl
 from emulator.gateway.messages_blocks import Block, TextBlock
 from emulator.gateway.messages_tools import Tool, ToolChoice, check_search_tools
 from emulator.gateway.native_search import BLOCKS as SEARCH_BLOCKS

@@ -13,7 +13,7 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
-from emulator.gateway.chat_schemas import CacheControl
+from emulator.gateway.chat_messages import CacheControl
 from emulator.gateway.server_tools import KINDS, NATIVE_FETCH, NATIVE_FETCH_TOOLS, ServerToolType
 from emulator.gateway.web_fetch import Domain
 from emulator.gateway.web_search import ANTHROPIC_TOOLS

@@ -9,11 +9,10 @@ from pydantic import Field, field_validator, model_validator
 from emulator.bodies import HttpUrl, OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ValidationFailed
 from emulator.gateway import images
+from emulator.gateway.chat_messages import FileData, InputAudio
 from emulator.gateway.chat_schemas import (
     Effort,
-    FileData,
     ImageConfig,
-    InputAudio,
     Metadata,
     WebSearchType,
     a_function_needs,
