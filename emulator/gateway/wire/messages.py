@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from typing import Any
 
-from emulator.gateway import native_search
 from emulator.gateway.canonical import (
     CacheMark,
     CacheUse,
@@ -29,10 +27,17 @@ from emulator.gateway.canonical import (
     merged_marks,
 )
 from emulator.gateway.server_tools import choice_after_server_tools, is_server_tool
-from emulator.gateway.sources import as_text
 from emulator.gateway.tokens import count_text
 from emulator.gateway.web_search import is_search_tool, names_anthropic_tool
-from emulator.gateway.wire.image_refs import picture_of, pictures_of
+from emulator.gateway.wire.messages_content import (
+    TEXT_BLOCKS,
+    arguments_of,
+    parse_message,
+    render_message,
+    system_marks,
+    text_blocks,
+    tool_input,
+)
 
 STOP_REASONS: dict[str, str] = {
     "stop": "end_turn",
@@ -54,12 +59,12 @@ def render_request(request: Request, model: str, stream: bool = False) -> dict[s
     body: dict[str, Any] = {
         "model": model,
         "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
-        "messages": [_render(m) for m in request.messages if m.role != "system"],
+        "messages": [render_message(m) for m in request.messages if m.role != "system"],
         "stream": stream,
     }
-    marks = _system_marks(systems)
+    marks = system_marks(systems)
     if marks and system:  # blocks, to carry the breakpoints
-        body["system"] = _text_blocks(system, marks)
+        body["system"] = text_blocks(system, marks)
     elif system:
         body["system"] = system
     if request.tools:
@@ -105,87 +110,16 @@ def _tool(raw: dict[str, Any], index: int) -> Tool:
     )
 
 
-def _system_marks(systems: list[Message]) -> tuple[CacheMark, ...]:
-    """The system messages' breakpoints, in their texts joined by newlines."""
-    marks: list[CacheMark] = []
-    start = 0
-    for message in systems:
-        marks += (CacheMark(start + mark.offset, mark.ttl) for mark in message.cache_marks)
-        start += len(message.text) + 1
-    return tuple(marks)
-
-
-def _text_blocks(text: str, marks: tuple[CacheMark, ...]) -> list[dict[str, Any]]:
-    """A text as blocks that end at its breakpoints, each carrying its `cache_control`
-    (the newline between two parts is the blocks' own join)."""
-    blocks: list[dict[str, Any]] = []
-    start = 0
-    for mark in marks:
-        # A block ends where a part did (at a newline, or the end): a breakpoint anywhere
-        # else (none before any text) cannot be said as blocks that join back the same.
-        if mark.offset <= start or text[mark.offset : mark.offset + 1] not in ("\n", ""):
-            continue
-        piece = text[start : mark.offset]
-        blocks.append({"type": "text", "text": piece, "cache_control": cache_control(mark.ttl)})
-        start = mark.offset + 1
-    if start < len(text) or (text and not blocks):
-        blocks.append({"type": "text", "text": text[start:]})
-    return blocks
-
-
-def _render(m: Message) -> dict[str, Any]:
-    if m.role == "tool":
-        block: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": m.tool_call_id,
-            "content": m.text,
-        }
-        if m.images:  # a screenshot a tool returned, as blocks of the result
-            block["content"] = [{"type": "text", "text": m.text}, *_images(m)]
-        if m.cache_marks:
-            block["cache_control"] = cache_control(m.cache_marks[-1].ttl)
-        return {"role": "user", "content": [block]}
-    blocks: list[dict[str, Any]] = []
-    if m.cache_marks:
-        blocks += _text_blocks(m.text, m.cache_marks)
-    elif m.text:
-        blocks.append({"type": "text", "text": m.text})
-    blocks += _images(m)
-    blocks += [
-        {"type": "tool_use", "id": c.id, "name": c.name, "input": tool_input(c.arguments)}
-        for c in m.tool_calls
-    ]
-    if not m.text and m.cache_marks and blocks:  # no text to end at: the last block is marked
-        blocks[-1] = {**blocks[-1], "cache_control": cache_control(m.cache_marks[-1].ttl)}
-    return {"role": m.role, "content": blocks}
-
-
-def tool_input(arguments: str) -> Any:
-    """A call's arguments as this format's `input` object. Arguments that are not JSON
-    (a call cut at `max_tokens`, or sent back so by a client) are `{}`: `input` cannot
-    carry half an object."""
-    try:
-        return json.loads(arguments or "{}")
-    except (ValueError, RecursionError):
-        return {}
-
-
-def arguments_of(tool_input: Any) -> str:
-    """A tool call's arguments from this format's `input` object, written as a JSON
-    string as OpenRouter writes them for the other formats: compact, letters unescaped."""
-    return json.dumps(tool_input, separators=(",", ":"), ensure_ascii=False)
-
-
 def parse_request(body: dict[str, Any]) -> Request:
     messages: list[Message] = []
     system = body.get("system")
     if isinstance(system, list):
         text = "\n".join(b["text"] for b in system)
-        messages.append(Message("system", text, cache_marks=cache_marks(system, _TEXT)))
+        messages.append(Message("system", text, cache_marks=cache_marks(system, TEXT_BLOCKS)))
     elif isinstance(system, str) and system:
         messages.append(Message("system", system))
     for raw in body["messages"]:
-        messages += _parse_message(raw)
+        messages += parse_message(raw)
     top = body.get("cache_control")
     if isinstance(top, dict) and messages:  # a breakpoint at the end of the last message
         last = messages[-1]
@@ -257,88 +191,6 @@ def signature(thinking: str) -> str:
 def thinking_tokens(thinking: str) -> int:
     """This format's usage has no reasoning count: the thinking's tokens, counted."""
     return count_text(thinking, "messages")
-
-
-def _parse_message(raw: dict[str, Any]) -> list[Message]:
-    content = raw["content"]
-    if isinstance(content, str):
-        return [Message(raw["role"], content)]
-    content = [_readable(b) for b in content]
-    results = [b for b in content if b["type"] == "tool_result"]
-    if results:  # the results, then what the turn says beside them (a user's words)
-        said = [b for b in content if b["type"] != "tool_result"]
-        return [_tool_result(b) for b in results] + (
-            _parse_message({**raw, "content": said}) if said else []
-        )
-    pictures = tuple(picture_of(b) for b in content if b["type"] == "image")
-    return [
-        Message(
-            role=raw["role"],
-            text="\n".join(b["text"] for b in content if b["type"] == "text"),
-            images=len(pictures),
-            pictures=pictures,
-            tool_calls=tuple(
-                ToolCall(b["id"], b["name"], arguments_of(b["input"]))
-                for b in content
-                if b["type"] == "tool_use"
-            ),
-            cache_marks=cache_marks(content, _TEXT),
-        )
-    ]
-
-
-_TEXT = frozenset({"text"})
-
-
-def _readable(block: dict[str, Any]) -> dict[str, Any]:
-    """A search result or a document is read as the text of it (`sources.as_text`), its
-    breakpoint kept; a document with no text read (a URL, a file id) stays as it is. So
-    are a web search's blocks sent back (`native_search.read_back`)."""
-    kind = block.get("type")
-    said = as_text(block) if kind in ("search_result", "document") else ""
-    if kind in native_search.BLOCKS:  # a web search sent back (Anthropic's tool)
-        said = native_search.read_back(block)
-    if not said:
-        return block
-    text = {"type": "text", "text": said}
-    return text | ({"cache_control": block["cache_control"]} if "cache_control" in block else {})
-
-
-def _images(m: Message) -> list[dict[str, Any]]:
-    """A message's images as image blocks: each as sent (`Message.pictures`), else empty."""
-    return [{"type": "image", "source": _source(p)} for p in pictures_of(m)]
-
-
-def _source(picture: str) -> dict[str, Any]:
-    if picture.startswith("data:"):
-        media_type, _, data = picture[5:].partition(";base64,")
-        return {"type": "base64", "media_type": media_type, "data": data}
-    if picture.startswith("file:"):
-        return {"type": "file", "file_id": picture[5:]}
-    return {"type": "url", "url": picture}
-
-
-def _tool_result(block: dict[str, Any]) -> Message:
-    content = block.get("content") or ""  # optional: a result may say nothing
-    if isinstance(content, list):
-        content = [_readable(b) for b in content]
-    text = _block_text(content)
-    message = Message("tool", text, tool_call_id=block["tool_use_id"])
-    if isinstance(content, list):  # its own blocks may mark where a prefix ends
-        message.cache_marks = cache_marks(content, _TEXT)
-        message.pictures = tuple(picture_of(b) for b in content if b.get("type") == "image")
-        message.images = len(message.pictures)
-    control = block.get("cache_control")
-    if control:  # a breakpoint at the result's end
-        mark = CacheMark(len(text), cache_ttl(control))
-        message.cache_marks = merged_marks((*message.cache_marks, mark))
-    return message
-
-
-def _block_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(b.get("text") or "" for b in content if b.get("type") == "text")
 
 
 def render_response(
