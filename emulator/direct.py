@@ -57,8 +57,10 @@ class DirectRequest:
         """Query parameter `name` as `annotation`, converted and checked as litestar does
         for a route's parameter, an integer as written and sent once (`query_checks`);
         None when not sent."""
-        written = self.scope.get("query_string", b"").decode("latin-1")
-        query = parse_qsl(written, keep_blank_values=True)
+        written = self.scope.get("query_string", b"")
+        if not written:  # the usual case: nothing to parse, for each of a route's names
+            return None
+        query = parse_qsl(written.decode("latin-1"), keep_blank_values=True)
         raw = dict(query).get(name)
         if raw is None:
             return None

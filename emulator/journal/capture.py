@@ -106,12 +106,35 @@ def record_direct(
             key_id=key_id,
             status=status,
             raw_response_headers=headers,
-            response_body=response_body[:BODY_CAP],
+            response_body=capped_reply(response_body),
             truncated=len(request_body) > BODY_CAP or len(response_body) > BODY_CAP,
             duration_ms=(time.perf_counter() - started) * 1000,
             provider=state.get("provider"),
         )
     )
+
+
+class _CappedReply:
+    """A reply's body cut at the cap. A direct route's cached answer is the same
+    object on every request (the model list is over the cap): its cut is made once,
+    not copied again for each request (64 KiB a time, most of the route's cost)."""
+
+    __slots__ = ("_last",)
+
+    def __init__(self) -> None:
+        self._last = (b"", b"")  # (a body over the cap, its cut): one tuple, swapped whole
+
+    def __call__(self, body: bytes) -> bytes:
+        if len(body) <= BODY_CAP:
+            return body
+        last_body, cut = self._last
+        if body is not last_body:
+            cut = body[:BODY_CAP]
+            self._last = (body, cut)
+        return cut
+
+
+capped_reply = _CappedReply()
 
 
 async def teed(stream: AsyncIterator[bytes], kept: list[bytes]) -> AsyncIterator[bytes]:

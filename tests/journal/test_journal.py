@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from emulator.journal.book import Entry, Filters, Journal
+from emulator.journal.book import BODY_CAP, Entry, Filters, Journal
+from emulator.journal.capture import capped_reply
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error, bearer
 
@@ -193,3 +194,29 @@ def test_a_request_refused_for_its_key_names_the_key(
     assert_error(unknown, 401, "invalid_api_key")
     entry = emulator.journal.list(limit=1)[0]
     assert entry["id"] == unknown.headers["x-request-id"] and entry["key_id"] is None
+
+
+def test_a_cached_reply_over_the_cap_is_kept_cut_each_time(
+    emulator: EmulatorHandle, tenant: Tenant
+) -> None:
+    """The model list (a direct route's cached bytes) is over the cap: each entry keeps
+    its first BODY_CAP bytes, says it was cut, and the next request's entry alike."""
+    with httpx.Client(base_url=tenant.base_url) as client:
+        bodies = [client.get("/models").content for _ in range(2)]
+    assert len(bodies[0]) > BODY_CAP and bodies[0] == bodies[1]
+    entries = emulator.journal.list(path="/api/v1/models", limit=2)
+    for entry in entries:
+        response = emulator.journal.get(entry["id"])["response"]
+        assert response["truncated"] is True
+        assert response["body"] == bodies[0][:BODY_CAP].decode()
+
+
+def test_replies_over_the_cap_are_each_cut_from_their_own_bytes() -> None:
+    first, second = b"a" * (BODY_CAP + 10), b"b" * (BODY_CAP + 10)
+    assert [capped_reply(body) for body in (first, second, first)] == [
+        first[:BODY_CAP],
+        second[:BODY_CAP],
+        first[:BODY_CAP],
+    ]
+    short = b"short"
+    assert capped_reply(short) is short
