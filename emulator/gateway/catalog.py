@@ -137,6 +137,9 @@ def find_model(view: CatalogView, model_id: str, param: str = "model") -> dict[s
     if not close:  # match on the part after the vendor, e.g. "gpt-4o" -> "openai/gpt-4o"
         names = {i.split("/", 1)[1]: i for i in ids}
         close = [names[n] for n in difflib.get_close_matches(model_id, list(names), n=3)]
+    base = model_id.rpartition(":")[0]  # a variant not emulated (`:thinking`): its model first
+    if base in view.by_id:
+        close = [base, *(i for i in close if i != base)][:3]
     hint = f" Did you mean {', '.join(close)}?" if close else ""
     raise ModelNotFound(
         f"The model {model_id!r} is not in the catalog.{hint} GET /api/v1/models lists them all.",

@@ -64,7 +64,18 @@ def test_nitro_and_floor_variants_sort_by_throughput_and_price(
             "/chat/completions", json={"model": f"{chat_v3}:turbo", "messages": HELLO}
         )
     assert quote["provider"] == "fireworks"
-    assert chat_v3 in assert_error(unknown, 404, "model_not_found")["message"]
+    assert f"Did you mean {chat_v3}," in assert_error(unknown, 404, "model_not_found")["message"]
+
+
+def test_a_variant_not_emulated_suggests_its_model_first(tenant: Tenant) -> None:
+    """`openai/gpt-4o:thinking`: the closest ids by spelling put `openai/gpt-4o-mini`
+    first; the model the variant is of comes first."""
+    with tenant.client() as http:
+        answer = http.post(
+            "/chat/completions", json={"model": "openai/gpt-4o:thinking", "messages": HELLO}
+        )
+    message = assert_error(answer, 404, "model_not_found")["message"]
+    assert "Did you mean openai/gpt-4o, openai/gpt-4o-mini" in message
 
 
 def test_zdr_keeps_to_zero_data_retention(client: openai.OpenAI, tenant: Tenant) -> None:
