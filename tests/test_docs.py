@@ -1,8 +1,12 @@
-"""Docs that cannot drift: every command, option, control route and credential is documented."""
+"""Docs that cannot drift: every command, option, control route and credential is
+documented, and the testing guide's examples pass."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -71,3 +75,28 @@ def test_every_fixture_file_is_described() -> None:
 def test_the_readme_gives_the_two_commands() -> None:
     assert "pip install -e . && emulator serve" in README
     assert "pip install -e '.[test]' && pytest" in README
+
+
+def test_the_testing_guide_s_python_examples_pass_as_written(tmp_path: Path) -> None:
+    """docs/testing.md's examples are tests a user copies: run them, each block a file
+    of its own (the block that starts `# conftest.py` is the conftest), under the
+    plugin, in a pytest of their own."""
+    guide = (ROOT / "docs" / "testing.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", guide, re.S)
+    written = 0
+    for number, block in enumerate(blocks):
+        name = "conftest.py" if block.startswith("# conftest.py") else f"test_guide_{number}.py"
+        (tmp_path / name).write_text(block)
+        written += len(re.findall(r"^def test_", block, re.M))
+    assert (tmp_path / "conftest.py").exists() and written >= 10
+    own = {k: v for k, v in os.environ.items() if not k.startswith(("EMULATOR_", "PYTEST_"))}
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env=own,  # its own emulator, whatever this run was given
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert f"{written} passed" in run.stdout, run.stdout[-2000:]
