@@ -1,6 +1,7 @@
 // The Vercel AI SDK (`ai`) against the emulator through one provider package,
 // unmodified but for base URL and key: generateText, streamText, generateObject
-// with a zod schema, tool calling (a full round trip) and a stream cut mid-way.
+// and `Output.object` with a zod schema, tool calling (a full round trip) and a
+// stream cut mid-way.
 //
 //   node ai_sdk.mjs BASE_URL API_KEY compatible   (@ai-sdk/openai-compatible)
 //   node ai_sdk.mjs BASE_URL API_KEY openrouter   (@openrouter/ai-sdk-provider)
@@ -10,7 +11,15 @@
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { createOpenRouter } from "@openrouter/ai-sdk-provider";
-import { APICallError, generateObject, generateText, stepCountIs, streamText, tool } from "ai";
+import {
+  APICallError,
+  generateObject,
+  generateText,
+  Output,
+  stepCountIs,
+  streamText,
+  tool,
+} from "ai";
 import { z } from "zod";
 
 import { expect, runChecks, settings } from "./lib.mjs";
@@ -109,6 +118,26 @@ async function object() {
     object: result.object,
     finishReason: result.finishReason,
     usage: usageOf(result.usage),
+  };
+}
+
+async function outputObject() {
+  // AI SDK 6's form of generateObject (deprecated in 7): a text call with an `output`.
+  const output = Output.object({ schema: Recipe, name: "recipe" });
+  const prompt = "A recipe for a quick weeknight dinner";
+  const generated = await generateText({ model, output, prompt, maxRetries: 0 });
+  const streamed = streamText({ model, output, prompt, maxRetries: 0 });
+  let partials = 0;
+  for await (const _ of streamed.partialOutputStream) partials += 1;
+  const streamedOutput = await streamed.output;
+  for (const value of [generated.output, streamedOutput]) {
+    expect(Recipe.safeParse(value).success, "the output validates");
+  }
+  return {
+    output: generated.output,
+    finishReason: generated.finishReason,
+    streamedOutput,
+    partials,
   };
 }
 
@@ -384,6 +413,7 @@ await runChecks({
   text,
   stream,
   object,
+  output_object: outputObject,
   tools,
   stream_tools: streamTools,
   stream_cut: streamCut,

@@ -269,6 +269,15 @@ def test_ai_sdk_generate_object_with_a_zod_schema(ai_sdk: AiRun) -> None:
     assert isinstance(amount, int) and amount > 0 and unit in ("minutes", "hours")
 
 
+def test_ai_sdk_output_object_generated_and_streamed(ai_sdk: AiRun) -> None:
+    """generateText and streamText with `output: Output.object(...)` (AI SDK 6 and 7's
+    form): the same request gives the same recipe, streamed as partial objects."""
+    result = ai_sdk.results["output_object"]
+    assert result["finishReason"] == "stop"
+    assert set(result["output"]) == {"title", "servings", "vegetarian", "ingredients", "prep"}
+    assert result["streamedOutput"] == result["output"] and result["partials"] > 1
+
+
 def test_ai_sdk_tool_loop_calls_then_answers(ai_sdk: AiRun) -> None:
     loop = ai_sdk.results["tools"]
     assert loop["steps"] == 2 and loop["firstFinishReason"] == "tool-calls"
