@@ -16,6 +16,7 @@ from emulator.app import create_app
 from emulator.cli import main
 from emulator.settings import Settings, default_fixtures_dir
 from emulator.store.fixtures import load_fixtures
+from emulator.testing import EmulatorHandle
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
@@ -77,12 +78,30 @@ def test_the_readme_gives_the_two_commands() -> None:
     assert "pip install -e '.[test]' && pytest" in README
 
 
+def python_blocks(markdown: str) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", markdown, re.S)
+
+
+def test_the_readme_s_client_examples_run(demo: EmulatorHandle) -> None:
+    """The README's scripts (OpenAI, the Agents SDK, Anthropic) run as written, against
+    this run's emulator instead of the default address."""
+    scripts = [b for b in python_blocks(README) if "def test_" not in b]
+    assert len(scripts) >= 3
+    for script in scripts:
+        assert "http://127.0.0.1:8787" in script
+        code = script.replace("http://127.0.0.1:8787", demo.url)
+        run = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert run.returncode == 0, script + run.stderr[-2000:]
+
+
 def test_the_testing_guide_s_python_examples_pass_as_written(tmp_path: Path) -> None:
-    """docs/testing.md's examples are tests a user copies: run them, each block a file
-    of its own (the block that starts `# conftest.py` is the conftest), under the
-    plugin, in a pytest of their own."""
+    """docs/testing.md's examples (and the README's test) are tests a user copies: run
+    them, each block a file of its own (the block that starts `# conftest.py` is the
+    conftest), under the plugin, in a pytest of their own."""
     guide = (ROOT / "docs" / "testing.md").read_text()
-    blocks = re.findall(r"```python\n(.*?)```", guide, re.S)
+    blocks = python_blocks(guide) + [b for b in python_blocks(README) if "def test_" in b]
     written = 0
     for number, block in enumerate(blocks):
         name = "conftest.py" if block.startswith("# conftest.py") else f"test_guide_{number}.py"
