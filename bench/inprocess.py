@@ -35,8 +35,11 @@ from emulator.settings import Settings
 
 CHAT = b'{"model": "emulator/echo", "messages": [{"role": "user", "content": "hello there"}]}'
 # The same request to a model that writes its answer (the echo draws nothing from
-# its generator): what generating text adds to the route.
-WRITTEN = CHAT.replace(b"emulator/echo", b"meta-llama/llama-3.3-70b-instruct")
+# its generator): what generating text adds to the route. Not "hello there": small talk
+# is answered with a short reply of its own, not the sentences measured here.
+WRITTEN = CHAT.replace(b"emulator/echo", b"meta-llama/llama-3.3-70b-instruct").replace(
+    b"hello there", b"how do lanterns work"
+)
 VIDEO = {"model": "emulator/video", "task_type": "text2video", "prompt": "a poll"}
 Call = Callable[[], Awaitable[int]]
 

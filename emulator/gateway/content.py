@@ -17,6 +17,8 @@
   where `auto` would call a tool, and gives way only to a call demanded.
 - `response_format` `json_schema` gets JSON valid against the schema;
   `json_object` gets a JSON object.
+- Small talk ("hi", "thanks", "bye") gets a short reply in kind, and no tool call
+  under `auto` (`small_talk`).
 - Otherwise a few sentences about the words of the last user message.
 - Reasoning, when asked for (`thinking.py`), comes before any of these and
   counts within `max_tokens`; the answer after it is the same as without it.
@@ -39,6 +41,7 @@ from emulator.gateway import (
     json_mode,
     logprobs,
     server_tools,
+    small_talk,
     web_search,
 )
 from emulator.gateway.answer_topics import Topics
@@ -265,7 +268,10 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
     if named:
         tool = named[0]
     elif request.tool_choice == "required" or (
-        request.tool_choice == "auto" and last_role == "user"
+        # Small talk ("hi", "thanks") is answered in words, as a real model does.
+        request.tool_choice == "auto"
+        and last_role == "user"
+        and small_talk.kind_of(_last_user_text(request.messages)) is None
     ):
         tool = likeliest(request.tools, _last_user_text(request.messages))
     else:
@@ -324,6 +330,8 @@ def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:
         return prompt
     if tokens is not None:
         return _exactly(tokens, family, prompt, lazy())
+    if (kind := small_talk.kind_of(prompt)) is not None:
+        return small_talk.reply(kind, lazy())
     rng = lazy()
     text = _sentences(Topics(prompt), rng, rng.randint(3, 6))
     sources = web_search.cited(request.messages)  # search results in the prompt
