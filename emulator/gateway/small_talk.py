@@ -1,7 +1,7 @@
-"""Small talk: a message that only greets, asks how the model is, thanks or says
-goodbye ("hi", "Hello there!", "hi, how are you?", "thanks a lot", "bye") gets a short
-reply in kind, not sentences about its words, and no tool call under `tool_choice`
-`auto`: a real model answers "hi" in words, whatever tools it has.
+"""Small talk: a message that only greets, asks how the model is, thanks, says goodbye
+or acknowledges ("hi", "Hello there!", "hi, how are you?", "thanks a lot", "bye", "ok,
+got it") gets a short reply in kind, not sentences about its words, and no tool call
+under `tool_choice` `auto`: a real model answers "hi" in words, whatever its tools.
 
 A message with anything else in it ("hi, what's the weather in Paris?") is not small
 talk. The reply is drawn from a few per kind by the request's seeded randomness.
@@ -19,6 +19,9 @@ _PHRASES = {
     "wellbeing": r"(?:how are you(?: doing)?|how(?:'s| is) it going|how are things|what's up|sup)",
     "thanks": r"(?:thanks|thank you|thx|ty|cheers|much appreciated|appreciate it)",
     "farewell": r"(?:bye|goodbye|bye bye|good ?night|see you(?: later| soon)?|see ya|cya)",
+    "acknowledgment": (
+        r"(?:ok|okay|cool|great|nice|perfect|awesome|got it|sounds good|makes sense|all good)"
+    ),
 }
 _ADDRESS = (
     r"(?:there|everyone|all|again|friend|buddy|bot|assistant|so much|a lot|very much|today"
@@ -51,9 +54,14 @@ REPLIES = {
         "Bye! Come back any time.",
         "See you later! Take care.",
     ),
+    "acknowledgment": (
+        "Great! Let me know if there's anything else I can help with.",
+        "Glad that works. Anything else?",
+        "Sounds good. Just ask if you need anything else.",
+    ),
 }
 # A message of several kinds is answered for the one that asks most of a reply.
-_ORDER = ("wellbeing", "farewell", "thanks", "greeting")
+_ORDER = ("wellbeing", "farewell", "thanks", "greeting", "acknowledgment")
 
 
 def kind_of(text: str) -> str | None:

@@ -39,6 +39,8 @@ WEATHER = {
         ("thx", "thanks"),
         ("thanks, bye!", "farewell"),
         ("See you later", "farewell"),
+        ("ok, got it", "acknowledgment"),
+        ("Great, thanks!", "thanks"),
     ],
 )
 def test_small_talk_is_known_by_its_kind(message: str, kind: str) -> None:
@@ -53,7 +55,7 @@ def test_small_talk_is_known_by_its_kind(message: str, kind: str) -> None:
         "hello world",
         "hiyo",
         "pretty",  # "ty" inside a word
-        "ok",
+        "ok, now list three cities",
         "",
         "thanks " * 20,  # long: something else to say
     ],
