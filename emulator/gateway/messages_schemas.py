@@ -13,7 +13,7 @@ from pydantic import Field, model_validator
 
 from emulator.bodies import OpenWireModel, WireModel
 from emulator.errors import InvalidRequest, ThreadUnsupported, ValidationFailed
-from emulator.gateway import sources
+from emulator.gateway import sources, thinking_history
 from emulator.gateway.chat_messages import CacheControl
 from emulator.gateway.messages_blocks import Block, TextBlock
 from emulator.gateway.messages_tools import Tool, ToolChoice, check_search_tools
@@ -200,6 +200,13 @@ class MessagesRequest(Prompt):
                 "max_tokens.",
                 param="thinking.budget_tokens",
             )
+        return self
+
+    @model_validator(mode="after")
+    def _thinking_sent_back_as_given(self) -> MessagesRequest:
+        if self.model.startswith("anthropic/"):  # what Anthropic's own API checks
+            on = self.thinking is not None and self.thinking.type != "disabled"
+            thinking_history.check(self.messages, thinking_on=on)
         return self
 
     @model_validator(mode="after")

@@ -13,7 +13,7 @@ import pytest
 
 from emulator.billing.pricing import CacheBill, Fees, charge_for
 from emulator.gateway.tokens import count_text
-from emulator.gateway.wire.messages import signature
+from emulator.gateway.wire.messages import signature, signed
 from emulator.testing import EmulatorHandle, Tenant
 from tests.helpers import assert_error
 
@@ -278,7 +278,8 @@ def test_omitted_thinking_is_an_empty_signed_block_billed_whole(
     assert thought.type == "thinking" and thought.thinking
     block = hidden.content[0]
     assert block.type == "thinking" and block.thinking == ""
-    assert block.signature == signature(thought.thinking)
+    assert block.signature == signature(thought.thinking, shown="")  # the whole, sealed empty
+    assert block.signature[:40] == thought.signature[:40]  # the same thinking's digest
     assert hidden.content[1] == shown.content[1]
     assert hidden.usage.output_tokens == shown.usage.output_tokens
     with claude.messages.stream(
@@ -289,7 +290,7 @@ def test_omitted_thinking_is_an_empty_signed_block_billed_whole(
     deltas = [delta.type for kind, delta in kinds if kind == "content_block_delta" and delta]
     assert "thinking_delta" not in deltas and deltas.count("signature_delta") == 1
     assert final.content[0].type == "thinking" and final.content[0].thinking == ""
-    assert final.content[0].signature
+    assert signed("", final.content[0].signature)
     with pytest.raises(anthropic.BadRequestError) as refused:
         claude.messages.create(**ask, thinking={"type": "adaptive", "display": "hidden"})
     assert "display" in str(refused.value)

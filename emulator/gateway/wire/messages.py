@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 from typing import Any
 
 from emulator.gateway.canonical import (
@@ -183,9 +184,27 @@ def _reasoning(thinking: dict[str, Any] | None) -> tuple[Reasoning | None, str]:
     return None, "off" if kind == "disabled" else "default"
 
 
-def signature(thinking: str) -> str:
-    """A thinking block's signature: opaque to clients, derived from its text."""
-    return base64.b64encode(hashlib.sha256(thinking.encode()).digest()).decode()
+def signature(thinking: str, shown: str | None = None) -> str:
+    """A thinking block's signature: opaque to clients, made of the whole thinking's
+    digest and a seal over it and the text the block shows (`shown`: all of it by
+    default, "" when omitted), so that a block sent back with its text or its
+    signature changed is known (`signed`), as Anthropic's API knows it."""
+    whole = hashlib.sha256(thinking.encode()).digest()
+    said = thinking if shown is None else shown
+    return base64.b64encode(whole + _seal(whole, said)).decode()
+
+
+def signed(shown: str, sig: str) -> bool:
+    """Whether `sig` is the signature this emulator gave a block showing `shown`."""
+    try:
+        raw = base64.b64decode(sig, validate=True)
+    except ValueError:
+        return False
+    return len(raw) == 64 and hmac.compare_digest(raw[32:], _seal(raw[:32], shown))
+
+
+def _seal(whole: bytes, shown: str) -> bytes:
+    return hashlib.sha256(whole + shown.encode()).digest()
 
 
 def thinking_tokens(thinking: str) -> int:
@@ -202,7 +221,8 @@ def render_response(
     if completion.reasoning is not None:
         thought = completion.reasoning
         shown = "" if omit_thinking else thought
-        content.append({"type": "thinking", "thinking": shown, "signature": signature(thought)})
+        sig = signature(thought, shown)
+        content.append({"type": "thinking", "thinking": shown, "signature": sig})
     if completion.text:  # no empty text block, as the stream opens none
         content.append({"type": "text", "text": completion.text})
     content += [

@@ -51,7 +51,7 @@ def render_events(
     thoughts: list[str] | None = None  # the open thinking block's text
     for delta in stream:
         if thoughts is not None and not isinstance(delta, ReasoningDelta):
-            yield from _close_thinking(block, thoughts)
+            yield from _close_thinking(block, thoughts, omit_thinking)
             thoughts, open_block = None, False
         if isinstance(delta, ReasoningDelta):
             if thoughts is None:
@@ -99,8 +99,10 @@ def render_events(
             yield {"type": "message_stop"}
 
 
-def _close_thinking(block: int, thoughts: list[str]) -> Iterator[dict[str, Any]]:
-    piece = {"type": "signature_delta", "signature": messages.signature("".join(thoughts))}
+def _close_thinking(block: int, thoughts: list[str], omitted: bool) -> Iterator[dict[str, Any]]:
+    thought = "".join(thoughts)
+    sig = messages.signature(thought, "" if omitted else None)
+    piece = {"type": "signature_delta", "signature": sig}
     yield {"type": "content_block_delta", "index": block, "delta": piece}
     yield {"type": "content_block_stop", "index": block}
 
