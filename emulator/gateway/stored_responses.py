@@ -118,6 +118,15 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
             out.append(item)
             continue
         stored = shown.get(item["id"])
+        if stored is None and item.get("type") == "reasoning":
+            raise NotFound(  # OpenAI's words and status
+                f"Item with id {quoted(item['id'])} not found. Items are not persisted when "
+                "`store` is set to false. Try again with `store` set to true, or remove this "
+                "item from your input (or send it with its `encrypted_content`: `include` "
+                "reasoning.encrypted_content).",
+                param=f"input[{index}].id",
+                code="item_not_found",
+            )
         if stored is None:
             raise InvalidRequest(
                 f"Item with id {quoted(item['id'])} not found: an {item['type']} names an "
@@ -132,11 +141,15 @@ def _resolved(rt: Runtime, account_id: str, body: dict[str, Any]) -> dict[str, A
 
 
 def _names_kept(item: dict[str, Any]) -> bool:
-    """An `item_reference`, or an image generation call by its `id` alone (a failed one
-    has `status` failed and no picture to find)."""
+    """An `item_reference`; a reasoning item by its `id`, without its `encrypted_content`
+    (OpenAI reads it from the kept response: one made with `store` false has none); or
+    an image generation call by its `id` alone (a failed one has `status` failed and no
+    picture to find)."""
     kind = item.get("type")
     if kind == REFERENCE:
         return True
+    if kind == "reasoning":
+        return "id" in item and item.get("encrypted_content") is None
     return kind == IMAGE_ITEM and "result" not in item and item.get("status") != "failed"
 
 

@@ -517,6 +517,36 @@ def test_a_reasoning_item_sent_back_as_input_is_accepted(client: openai.OpenAI) 
     assert second.status == "completed" and "search" in second.output_text
 
 
+def test_a_reasoning_item_of_an_unstored_response_is_not_found(client: openai.OpenAI) -> None:
+    """With `store: false` the reasoning item sent back by its id has nothing to name
+    (OpenAI's 404): a stateless loop needs its `encrypted_content`, and has it."""
+    tool = {"type": "function", "name": "search", "parameters": {"type": "object"}}
+    kwargs: dict[str, Any] = {
+        "model": "openai/o4-mini",
+        "tools": [tool],
+        "reasoning": {"effort": "low"},
+        "store": False,
+    }
+    question = {"role": "user", "content": QUESTION}
+
+    def second_turn(first: Any) -> Any:
+        call = first.output[1]
+        result = {"type": "function_call_output", "call_id": call.call_id, "output": "[]"}
+        sent_back = [item.model_dump(exclude_none=True) for item in first.output]
+        return client.responses.create(input=[question, *sent_back, result], **kwargs)
+
+    with pytest.raises(openai.NotFoundError) as missing:
+        second_turn(client.responses.create(input=QUESTION, **kwargs))
+    error = missing.value.body
+    assert isinstance(error, dict) and error["code"] == "item_not_found"
+    assert error["param"] == "input[1].id"
+    assert "Items are not persisted when `store` is set to false" in error["message"]
+    sealed = client.responses.create(
+        input=QUESTION, include=["reasoning.encrypted_content"], **kwargs
+    )
+    assert second_turn(sealed).status == "completed"
+
+
 def test_encrypted_reasoning_round_trip(client: openai.OpenAI) -> None:
     """`include: ["reasoning.encrypted_content"]` (what a client that keeps no state
     asks for) adds an opaque blob to the reasoning item, whole and streamed, with or
