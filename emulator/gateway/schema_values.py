@@ -38,6 +38,7 @@ import random
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from emulator.gateway import schema_notes
 from emulator.gateway.pattern_search import PatternTooSlow, match_budget
 from emulator.gateway.pattern_values import pattern_cost
 from emulator.gateway.prompt_facts import Facts
@@ -80,9 +81,19 @@ class SchemaProblem(ValueError):
 
 def value_for(schema: Any, rng: random.Random, facts: Facts | None = None) -> Any:
     """A value `schema` accepts, drawn from `rng`, taking what the user said where the
-    schema allows it (`facts`, handed out by `prompt_hints`); SchemaProblem when there
-    is none. A draw whose patterns take too long gives the value found when it was
-    checked."""
+    schema allows it (`facts`, handed out by `prompt_hints`) and keeping to what its
+    descriptions note (`schema_notes`); SchemaProblem when there is none. A draw whose
+    patterns take too long gives the value found when it was checked."""
+    noted = schema_notes.restored(schema)
+    if noted is not schema:
+        try:
+            return _value_for(noted, rng, facts)
+        except SchemaProblem:
+            pass  # the notes ask for what cannot be: the schema as sent
+    return _value_for(schema, rng, facts)
+
+
+def _value_for(schema: Any, rng: random.Random, facts: Facts | None) -> Any:
     text = _text(schema)
     try:
         with match_budget():
