@@ -292,10 +292,12 @@ def _tool_calls(request: Request, family: str, lazy: LazyRng) -> tuple[ToolCall,
 
 
 def _facts(messages: tuple[Message, ...]) -> Facts:
-    """What the last user message says, for values drawn for a schema. Prose fields
-    get what the tools said when the conversation ends in their results (an agent's
-    summary of its calls), else two sentences about the message."""
-    prompt = _last_user_text(messages)
+    """What the last user message says, for values drawn for a schema (its names, when
+    it gives none, the user's earlier ones). Prose fields get what the tools said when
+    the conversation ends in their results (an agent's summary of its calls), else two
+    sentences about the message."""
+    users = [m.text for m in messages if m.role == "user"]
+    prompt = users[-1] if users else ""
     results = _results_said(messages)
 
     def prose(rng: random.Random) -> str:
@@ -304,7 +306,7 @@ def _facts(messages: tuple[Message, ...]) -> Facts:
         a, b = Topics(prompt).pair(rng)
         return " ".join(body.format(a=a, b=b) for body in rng.sample(BODY, 2))
 
-    return Facts(prompt, prose)
+    return Facts(prompt, prose, earlier=tuple(reversed(users[:-1])))
 
 
 def _text(model: str, request: Request, family: str, lazy: LazyRng) -> str:

@@ -90,6 +90,9 @@ class Facts:
     text: str
     prose: Callable[[random.Random], str]  # a sentence about the message
     skip: int = 0  # names taken by earlier calls of the same turn
+    # The user's earlier messages, newest first: a message that names no one and nowhere
+    # ("Try again?" after a failed call) is about the names the latest of them gave.
+    earlier: tuple[str, ...] = ()
 
     def skipping(self, names: int) -> Facts:
         """These facts for the next parallel call: its names after the first `names`."""
@@ -123,7 +126,12 @@ class Facts:
 
     @cached_property
     def names(self) -> tuple[str, ...]:
-        return proper_names(self._plain)[self.skip :]
+        found = proper_names(self._plain)
+        for text in self.earlier:
+            if found:
+                break
+            found = Facts(text, self.prose).names
+        return found[self.skip :]
 
     @cached_property
     def quoted(self) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
+from emulator.gateway.prompt_facts import Facts
 from emulator.gateway.schema_values import value_for
 from tests.gateway.test_prompt_facts import STRING, facts, obj
 
@@ -244,6 +245,46 @@ def test_anthropic_clients_may_turn_parallel_calls_off(claude: anthropic.Anthrop
 
     assert cities() == ["Paris", "Tokyo"]
     assert cities(disable_parallel_tool_use=True) == ["Paris"]
+
+
+def test_a_message_naming_no_one_takes_the_names_said_before() -> None:
+    earlier = ("Weather in Paris and Tokyo?", "hello")  # newest first: the latest that names
+    retry = Facts("Try again?", lambda rng: "", earlier=("it failed", *earlier))
+    assert retry.names == ("Paris", "Tokyo")
+    assert Facts("And in Rome?", lambda rng: "", earlier=earlier).names == ("Rome",)
+    assert Facts("Try again?", lambda rng: "").names == ()
+
+
+def test_a_retried_call_asks_for_the_same_place(claude: anthropic.Anthropic) -> None:
+    """After a tool error the user says "Try again?": the call is for Paris again, not a
+    place drawn at random (the exploratory run's case)."""
+    tools: Any = [{"name": "weather", "input_schema": WEATHER}]
+    ask: Any = {"role": "user", "content": ASK}
+    first = claude.messages.create(
+        model="anthropic/claude-sonnet-4", max_tokens=400, messages=[ask], tools=tools
+    )
+    call = next(b for b in first.content if b.type == "tool_use")
+    failed = {
+        "type": "tool_result",
+        "tool_use_id": call.id,
+        "content": "API down",
+        "is_error": True,
+    }
+    again = claude.messages.create(
+        model="anthropic/claude-sonnet-4",
+        max_tokens=400,
+        tools=tools,
+        messages=[
+            ask,
+            {
+                "role": "assistant",
+                "content": [b.model_dump(exclude_none=True) for b in first.content],
+            },
+            {"role": "user", "content": [failed, {"type": "text", "text": "Try again?"}]},
+        ],
+    )
+    retried = next(b for b in again.content if b.type == "tool_use")
+    assert retried.input["city"] == "Paris" == call.input["city"]  # type: ignore[index]
 
 
 @pytest.mark.parametrize(
