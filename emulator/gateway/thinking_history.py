@@ -21,13 +21,17 @@ def check(messages: Sequence[Any], thinking_on: bool) -> None:
         if isinstance(message.content, str):
             continue
         for at, block in enumerate(message.content):
-            if block.type == "thinking" and not signed(block.thinking, block.signature):
+            if block.type == "thinking" and not _as_given(block.thinking, block.signature):
                 raise ValidationFailed(
                     f"messages.{index}.content.{at}: Invalid `signature` in `thinking` block",
                     param=f"messages[{index}].content[{at}].signature",
                 )
     if thinking_on:
         _last_tool_turn_opens_with_thinking(messages)
+
+
+def _as_given(shown: Any, sig: Any) -> bool:
+    return isinstance(shown, str) and isinstance(sig, str) and signed(shown, sig)
 
 
 def _last_tool_turn_opens_with_thinking(messages: Sequence[Any]) -> None:

@@ -78,8 +78,10 @@ def test_streamed_blocks_sent_back_continue_the_loop(claude: anthropic.Anthropic
         lambda b: {**b, "signature": "AAAA" + b["signature"][4:]},
         lambda b: {**b, "thinking": b["thinking"] + " More."},
         lambda b: {**b, "signature": ""},
+        lambda b: {**b, "signature": 5},
+        lambda b: {**b, "thinking": ["not", "text"]},
     ],
-    ids=["signature", "text", "empty signature"],
+    ids=["signature", "text", "empty signature", "a number", "a list"],
 )
 def test_a_changed_thinking_block_is_refused(claude: anthropic.Anthropic, change: Any) -> None:
     thought, call = first_turn(claude)
