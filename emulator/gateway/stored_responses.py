@@ -77,10 +77,25 @@ def conversation(rt: Runtime, account_id: str, body: dict[str, Any]) -> Conversa
             param="previous_response_id",
             code="previous_response_not_found",
         )
-    # A background turn not done by now (or cancelled) has shown no output: none is read.
-    now = rt.clock.now()
-    history = [item for turn in turns for item in (*turn.input, *shown_output(turn, now))]
-    return Conversation(body, tuple(history))
+    return Conversation(body, tuple(_history(turns, rt.clock.now())))
+
+
+def _history(turns: list[StoredResponse], now: float) -> list[dict[str, Any]]:
+    """The items the turns leave to the next: each one's input, then its output (a
+    background turn not done by `now`, or cancelled, has shown none)."""
+    return [item for turn in turns for item in (*turn.input, *shown_output(turn, now))]
+
+
+def input_items(rt: Runtime, account_id: str, response_id: str) -> list[dict[str, Any]]:
+    """What a kept response read, as OpenAI lists its input items: the earlier turns'
+    items (`previous_response_id`), then its own request's, oldest first."""
+    stored = fetch(rt, account_id, response_id)
+    previous = stored.response.get("previous_response_id")
+    if previous is None:
+        return stored.input
+    with rt.store.read() as conn:
+        turns = chain(conn, account_id, previous)
+    return [*_history(turns, rt.clock.now()), *stored.input]
 
 
 def shown_output(turn: StoredResponse, now: float) -> list[dict[str, Any]]:

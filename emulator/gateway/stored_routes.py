@@ -76,7 +76,7 @@ class StoredResponsesController(Controller):
 
     @get(
         "/input_items",
-        summary="The input items of a stored response's own request",
+        summary="The input items a stored response read: earlier turns', then its own",
         responses=answers(InputItemList, "A page of the items, in the order sent"),
     )
     async def input_items(
@@ -89,9 +89,9 @@ class StoredResponsesController(Controller):
         after: ItemId = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        stored = stored_responses.fetch(rt, caller.account_id, response_id)
+        items = stored_responses.input_items(rt, caller.account_id, response_id)
         param = "after" if after else "cursor"  # the one the client sent, for the error
-        return stored_responses.input_page(stored.input, limit, order, after or cursor, param)
+        return stored_responses.input_page(items, limit, order, after or cursor, param)
 
     @post(
         "/cancel",

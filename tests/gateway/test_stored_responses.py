@@ -177,7 +177,9 @@ def test_a_deleted_response_is_gone_with_its_items(client: openai.OpenAI) -> Non
             client.responses.create(model="openai/gpt-4o", **body)  # type: ignore[call-overload]
 
 
-def test_input_items_list_the_requests_own_input(client: openai.OpenAI) -> None:
+def test_input_items_list_what_the_response_read(client: openai.OpenAI) -> None:
+    """A response's own input; continued by `previous_response_id`, the earlier turns'
+    input and output first, as OpenAI lists them."""
     first = client.responses.create(model="openai/gpt-4o", input="Explain vector clocks")
     (item,) = client.responses.input_items.list(first.id).data
     assert item.type == "message" and item.role == "user" and item.id.startswith("msg_")
@@ -191,11 +193,18 @@ def test_input_items_list_the_requests_own_input(client: openai.OpenAI) -> None:
         previous_response_id=first.id,  # type: ignore[arg-type]
     )
     newest_first = [
-        i.content[0].text for i in client.responses.input_items.list(second.id, limit=2)
-    ]  # type: ignore[union-attr]
-    assert newest_first == [f"question {n}" for n in range(4, -1, -1)]  # paged by 2
+        (i.role, i.content[0].text)  # type: ignore[union-attr]
+        for i in client.responses.input_items.list(second.id, limit=2)
+    ]  # paged by 2
+    assert newest_first == [
+        *(("user", f"question {n}") for n in range(4, -1, -1)),
+        ("assistant", first.output_text),
+        ("user", "Explain vector clocks"),
+    ]
     oldest_first = client.responses.input_items.list(second.id, order="asc", limit=100)
-    assert [i.content[0].text for i in oldest_first.data] == [t["content"] for t in turns]  # type: ignore[union-attr]
+    assert len(oldest_first.data) == 7  # the first turn's two items, then five
+    assert [i.id for i in oldest_first.data[:2]] == [item.id, first.output[0].id]
+    assert oldest_first.data[1].content[0].type == "output_text"  # type: ignore[union-attr]
     assert oldest_first.has_more is False
 
 
