@@ -187,8 +187,9 @@ def _tool_items(call: service.Call, served: service.Served, ident: str) -> list[
     found = usage_records.tool_search(call, served)
     if not found and not served.tool_runs:
         return []
+    openai = call.web is not None and call.web.openai
     return server_tool_items.output_items(
-        ident, served.tool_runs, query_of(call.request.messages), found
+        ident, served.tool_runs, query_of(call.request.messages), found, openai
     )
 
 

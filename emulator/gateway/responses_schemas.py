@@ -81,6 +81,7 @@ class InputItem(OpenWireModel):
                 f"input items of type {self.type!r} are not supported; use message, "
                 "function_call, function_call_output, reasoning, item_reference, "
                 "image_generation_call or a server tool's call (openrouter:web_search, "
+                "web_search_call, "
                 "openrouter:datetime, openrouter:web_fetch, openrouter:image_generation)"
             )
         missing = [name for name in needs if getattr(self, name) is None]
@@ -101,6 +102,7 @@ _ITEM_FIELDS: dict[str, tuple[str, ...]] = {
     "image_generation_call": ("id",),
     # The gateway's server tool calls in an earlier answer, sent back: accepted, not read.
     "openrouter:web_search": (),
+    "web_search_call": (),  # OpenAI's item of its web search tool
     "openrouter:datetime": (),
     "openrouter:web_fetch": (),
     "openrouter:image_generation": (),

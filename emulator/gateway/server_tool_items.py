@@ -14,8 +14,10 @@ from emulator.gateway.image_tool import IMAGE_CALL, IMAGE_GENERATION, OPENAI_IMA
 from emulator.gateway.server_tools import DATETIME, IMAGE_KINDS, WEB_FETCH, Run
 from emulator.gateway.web_search import WebResult, shown_query
 
+OPENAI_SEARCH_CALL = "web_search_call"  # OpenAI's item of its web search tool's call
 _ITEM_PREFIXES = {
     "openrouter:web_search": "ws",
+    OPENAI_SEARCH_CALL: "ws",
     DATETIME: "dt",
     WEB_FETCH: "wf",
     IMAGE_GENERATION: "ig",
@@ -25,16 +27,22 @@ _ENDS = ("response.completed", "response.incomplete", "response.failed")
 
 
 def output_items(
-    response_id: str, runs_: tuple[Run, ...], query: str, found: tuple[WebResult, ...]
+    response_id: str,
+    runs_: tuple[Run, ...],
+    query: str,
+    found: tuple[WebResult, ...],
+    openai_search: bool = False,
 ) -> list[dict[str, Any]]:
     """The server tools' calls, before the model's own items: the web search tool's
-    (`found`, for `query`), then the others'."""
+    (`found`, for `query`; OpenAI's `web_search_call` when its tool was OpenAI's), then
+    the others'."""
     digest = hashlib.sha256(response_id.encode()).hexdigest()[:24]
     items: list[dict[str, Any]] = []
     if found:
         sources = [{"type": "url", "url": result.url} for result in found]
         action = {"type": "search", "query": shown_query(query), "sources": sources}
-        items.append({"type": "openrouter:web_search", "status": "completed", "action": action})
+        kind = OPENAI_SEARCH_CALL if openai_search else "openrouter:web_search"
+        items.append({"type": kind, "status": "completed", "action": action})
     items += (_item(run) for run in runs_)
     for number, item in enumerate(items):
         item["id"] = f"{_ITEM_PREFIXES[item['type']]}_{digest}{number:02d}"
@@ -98,6 +106,9 @@ def _item_events(
     yield "response.output_item.added", {"item": in_progress}
     if item["type"] == IMAGE_CALL:
         yield from _image_events(item, drawing if item["status"] == "completed" else None)
+    if item["type"] == OPENAI_SEARCH_CALL:  # OpenAI's own events of its search
+        for step in ("in_progress", "searching", "completed"):
+            yield f"response.web_search_call.{step}", {"item_id": item["id"]}
     yield "response.output_item.done", {"item": item}
 
 

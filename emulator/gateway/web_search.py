@@ -74,6 +74,9 @@ class WebSearch:
     allowed: tuple[str, ...] = ()  # the domains results come from, if any are given
     blocked: tuple[str, ...] = ()  # the domains they never come from
     tool: bool = False  # OpenRouter's server tool, counted in `usage.server_tool_use_details`
+    # OpenAI's `web_search` (or `web_search_preview`) named the tool: on `/responses` its
+    # call is OpenAI's `web_search_call` item, which OpenAI's clients parse.
+    openai: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,8 @@ def asked(body: dict[str, Any], online: bool, messages: tuple[Message, ...]) -> 
     if tool["type"] in ANTHROPIC_TOOLS:
         allowed, blocked = tool.get("allowed_domains") or (), tool.get("blocked_domains") or ()
         return WebSearch(native=True, allowed=tuple(allowed), blocked=tuple(blocked))
-    return WebSearch(_tool_results(tool, index), tool=True)
+    openai = tool["type"] != "openrouter:web_search"
+    return WebSearch(_tool_results(tool, index), tool=True, openai=openai)
 
 
 def is_search_tool(tool: Any) -> bool:

@@ -209,8 +209,8 @@ def test_the_search_tool_answers_to_its_own_switches(tenant: Tenant) -> None:
             "/chat/completions", json={"model": MINI, "messages": QUESTION, "tools": [too_many]}
         )
     assert len(unplugged["choices"][0]["message"]["annotations"]) == 4  # the tool still searches
-    # OpenAI's name for it: OpenRouter's tool, whose call is an item before the message
-    assert [item["type"] for item in shorthand["output"]] == ["openrouter:web_search", "message"]
+    # OpenAI's name for it: OpenRouter's tool, whose call is OpenAI's item before the message
+    assert [item["type"] for item in shorthand["output"]] == ["web_search_call", "message"]
     assert len(shorthand["output"][1]["content"][0]["annotations"]) == 5
     assert (
         forced["choices"][0]["message"]["tool_calls"]
@@ -308,3 +308,31 @@ def test_domain_filters_name_domains_in_any_case() -> None:
     assert hosts and not any(h.endswith("example.org") for h in hosts)
     assert on_domain("wiki.example.org", "Example.ORG/path")
     assert not on_domain("notexample.org", "example.org")
+
+
+def test_openais_search_tool_is_answered_with_openais_item(client: openai.OpenAI) -> None:
+    """`{"type": "web_search"}` on /responses: OpenAI's `web_search_call` item (its own
+    events when streamed), which the SDKs parse and which may be sent back; OpenRouter's
+    tool keeps its `openrouter:web_search` item."""
+    ask: Any = {"model": "openai/gpt-4o-mini", "input": "What is new in reef science?"}
+    made = client.responses.create(**ask, tools=[{"type": "web_search"}])
+    call = made.output[0]
+    assert call.type == "web_search_call" and call.id.startswith("ws_")
+    assert call.action.type == "search" and call.action.query  # type: ignore[union-attr]
+    with client.responses.stream(**ask, tools=[{"type": "web_search_preview"}]) as stream:
+        kinds = [event.type for event in stream]
+    searching = [k for k in kinds if k.startswith("response.web_search_call.")]
+    assert searching == [
+        f"response.web_search_call.{s}" for s in ("in_progress", "searching", "completed")
+    ]
+    again = client.responses.create(
+        model=ask["model"],
+        input=[
+            {"role": "user", "content": ask["input"]},
+            *(item.model_dump(exclude_none=True) for item in made.output),
+            {"role": "user", "content": "Thanks, and more?"},
+        ],
+    )
+    assert again.status == "completed"
+    theirs = client.responses.create(**ask, tools=[{"type": "openrouter:web_search"}])
+    assert theirs.output[0].type == "openrouter:web_search"

@@ -299,6 +299,29 @@ async function reasoning() {
 // The OpenAI provider (responses API) keeps answers by default (`store`): the next turn
 // names its earlier items by `item_reference` instead of sending them again, the
 // assistant's text and, from a reasoning model, its reasoning.
+async function webSearchTool() {
+  // The OpenAI provider's own web search tool: its call is OpenAI's `web_search_call`.
+  if (providerName !== "openai") return null;
+  const provider = createOpenAI({ baseURL, apiKey });
+  const ask = {
+    model: provider("openai/gpt-4o-mini"),
+    tools: { web_search: provider.tools.webSearch({}) },
+    prompt: "What is new in reef science?",
+    maxRetries: 0,
+  };
+  const made = await generateText(ask);
+  const streamed = streamText(ask);
+  const parts = [];
+  for await (const part of streamed.fullStream) parts.push(part.type);
+  return {
+    calls: made.toolCalls.map((c) => [c.toolName, c.providerExecuted]),
+    results: made.toolResults.map((r) => r.toolName),
+    sources: made.sources.length,
+    text: made.text,
+    streamedParts: [...new Set(parts)].filter((t) => t.startsWith("tool") || t === "source"),
+  };
+}
+
 async function storedItems() {
   if (providerName !== "openai") return null;
   const sent = [];
@@ -421,6 +444,7 @@ await runChecks({
   no_credits: noCredits,
   reasoning,
   stored_items: storedItems,
+  web_search_tool: webSearchTool,
   pdf,
   audio,
   image_tool: imageTool,

@@ -356,6 +356,18 @@ def test_ai_sdk_openai_names_stored_items_by_reference(ai_sdk: AiRun) -> None:
     assert [ref["id"][:3] for ref in references] == ["rs_"]
 
 
+def test_ai_sdk_openai_takes_its_web_search_tool(ai_sdk: AiRun) -> None:
+    """`openai.tools.webSearch()`: the call is OpenAI's `web_search_call` item, which the
+    provider parses as a provider-executed call (it was a parse error before)."""
+    got = ai_sdk.results["web_search_tool"]
+    if ai_sdk.provider != "openai":
+        assert got is None
+        return
+    assert got["calls"] == [["web_search", True]] and got["results"] == ["web_search"]
+    assert got["sources"] > 0 and got["text"]
+    assert {"tool-call", "tool-result", "source"} <= set(got["streamedParts"])
+
+
 def test_ai_sdk_openai_takes_the_image_generation_tool(ai_sdk: AiRun) -> None:
     """The picture is the provider-executed call's result (a WebP 256x128, as asked);
     streamed, the two partial images come first as results of the same call."""

@@ -21,6 +21,7 @@ NOT_READ = frozenset(
     {
         "reasoning",
         "openrouter:web_search",
+        "web_search_call",
         "openrouter:datetime",
         "openrouter:web_fetch",
         "openrouter:image_generation",
