@@ -2,7 +2,8 @@
 which the client runs, and web search, which the gateway runs (`web_search`): OpenRouter's
 server tool (`openrouter:web_search`) or Anthropic's own (`web_search_20250305` and its
 successors, answered in Anthropic's blocks by `native_search`). Anthropic's other server
-tools are refused: nothing here would run them.
+tools are refused: nothing here would run them. Anthropic's client tools (the text
+editor, bash, memory: `client_tools`) are custom tools whose schema Anthropic defines.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from emulator.bodies import OpenWireModel
 from emulator.errors import ValidationFailed
+from emulator.gateway import client_tools
 from emulator.gateway.chat_messages import CacheControl
+from emulator.gateway.client_tools import CLIENT_TOOLS
 from emulator.gateway.server_tools import KINDS, NATIVE_FETCH, NATIVE_FETCH_TOOLS, ServerToolType
 from emulator.gateway.web_fetch import Domain
 from emulator.gateway.web_search import ANTHROPIC_TOOLS
@@ -21,6 +24,14 @@ from emulator.gateway.web_search import ANTHROPIC_TOOLS
 SEARCH_NAME = "web_search"  # the name Anthropic's web search tool is called by
 SearchType = Literal[
     "openrouter:web_search", "web_search_20250305", "web_search_20260209", "web_search_20260318"
+]
+ClientToolType = Literal[
+    "text_editor_20250124",
+    "text_editor_20250429",
+    "text_editor_20250728",
+    "bash_20241022",
+    "bash_20250124",
+    "memory_20250818",
 ]
 FetchType = Literal[
     "web_fetch_20250910", "web_fetch_20260209", "web_fetch_20260309", "web_fetch_20260318"
@@ -42,7 +53,7 @@ class FetchCitations(OpenWireModel):
 
 
 class Tool(OpenWireModel):
-    type: Literal["custom"] | SearchType | FetchType | ServerToolType | None = None
+    type: Literal["custom"] | SearchType | FetchType | ServerToolType | ClientToolType | None = None
     name: Annotated[
         Annotated[str, Field(pattern=r"^[a-zA-Z0-9_-]{1,64}$")] | None,
         Field(validate_default=True),
@@ -63,7 +74,7 @@ class Tool(OpenWireModel):
     def _known_kind(cls, data: Any) -> Any:
         """Another server tool would fail on its missing `input_schema`: say what it is."""
         kind = data.get("type") if isinstance(data, dict) else None
-        known = (None, "custom", "openrouter:web_search", *ANTHROPIC_TOOLS, *KINDS)
+        known = (None, "custom", "openrouter:web_search", *ANTHROPIC_TOOLS, *KINDS, *CLIENT_TOOLS)
         known += tuple(NATIVE_FETCH_TOOLS)
         if kind not in known:
             raise ValueError(
@@ -71,7 +82,8 @@ class Tool(OpenWireModel):
                 "`name` and an `input_schema`), web search (`web_search_20250305`, "
                 "`openrouter:web_search`, `plugins` or a model id ending in `:online`), "
                 "web fetch (`web_fetch_20250910`, `openrouter:web_fetch`), "
-                "`openrouter:datetime` or `openrouter:image_generation`"
+                "`openrouter:datetime`, `openrouter:image_generation` or Anthropic's client "
+                "tools (`text_editor_20250728`, `bash_20250124`, `memory_20250818`)"
             )
         return data
 
@@ -83,6 +95,8 @@ class Tool(OpenWireModel):
             raise ValueError(f"the web search tool is called {SEARCH_NAME!r}")
         if kind in NATIVE_FETCH_TOOLS and name != NATIVE_FETCH:
             raise ValueError(f"the web fetch tool is called {NATIVE_FETCH!r}")
+        if kind in CLIENT_TOOLS:
+            client_tools.check_name(kind, name)
         if name is None and kind != "openrouter:web_search" and kind not in KINDS:
             raise ValueError("Field required")
         return name
@@ -102,7 +116,7 @@ class Tool(OpenWireModel):
 
     @property
     def searches(self) -> bool:
-        known = self.type in (None, "custom") or self.type in KINDS
+        known = self.type in (None, "custom") or self.type in KINDS or self.type in CLIENT_TOOLS
         return not known and not self.fetches
 
     @property

@@ -77,6 +77,17 @@ _DATE = re.compile(
     rf"|(?i:\b({_MONTH})\.?\s+{_DAY},?\s+(\d{{4}})\b)"
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# A file's path as people write one: from the root or here (`/etc/hosts`, `./docs/`),
+# folders then a file (`src/app.py`, `docs/`), or a file name with a known extension
+# (`main.py`; `example.com` and `e.g.` are none); not a URL's or an address's.
+_EXTENSIONS = (
+    "py|js|ts|tsx|jsx|mjs|json|yaml|yml|toml|md|txt|csv|html|css|go|rs|java|c|h|cpp|rb|sh"
+    "|sql|xml|ini|cfg|conf|env|lock|log|pdf|png|jpg|jpeg|svg|ipynb|kt|swift|php|vue|lua"
+)
+_FILE = rf"[\w-]+\.(?:{_EXTENSIONS})"
+_PATH = re.compile(
+    rf"(?<![\w/.@-])(?:\.{{0,2}}/(?:[\w.-]+/)*[\w.-]*|(?:[\w.-]+/)+(?:{_FILE})?|{_FILE})(?![\w/])"
+)
 _URL = re.compile(r"https?://[^\s<>\"')\]]+")
 _WORD_RUN = re.compile(r"\w+")
 _DIGIT = re.compile(r"\d")
@@ -116,6 +127,12 @@ class Facts:
     @cached_property
     def emails(self) -> tuple[str, ...]:
         return tuple(_EMAIL.findall(self.text)) if "@" in self.text else ()
+
+    @cached_property
+    def paths(self) -> tuple[str, ...]:
+        if "/" not in self.text and "." not in self.text:
+            return ()
+        return tuple(p for p in _PATH.findall(self._plain) if p.strip("./"))
 
     @cached_property
     def _plain(self) -> str:

@@ -11,7 +11,8 @@ one value is drawn (`schema_draws`):
 - topics (`topic`, `keywords`, ...) the topic words in order;
 - prose (`summary`, `description`, `reason`, ...) what `Facts.prose` writes
   (`content`: what the tools said, or sentences about the prompt);
-- e-mail, URL and date fields (by name or `format`) the message's;
+- e-mail, URL and date fields (by name or `format`) the message's; paths (`path`,
+  `file_name`, `directory`, ...) the file paths it writes (`src/app.py`, `/etc/hosts`);
 - integers and numbers the message's numbers in order; booleans whether it says
   their name's words (false after "no", "not", "without");
 - an `enum` the value the message names.
@@ -56,6 +57,7 @@ _PROSE = word_set(
 )
 _DATES = word_set("date day deadline due when birthday arrival departure checkin checkout")
 _LINKS = word_set("url link website href uri")
+_PATHS = word_set("path filepath file filename dir directory folder")
 _LINK_FORMATS = word_set("uri url iri")
 
 # The words of a boolean's name that say nothing of what it is (`is_vegetarian`).
@@ -89,7 +91,7 @@ class Hints:
 
     def __init__(self, facts: Facts) -> None:
         self.facts = facts
-        self._next = {"names": 0, "numbers": 0, "topics": 0, "dates": 0}
+        self._next = {"names": 0, "numbers": 0, "topics": 0, "dates": 0, "paths": 0}
 
     def string(
         self, name: str, schema: dict[str, Any], drawn: Any, fits: Callable[[Any], bool]
@@ -153,6 +155,8 @@ class Hints:
             return "dates", tuple(f"{date}T09:00:00Z" for date in facts.dates)
         if fmt is not None:
             return "", ()
+        if parts & _PATHS:
+            return "paths", facts.paths
         if parts & _PROSE:
             return "", (facts.prose(random.Random(drawn)),)
         if parts & _QUERIES:

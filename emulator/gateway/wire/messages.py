@@ -8,6 +8,7 @@ import hashlib
 import hmac
 from typing import Any
 
+from emulator.gateway import client_tools
 from emulator.gateway.canonical import (
     CacheMark,
     CacheUse,
@@ -102,10 +103,11 @@ def _render_tool(tool: Tool) -> dict[str, Any]:
 
 def _tool(raw: dict[str, Any], index: int) -> Tool:
     control = raw.get("cache_control")
+    description, schema = client_tools.described(raw)  # Anthropic's client tools' own
     return Tool(
         raw["name"],
-        raw.get("description", ""),
-        raw.get("input_schema", {}),
+        description,
+        schema,
         cache_ttl=cache_ttl(control) if isinstance(control, dict) else None,
         index=index,
     )
