@@ -39,6 +39,7 @@ from emulator.errors import (
     ValidationFailed,
     body_too_large,
 )
+from emulator.not_emulated import not_emulated
 from emulator.wire import allow_header
 
 log = logging.getLogger("emulator")
@@ -128,7 +129,7 @@ def _translate(method: str, path: str, exc: Exception) -> EmulatorError:
         return malformed_json(exc)
     if isinstance(exc, NotFoundException):
         return NotFound(
-            f"No route matches {method} {path}. The routes are listed at "
+            f"No route matches {method} {path}.{not_emulated(path)} The routes are listed at "
             "/schema (OpenAPI: /schema/openapi.json); the dashboard is at /_emulator/dashboard."
         )
     if isinstance(exc, MethodNotAllowedException):

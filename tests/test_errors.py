@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import httpx
+import openai
 import pytest
 from litestar.testing import TestClient
 
@@ -26,6 +27,16 @@ def test_unknown_route_is_404_envelope(http: httpx.Client) -> None:
     for path in ("/nope", "/api/v1/nope", "/api/v2/models", "/_emulator/nope"):
         error = assert_error(http.get(path), 404, "not_found", "not_found_error")
         assert path in error["message"]
+
+
+def test_a_known_api_not_emulated_says_what_it_is(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    """The openai SDK's embeddings call: a 404 that names OpenRouter's embeddings API."""
+    with (
+        openai.OpenAI(base_url=emulator.base_url, api_key=tenant.api_key, max_retries=0) as client,
+        pytest.raises(openai.NotFoundError) as missing,
+    ):
+        client.embeddings.create(model="openai/text-embedding-3-small", input="hello")
+    assert "OpenRouter's embeddings API, which the emulator does not emulate" in str(missing.value)
 
 
 def test_wrong_method_is_405_envelope(http: httpx.Client) -> None:
