@@ -18,10 +18,22 @@ MAX_URL_CHARS = 2000
 HttpUrl = Annotated[str, Field(pattern=HTTP_URL, max_length=MAX_URL_CHARS)]
 
 
+# Characters that show nothing without being spaces or format characters: Unicode's
+# default-ignorable fillers and joiners, variation selectors, the Braille blank.
+_BLANKS = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u2800\u3164\uffa0"
+    + "".join(map(chr, range(0x180B, 0x1810)))
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
 def _visible(text: str) -> bool:
-    """Whether `text` holds a character one can see: not only spaces or format
-    characters (a zero-width space, a joiner)."""
-    return any(not c.isspace() and unicodedata.category(c) != "Cf" for c in text)
+    """Whether `text` holds a character one can see: not only spaces, format characters
+    (a zero-width space, a joiner) or other blanks (a Hangul filler, the Braille blank)."""
+    return any(
+        not c.isspace() and c not in _BLANKS and unicodedata.category(c) != "Cf" for c in text
+    )
 
 
 def _display_name(value: str) -> str:
@@ -34,7 +46,8 @@ def _display_name(value: str) -> str:
     return value.strip()
 
 
-def _prompt(value: str) -> str:
+def says_something(value: str) -> str:
+    """A prompt's check, for any text a model or a voice is given."""
     if not _visible(value):
         raise ValueError("the prompt must say something, not only spaces")
     return value
@@ -42,7 +55,7 @@ def _prompt(value: str) -> str:
 
 # A name shown back (a key's, a tenant's), and a prompt a model is given.
 DisplayName = Annotated[str, Field(min_length=1, max_length=100), AfterValidator(_display_name)]
-Prompt = Annotated[str, Field(min_length=1, max_length=2500), AfterValidator(_prompt)]
+Prompt = Annotated[str, Field(min_length=1, max_length=2500), AfterValidator(says_something)]
 
 
 class WireModel(BaseModel):

@@ -11,6 +11,7 @@ with `[emulator:fail]`, a fault rule) is a time in the schedule like any other.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from emulator.clock import iso
@@ -36,8 +37,11 @@ def schedule_for(family: dict[str, float], output_seconds: float, speed: float |
 
 
 def planned_failure(created_ts: float, schedule: Schedule) -> float:
-    """When a job known to fail fails: half-way through processing."""
-    return created_ts + schedule.queued_s + schedule.processing_s / 2
+    """When a job known to fail fails: half-way through processing, on the millisecond
+    at or after it, so that a read at the `failed_at` shown (to the millisecond) finds
+    it failed."""
+    half_way = created_ts + schedule.queued_s + schedule.processing_s / 2
+    return math.ceil(round(half_way * 1000, 6)) / 1000
 
 
 @dataclass(frozen=True)
@@ -87,4 +91,4 @@ def _progress(job: JobRow, at: float) -> int:
         return 0
     if job.processing_s <= 0:
         return 100
-    return min(99, int(100 * (at - start) / job.processing_s))
+    return int(min(99.0, 100 * (at - start) / job.processing_s))  # inf for a tiny one

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field
 
-from emulator.bodies import HttpUrl, Prompt, RequestBody
+from emulator.bodies import HttpUrl, Prompt, RequestBody, says_something
 
 Image = Annotated[str, Field(min_length=1, max_length=15_000_000)]
 
@@ -50,8 +50,13 @@ class LipsyncRequest(RequestBody):
     audio: Annotated[str, Field(min_length=1, max_length=20_000_000)] | None = Field(
         default=None, description="Base64 of a WAV or MP3 file"
     )
-    text: Annotated[str, Field(min_length=1, max_length=1000)] | None = None
-    voice_id: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    # Blank words or voice (only spaces or invisible characters) are refused, as prompts are.
+    text: (
+        Annotated[str, Field(min_length=1, max_length=1000), AfterValidator(says_something)] | None
+    ) = None
+    voice_id: (
+        Annotated[str, Field(min_length=1, max_length=100), AfterValidator(says_something)] | None
+    ) = None
     voice_speed: Annotated[float, Field(ge=0.8, le=2.0)] = 1.0
     external_task_id: ExternalId | None = None
     callback_url: HttpUrl | None = None

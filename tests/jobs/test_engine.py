@@ -8,6 +8,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from emulator.clock import parse_iso
 from emulator.jobs.engine import Schedule, planned_failure, schedule_for, state_at
 from emulator.store.jobs import JobRow
 
@@ -104,3 +105,27 @@ def test_a_failing_job_of_under_a_millisecond_never_shows_completed(
     if shown.status != "failed":
         assert shown.eta_seconds is not None
         assert state_at(failing, 1000.0 + shown.eta_seconds).status == "failed"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    queued=st.floats(0, 100, allow_nan=False),
+    processing=st.floats(0, 1000, allow_nan=False),
+    speed=st.sampled_from([1, 2, 3, 7, 0.3]),
+    created=st.floats(0, 10**7, allow_nan=False),
+)
+def test_a_failed_job_is_failed_at_the_instant_it_shows(
+    queued: float, processing: float, speed: float, created: float
+) -> None:
+    """`failed_at` is shown to the millisecond: a read at that instant finds the job
+    failed (it showed processing there at fractional speeds), as the refund is dated."""
+    schedule = Schedule(queued / speed, processing / speed)
+    job = replace(
+        JOB,
+        created_ts=created,
+        queued_s=schedule.queued_s,
+        processing_s=schedule.processing_s,
+        fail_ts=planned_failure(created, schedule),
+    )
+    shown = state_at(job, created + 10_000).finished_at
+    assert shown is not None and state_at(job, parse_iso(shown)).status == "failed"

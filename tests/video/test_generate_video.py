@@ -141,6 +141,7 @@ def test_another_accounts_key_cannot_read_the_record(
         ({"task_type": "multi-image2video", "image_list": [{"image": PNG}]}, "image_list", COUNT),
         ({"prompt": ""}, "prompt", None),
         ({"prompt": " \n\u200b"}, "prompt", None),
+        ({"prompt": "\u2800\u3164\u034f"}, "prompt", None),  # blanks that are no spaces
         ({"colour": "red"}, "colour", None),
         ({"task_type": "image2video", "image_url": "https://x.org/a cat.png"}, "image_url", None),
         ({"task_type": "image2video", "image_url": "https:///cat.png"}, "image_url", None),

@@ -428,3 +428,15 @@ def test_a_multi_elements_prompt_must_say_something(tenant: Tenant) -> None:
             client.post("/vidprov/multi-elements", json=body), 422, "invalid_request"
         )
     assert error["param"] == "prompt" and "only spaces" in error["message"]
+
+
+@pytest.mark.parametrize(
+    ("field", "blank"), [("text", "   "), ("text", "\u200b"), ("voice_id", "\u115f ")]
+)
+def test_lipsync_words_and_voice_must_say_something(tenant: Tenant, field: str, blank: str) -> None:
+    """Blank words or voice were taken, and the task charged."""
+    body = {"video_url": VIDEO, "text": "Hello there", "voice_id": "v1", field: blank}
+    with tenant.client() as client:
+        error = assert_error(client.post("/vidprov/lipsync", json=body), 422, "invalid_request")
+        balance = client.get("/ai-gateway/balance").json()["balance_micros"]
+    assert error["param"] == field and balance == tenant.balance_micros
