@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from litestar.handlers import BaseRouteHandler
 
 QUERY_RULES = "query_rules"  # a handler's `opt` key: its `QueryRules`
+CONTROL_PREFIX = "/_emulator"
 _INTEGER = re.compile(r"-?[0-9]+")
 
 
@@ -49,16 +50,18 @@ class QueryRules:
 
     names: frozenset[str]
     integers: frozenset[str]  # of `names`
+    closed: bool = False  # the control plane's: a name it does not take is refused
 
 
 def mark_query_parameters(app: Litestar) -> None:
     """Note in each handler's `opt` the query parameters it reads."""
     for route in app.routes:
+        closed = route.path.startswith(CONTROL_PREFIX)
         for handler in getattr(route, "route_handlers", ()):
-            handler.opt[QUERY_RULES] = _rules(handler)
+            handler.opt[QUERY_RULES] = _rules(handler, closed)
 
 
-def _rules(handler: BaseRouteHandler) -> QueryRules:
+def _rules(handler: BaseRouteHandler, closed: bool) -> QueryRules:
     names, integers = set(), set()
     for name, field in handler.parsed_fn_signature.parameters.items():
         kwarg = field.kwarg_definition
@@ -67,16 +70,23 @@ def _rules(handler: BaseRouteHandler) -> QueryRules:
         names.add(kwarg.query or name)
         if takes_integer(field.annotation):
             integers.add(kwarg.query or name)
-    return QueryRules(frozenset(names), frozenset(integers))
+    return QueryRules(frozenset(names), frozenset(integers), closed)
 
 
 def check_query(rules: QueryRules, query: Iterable[tuple[str, str]]) -> None:
     """Refuse a value of an integer parameter that is not written as an integer, and a
-    parameter of the route's sent more than once (others are ignored, as the real API
-    ignores them)."""
+    parameter of the route's sent more than once. Others are ignored, as the real API
+    ignores them, but on the control plane: a test's misspelt filter (`acount_id`)
+    would have listed everything."""
     seen: set[str] = set()
     for name, raw in query:
         if name not in rules.names:
+            if rules.closed:
+                takes = ", ".join(f"`{n}`" for n in sorted(rules.names)) or "none"
+                raise ValidationFailed(
+                    f"Unknown query parameter `{name}`: this route takes {takes}.",
+                    param=name,
+                )
             continue
         if name in rules.integers and _INTEGER.fullmatch(raw) is None:
             raise validation_error(

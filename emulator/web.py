@@ -86,7 +86,7 @@ def _check_query(connection: Request[Any, Any, Any]) -> None:
     (`query_checks`)."""
     if connection.scope["query_string"]:
         rules = connection.route_handler.opt.get(QUERY_RULES)
-        if rules is not None and rules.names:
+        if rules is not None and (rules.names or rules.closed):
             check_query(rules, connection.query_params.multi_items())
 
 

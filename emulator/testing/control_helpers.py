@@ -8,35 +8,68 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from emulator.faults.schemas import ActionIn, MatchIn
+
 if TYPE_CHECKING:
     from emulator.testing.handles import EmulatorHandle
 
-MATCH_FIELDS = {"path", "method", "model", "provider", "key_id", "api_key", "account_id"}
+MATCH_FIELDS = frozenset(MatchIn.model_fields)
+ACTION_FIELDS = frozenset(ActionIn.model_fields)
+
+
+_RULE_FIELDS = ("match", "action", "times", "probability", "created_at")
 
 
 class FaultRule:
-    """A fault rule on the emulator; as a context manager it removes itself on exit."""
+    """A fault rule on the emulator; as a context manager it removes itself on exit.
+
+    Only itself: after a reset, rule ids start again, so another rule may have its id;
+    a rule of another content (or made after a reset through this handle) is left."""
 
     def __init__(self, handle: EmulatorHandle, data: dict[str, Any]) -> None:
         self._handle = handle
         self.id: str = data["id"]
         self.data = data  # as it was made: `hits` is the live count
         self._final_hits: int | None = None
+        self._resets = handle.resets  # the resets through the handle when it was made
 
     @property
     def hits(self) -> int:
         """How many times it fired so far (read from the emulator; once the rule is
-        removed, as many as when it was)."""
+        removed, here or by `faults.clear()` or `reset()`, as many as when it was)."""
         if self._final_hits is not None:
             return self._final_hits
-        return int(self._handle.control("GET", f"/faults/{self.id}")["hits"])
+        found = self._current()
+        if found is None:
+            raise LookupError(
+                f"The fault rule {self.id} is gone (removed, or reset by another client): "
+                "its hits are unknown."
+            )
+        return int(found["hits"])
+
+    def _current(self) -> dict[str, Any] | None:
+        """The rule as the emulator has it now, if it is still this one."""
+        if self._handle.resets != self._resets:
+            return None
+        found = self._handle._control.get(f"/faults/{self.id}")
+        if found.status_code != 200:
+            return None
+        data: dict[str, Any] = found.json()
+        same = all(data.get(k) == self.data.get(k) for k in _RULE_FIELDS)
+        return data if same else None
+
+    def settle(self, hits: int) -> None:
+        """Removed elsewhere (a clear, a reset): `hits` is its count then."""
+        if self._final_hits is None:
+            self._final_hits = hits
 
     def remove(self) -> None:
         if self._final_hits is not None:
             return
-        found = self._handle._control.get(f"/faults/{self.id}")
-        self._final_hits = int(found.json()["hits"]) if found.status_code == 200 else 0
-        self._handle._control.delete(f"/faults/{self.id}")  # gone already is fine
+        found = self._current()
+        self._final_hits = int(found["hits"]) if found is not None else 0
+        if found is not None:
+            self._handle._control.delete(f"/faults/{self.id}")
 
     def __enter__(self) -> FaultRule:
         return self
@@ -51,6 +84,7 @@ class Faults:
 
     def __init__(self, handle: EmulatorHandle) -> None:
         self._handle = handle
+        self._made: list[FaultRule] = []  # the rules made here, to settle on a clear
 
     def add(
         self,
@@ -63,6 +97,12 @@ class Faults:
     ) -> FaultRule:
         flat_match = {k: v for k, v in fields.items() if k in MATCH_FIELDS}
         flat_action = {k: v for k, v in fields.items() if k not in MATCH_FIELDS}
+        unknown = set(flat_action) - ACTION_FIELDS
+        if unknown:  # a misspelt match field would read as an action field
+            raise TypeError(
+                f"faults.add() got unknown fields {sorted(unknown)}: match fields are "
+                f"{sorted(MATCH_FIELDS)}, action fields {sorted(ACTION_FIELDS)}."
+            )
         body: dict[str, Any] = {
             "match": {**(match or {}), **flat_match},
             "action": {**(action or {}), **flat_action},
@@ -71,7 +111,9 @@ class Faults:
             body["times"] = times
         if probability is not None:
             body["probability"] = probability
-        return FaultRule(self._handle, self._handle.control("POST", "/faults", body))
+        rule = FaultRule(self._handle, self._handle.control("POST", "/faults", body))
+        self._made = [r for r in self._made if r._final_hits is None] + [rule]
+        return rule
 
     def list(self) -> list[dict[str, Any]]:
         """Every rule, in the order they are tried (the pages followed)."""
@@ -85,7 +127,18 @@ class Faults:
             path = f"/faults?{urlencode({'limit': 1000, 'cursor': page['next_cursor']})}"
 
     def clear(self) -> None:
+        self.settle_all()
         self._handle.control("DELETE", "/faults")
+
+    def settle_all(self) -> None:
+        """Before every rule goes (a clear, a reset): each rule made here keeps its count."""
+        if not self._made:
+            return
+        hits = {rule["id"]: rule["hits"] for rule in self.list()}
+        for rule in self._made:
+            if rule._current() is not None:
+                rule.settle(int(hits.get(rule.id, 0)))
+        self._made = []
 
 
 class Journal:
@@ -112,6 +165,7 @@ class Journal:
 
     def last(self, **filters: Any) -> dict[str, Any] | None:
         """The newest matching request, with its bodies."""
+        filters.pop("limit", None)  # one, the newest
         found = self.list(**filters, limit=1)
         return self.get(found[0]["id"]) if found else None
 
@@ -160,21 +214,43 @@ class Snapshots:
         return result
 
     def restore(self, name: str) -> dict[str, Any]:
-        result: dict[str, Any] = self._handle.control("POST", f"/snapshots/{name}/restore")
+        result: dict[str, Any] = self._handle.control("POST", f"/snapshots/{_named(name)}/restore")
         return result
 
     def delete(self, name: str) -> None:
-        self._handle.control("DELETE", f"/snapshots/{name}")
+        self._handle.control("DELETE", f"/snapshots/{_named(name)}")
+
+    def exists(self, name: str) -> bool:
+        path = "/snapshots?limit=1000"
+        while True:
+            page = self._handle.control("GET", path)
+            if any(snapshot["name"] == name for snapshot in page["data"]):
+                return True
+            if not page["has_more"]:
+                return False
+            path = f"/snapshots?{urlencode({'limit': 1000, 'cursor': page['next_cursor']})}"
 
     @contextmanager
     def saved(self, name: str) -> Iterator[dict[str, Any]]:
-        """`with emulator.snapshots.saved("clean"):` the state comes back afterwards."""
+        """`with emulator.snapshots.saved("clean"):` the state comes back afterwards (a
+        snapshot of its own, deleted then: a name already saved is refused, not lost)."""
+        if self.exists(name):
+            raise ValueError(
+                f"A snapshot {name!r} exists already: saved() would overwrite it and delete "
+                "it afterwards. Give the block a name of its own."
+            )
         snapshot = self.save(name)
         try:
             yield snapshot
         finally:
             self.restore(name)
             self.delete(name)
+
+
+def _named(name: str) -> str:
+    if not name:
+        raise ValueError("a snapshot's name must not be empty")
+    return name
 
 
 class Providers:

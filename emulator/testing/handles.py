@@ -89,6 +89,7 @@ class EmulatorHandle:
         self.base_url = f"{self.url}/api/v1"
         headers = {"X-Emulator-Admin-Token": admin_token} if admin_token else {}
         self._control = httpx.Client(base_url=f"{self.url}/_emulator", headers=headers)
+        self.resets = 0  # resets through this handle (a fault rule's id starts again)
         self.faults = Faults(self)
         self.journal = Journal(self)
         self.snapshots = Snapshots(self)
@@ -107,7 +108,9 @@ class EmulatorHandle:
         return result
 
     def reset(self) -> None:
+        self.faults.settle_all()  # each rule made here keeps its count
         self.control("POST", "/reset")
+        self.resets += 1  # rule ids start again: the rules made before are gone
 
     def create_tenant(self, **body: Any) -> Tenant:
         """POST /_emulator/accounts: balance_micros, studio_credits, rate_limit_rpm, ..."""

@@ -220,3 +220,15 @@ def test_replies_over_the_cap_are_each_cut_from_their_own_bytes() -> None:
     ]
     short = b"short"
     assert capped_reply(short) is short
+
+
+def test_a_filter_the_journal_does_not_take_is_refused(emulator: EmulatorHandle) -> None:
+    """A misspelt filter (`acount_id`) listed every request: a test asserting that none
+    was made passed. The control plane refuses query names it does not take."""
+    with httpx.Client(base_url=emulator.url) as http:
+        refused = http.get("/_emulator/requests", params={"acount_id": "acct_x"})
+        error = assert_error(refused, 422, "invalid_request")
+        assert error["param"] == "acount_id" and "`account_id`" in error["message"]
+        assert http.get("/_emulator/faults", params={"limit": 5}).status_code == 200
+        assert_error(http.get("/_emulator/health", params={"x": "1"}), 422, "invalid_request")
+        assert http.get("/api/v1/models", params={"unknown": "1"}).status_code == 200

@@ -15,8 +15,61 @@ CHAT = {"model": "openai/gpt-4o", "messages": [{"role": "user", "content": "hi"}
 
 def test_a_refused_control_call_says_why(emulator: EmulatorHandle) -> None:
     with pytest.raises(ControlError, match=r"422 .*action\.tiems") as caught:
-        emulator.faults.add(cut_stream_after=3, tiems=1)
+        emulator.faults.add(cut_stream_after=3, action={"tiems": 1})
     assert caught.value.response.status_code == 422  # an httpx.HTTPStatusError too
+
+
+def test_a_misspelt_flat_field_names_both_kinds(emulator: EmulatorHandle) -> None:
+    """`acount_id` read as an action field was a 422 about `action.acount_id`."""
+    with pytest.raises(TypeError, match=r"unknown fields \['acount_id'\]: match fields"):
+        emulator.faults.add(acount_id="acct_x", status=503)
+    assert emulator.faults.list() == []
+
+
+def test_a_rule_made_before_a_reset_leaves_the_next_one_alone(emulator: EmulatorHandle) -> None:
+    """Ids start again after a reset: the old block's end removed the new rule."""
+    emulator.reset()  # so that the first rule below has the first id too
+    try:
+        with emulator.faults.add(path="/api/v1/models", status=503) as outer:
+            emulator.reset()
+            inner = emulator.faults.add(path="/api/v1/chat/*", status=429, times=5)
+            assert inner.id == outer.id
+        assert [rule["id"] for rule in emulator.faults.list()] == [inner.id]
+        assert inner.hits == 0 and outer.hits == 0
+    finally:
+        emulator.faults.clear()
+
+
+def test_a_rule_cleared_or_reset_keeps_its_count(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    rule = emulator.faults.add(account_id=tenant.account_id, status=503, times=1)
+    with rule, tenant.client() as c:
+        assert c.get("/ai-gateway/balance").status_code == 503
+        emulator.faults.clear()
+        assert rule.hits == 1  # as when it was cleared (it read 0 after the block)
+    assert rule.hits == 1
+
+
+def test_saved_refuses_a_name_already_saved(emulator: EmulatorHandle) -> None:
+    """It deleted the test's own snapshot of that name on its way out."""
+    emulator.snapshots.save("kept-by-the-test")
+    try:
+        with (
+            pytest.raises(ValueError, match="exists already"),
+            emulator.snapshots.saved("kept-by-the-test"),
+        ):
+            pass
+        emulator.snapshots.restore("kept-by-the-test")  # still there
+        with pytest.raises(ValueError, match="must not be empty"):
+            emulator.snapshots.restore("")
+    finally:
+        emulator.snapshots.delete("kept-by-the-test")
+
+
+def test_the_last_request_ignores_a_limit(emulator: EmulatorHandle, tenant: Tenant) -> None:
+    with tenant.client() as c:
+        c.get("/ai-gateway/balance")
+    last = emulator.journal.last(account_id=tenant.account_id, limit=2)
+    assert last is not None and last["path"] == "/api/v1/ai-gateway/balance"
 
 
 def test_a_removed_rule_still_counts_its_hits(emulator: EmulatorHandle, tenant: Tenant) -> None:
