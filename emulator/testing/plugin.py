@@ -47,8 +47,11 @@ def emulator(request: pytest.FixtureRequest) -> Iterator[EmulatorHandle]:
     url = request.config.getoption("--emulator-url")
     if url:
         handle = EmulatorHandle(url, request.config.getoption("--emulator-admin-token"))
-        yield handle
-        handle.close()
+        try:
+            _reached(handle)
+            yield handle
+        finally:
+            handle.close()
         return
     from emulator.server import BackgroundServer
     from emulator.settings import Settings
@@ -67,6 +70,33 @@ def emulator(request: pytest.FixtureRequest) -> Iterator[EmulatorHandle]:
     finally:
         handle.close()
         server.stop()
+
+
+def _reached(handle: EmulatorHandle) -> None:
+    """The emulator named by `--emulator-url` answers its control plane, or the test
+    fails saying which option to fix."""
+    import httpx
+
+    from emulator.testing.handles import ControlError
+
+    where = f"The emulator at {handle.url!r} (--emulator-url or EMULATOR_URL)"
+    try:
+        handle.health()
+    except (httpx.TransportError, httpx.UnsupportedProtocol) as exc:
+        pytest.fail(
+            f"{where} cannot be reached ({exc}). Start it (`emulator serve`), fix the URL "
+            "(with its scheme: http://127.0.0.1:8787), or leave the option out to have "
+            "the plugin start one.",
+            pytrace=False,
+        )
+    except ControlError as exc:
+        token = exc.response.status_code == 401
+        hint = (
+            " Give its admin token: --emulator-admin-token or EMULATOR_ADMIN_TOKEN."
+            if token
+            else ""
+        )
+        pytest.fail(f"{where} refused its control plane: {exc}.{hint}", pytrace=False)
 
 
 @pytest.fixture

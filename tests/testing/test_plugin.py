@@ -55,6 +55,38 @@ def test_uses_the_running_one(emulator):
     result.assert_outcomes(passed=1)
 
 
+def test_a_bad_emulator_url_says_which_option_to_fix(
+    pytester: pytest.Pytester, emulator: EmulatorHandle
+) -> None:
+    """An unreachable URL was a bare ConnectError; a URL without its scheme an
+    UnsupportedProtocol."""
+    pytester.makepyfile(test_user="def test_any(emulator):\n    pass\n")
+    for url in ("http://127.0.0.1:9", emulator.url.removeprefix("http://")):
+        result = pytester.runpytest_subprocess("-q", f"--emulator-url={url}")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*(--emulator-url or EMULATOR_URL) cannot be reached*"])
+
+
+def test_a_missing_admin_token_says_which_option_gives_it(pytester: pytest.Pytester) -> None:
+    from emulator.server import BackgroundServer
+    from emulator.settings import Settings
+
+    server = BackgroundServer(
+        Settings(db=":memory:", clock="manual", admin_token="s3cret", log_level="warning")
+    ).start()
+    try:
+        pytester.makepyfile(test_user="def test_any(emulator):\n    pass\n")
+        result = pytester.runpytest_subprocess("-q", f"--emulator-url={server.url}")
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines(["*--emulator-admin-token or EMULATOR_ADMIN_TOKEN*"])
+        passed = pytester.runpytest_subprocess(
+            "-q", f"--emulator-url={server.url}", "--emulator-admin-token=s3cret"
+        )
+        passed.assert_outcomes(passed=1)
+    finally:
+        server.stop()
+
+
 def test_the_plugin_options_are_listed_in_help(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest_subprocess("--help")
     result.stdout.fnmatch_lines(["*--emulator-url*"])
