@@ -20,6 +20,17 @@ ACTION_FIELDS = frozenset(ActionIn.model_fields)
 _RULE_FIELDS = ("match", "action", "times", "probability", "created_at")
 
 
+def every(handle: EmulatorHandle, path: str, **query: Any) -> Iterator[dict[str, Any]]:
+    """Each item of a control-plane list, its pages followed (1000 a page)."""
+    query = {"limit": 1000, **query}
+    while True:
+        page = handle.control("GET", f"{path}?{urlencode(query)}")
+        yield from page["data"]
+        if not page["has_more"]:
+            return
+        query["cursor"] = page["next_cursor"]
+
+
 class FaultRule:
     """A fault rule on the emulator; as a context manager it removes itself on exit.
 
@@ -49,14 +60,14 @@ class FaultRule:
 
     def _current(self) -> dict[str, Any] | None:
         """The rule as the emulator has it now, if it is still this one."""
-        if self._handle.resets != self._resets:
-            return None
         found = self._handle._control.get(f"/faults/{self.id}")
-        if found.status_code != 200:
+        return self._if_mine(found.json() if found.status_code == 200 else None)
+
+    def _if_mine(self, data: dict[str, Any] | None) -> dict[str, Any] | None:
+        """`data` (a rule the emulator has under this id), if it is this rule."""
+        if data is None or self._handle.resets != self._resets:
             return None
-        data: dict[str, Any] = found.json()
-        same = all(data.get(k) == self.data.get(k) for k in _RULE_FIELDS)
-        return data if same else None
+        return data if all(data.get(k) == self.data.get(k) for k in _RULE_FIELDS) else None
 
     def settle(self, hits: int) -> None:
         """Removed elsewhere (a clear, a reset): `hits` is its count then."""
@@ -117,14 +128,7 @@ class Faults:
 
     def list(self) -> list[dict[str, Any]]:
         """Every rule, in the order they are tried (the pages followed)."""
-        found: list[dict[str, Any]] = []
-        path = "/faults?limit=1000"
-        while True:
-            page = self._handle.control("GET", path)
-            found += page["data"]
-            if not page["has_more"]:
-                return found
-            path = f"/faults?{urlencode({'limit': 1000, 'cursor': page['next_cursor']})}"
+        return list(every(self._handle, "/faults"))
 
     def clear(self) -> None:
         self.settle_all()
@@ -134,10 +138,11 @@ class Faults:
         """Before every rule goes (a clear, a reset): each rule made here keeps its count."""
         if not self._made:
             return
-        hits = {rule["id"]: rule["hits"] for rule in self.list()}
+        listed = {rule["id"]: rule for rule in self.list()}
         for rule in self._made:
-            if rule._current() is not None:
-                rule.settle(int(hits.get(rule.id, 0)))
+            mine = rule._if_mine(listed.get(rule.id))
+            if mine is not None:
+                rule.settle(int(mine["hits"]))
         self._made = []
 
 
@@ -221,14 +226,7 @@ class Snapshots:
         self._handle.control("DELETE", f"/snapshots/{_named(name)}")
 
     def exists(self, name: str) -> bool:
-        path = "/snapshots?limit=1000"
-        while True:
-            page = self._handle.control("GET", path)
-            if any(snapshot["name"] == name for snapshot in page["data"]):
-                return True
-            if not page["has_more"]:
-                return False
-            path = f"/snapshots?{urlencode({'limit': 1000, 'cursor': page['next_cursor']})}"
+        return any(snapshot["name"] == name for snapshot in every(self._handle, "/snapshots"))
 
     @contextmanager
     def saved(self, name: str) -> Iterator[dict[str, Any]]:

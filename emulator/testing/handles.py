@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 import httpx
 
@@ -16,6 +15,7 @@ from emulator.testing.control_helpers import (
     Providers,
     Replies,
     Snapshots,
+    every,
 )
 
 __all__ = ["ControlError", "EmulatorHandle", "FaultRule", "Tenant"]
@@ -136,14 +136,7 @@ class EmulatorHandle:
 
     def ledger(self, account_id: str, **filters: str) -> list[dict[str, Any]]:
         """Every ledger entry of the account (`asset`, `kind` filter), newest first."""
-        entries: list[dict[str, Any]] = []
-        query = {"limit": "1000", **filters}
-        while True:
-            page = self.control("GET", f"/accounts/{account_id}/ledger?{urlencode(query)}")
-            entries += page["data"]
-            if not page["has_more"]:
-                return entries
-            query["cursor"] = page["next_cursor"]
+        return list(every(self, f"/accounts/{account_id}/ledger", **filters))
 
     def clock(self) -> dict[str, Any]:
         result: dict[str, Any] = self.control("GET", "/clock")

@@ -60,12 +60,18 @@ def test_forced_outcomes_and_instant_speed() -> None:
     assert (failed.status, failed.progress) == ("failed", 50)
 
 
+# A schedule's draws: waiting, processing, the job speed, when it was made.
+QUEUED = st.floats(0, 100, allow_nan=False)
+SPEEDS = st.sampled_from([1, 2, 3, 7, 0.3])
+CREATED = st.floats(0, 10**7, allow_nan=False)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
-    queued=st.floats(0, 100, allow_nan=False),
+    queued=QUEUED,
     processing=st.floats(0.001, 1000, allow_nan=False),
-    speed=st.sampled_from([1, 2, 3, 7, 0.3]),
-    created=st.floats(0, 10**7, allow_nan=False),
+    speed=SPEEDS,
+    created=CREATED,
     waited=st.floats(0, 1, allow_nan=False),
 )
 def test_advancing_by_the_eta_shown_ends_the_job(
@@ -109,10 +115,10 @@ def test_a_failing_job_of_under_a_millisecond_never_shows_completed(
 
 @settings(max_examples=300, deadline=None)
 @given(
-    queued=st.floats(0, 100, allow_nan=False),
+    queued=QUEUED,
     processing=st.floats(0, 1000, allow_nan=False),
-    speed=st.sampled_from([1, 2, 3, 7, 0.3]),
-    created=st.floats(0, 10**7, allow_nan=False),
+    speed=SPEEDS,
+    created=CREATED,
 )
 def test_a_failed_job_is_failed_at_the_instant_it_shows(
     queued: float, processing: float, speed: float, created: float
